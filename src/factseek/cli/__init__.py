@@ -1,0 +1,80 @@
+"""The ``factseek`` command line: a thin typed layer over the library.
+
+Exit codes: 0 ok, 1 runtime failure, 2 bad usage. Errors are one line on stderr; set
+``FACTSEEK_DEBUG=1`` to see a traceback instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+import typer
+from typer.core import TyperGroup
+
+from factseek.errors import FactseekError
+
+
+class FactseekGroup(TyperGroup):
+    """Turns factseek errors (and unexpected ones) into one line and an exit code."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except FactseekError as e:
+            if os.environ.get("FACTSEEK_DEBUG"):
+                raise
+            click.echo(f"error: {e}", err=True)
+            raise click.exceptions.Exit(e.exit_code) from None
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            raise click.exceptions.Exit(130) from None
+        except Exception as e:  # a bug or an untranslated library error: still one line
+            if os.environ.get("FACTSEEK_DEBUG"):
+                raise
+            first = str(e).splitlines()[0] if str(e) else ""
+            click.echo(
+                f"error: unexpected {type(e).__name__}: {first} (FACTSEEK_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+            raise click.exceptions.Exit(1) from None
+
+
+def make_app(help: str) -> typer.Typer:
+    """A typer app with factseek's error handling and conventions (used by every subcommand group)."""
+    return typer.Typer(
+        cls=FactseekGroup,
+        help=help,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+
+app = make_app("factseek: find and weigh evidence for claims.")
+
+
+def _register() -> None:
+    from factseek.cli import check, eval, index, judge, rewrite, runs
+
+    check.register(app)
+    app.add_typer(index.app, name="index")
+    app.add_typer(judge.app, name="judge")
+    app.add_typer(rewrite.app, name="rewrite")
+    app.add_typer(eval.app, name="eval")
+    runs.register(app)
+
+
+_register()
+
+
+def main() -> None:
+    app(prog_name="factseek")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

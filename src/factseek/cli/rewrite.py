@@ -1,0 +1,11 @@
+"""`factseek rewrite {bfs,train,run,eval}`: the learned query rewriter."""
+
+from __future__ import annotations
+
+from factseek.cli import make_app, rewrite_bfs, rewrite_model
+
+app = make_app(
+    "Learned query rewriting: BFS training data, decision transformer training, use, evaluation."
+)
+rewrite_bfs.register(app)
+rewrite_model.register(app)

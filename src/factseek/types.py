@@ -1,0 +1,303 @@
+"""The typed records that flow between pipeline stages.
+
+All are frozen, keyword-only dataclasses. ``to_dict``/``from_dict`` (and ``to_json``/``from_json``)
+give a lossless JSON round trip for every record here, nested ones included: dates become ISO
+strings, tuples become lists, and back again by the field's type hint.
+
+This module imports nothing else from factseek.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import types as _pytypes
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+T = TypeVar("T")
+
+MAX_CLAIM_CHARS = 2000
+
+# ----------------------------------------------------------------------------- claims, questions
+
+
+@dataclass(frozen=True, kw_only=True)
+class Claim:
+    """A claim to check. ``date`` is when it was made: evidence must predate it."""
+
+    text: str
+    date: _dt.date | None = None
+    speaker: str | None = None
+    venue: str | None = None
+    id: str | None = None
+
+
+QuestionSource = Literal["claim", "rules", "llm", "user", "gold"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Question:
+    """A yes/no subquestion (or the claim itself, ``source="claim"``) used as a search query."""
+
+    text: str
+    source: QuestionSource = "rules"
+    kind: str = ""  # e.g. "predicate", "number", "attribution", "claim", "llm"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Query:
+    """What is actually sent to search: a question's text, possibly rewritten.
+
+    ``trace`` lists the rewriter's edit actions (empty when not rewritten).
+    """
+
+    text: str
+    question: str
+    trace: tuple[str, ...] = ()
+
+
+# ----------------------------------------------------------------------------- search and pages
+
+
+@dataclass(frozen=True, kw_only=True)
+class Hit:
+    """One search result, before fetching."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+    published: _dt.date | None = None
+    rank: int = 0
+    score: float | None = None
+    query: str = ""
+    backend: str = ""
+    doc_id: str | None = None  # set by backends that hold the document text (the local store)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConstraintDecision:
+    """Whether one hit passed the constraints, and why not if it did not."""
+
+    url: str
+    kept: bool
+    reason: str  # "ok", "after-claim-date", "undated", "excluded-site:fullfact.org", "pdf", "video", ...
+    native: bool = False  # True when the backend applied this filter itself
+
+
+@dataclass(frozen=True, kw_only=True)
+class DateEvidence:
+    """One source's opinion of a page's publication date."""
+
+    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "last-modified"
+    date: _dt.date
+
+
+@dataclass(frozen=True, kw_only=True)
+class Document:
+    """A page's main text with its metadata."""
+
+    url: str
+    text: str
+    title: str = ""
+    published: _dt.date | None = None
+    domain: str = ""
+    id: str | None = None
+    date_evidence: tuple[DateEvidence, ...] = ()
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def n_words(self) -> int:
+        return len(self.text.split())
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchFailure:
+    """A URL that could not be turned into a Document, and why (one line)."""
+
+    url: str
+    error: str
+
+
+# ----------------------------------------------------------------------------- passages, summaries
+
+
+@dataclass(frozen=True, kw_only=True)
+class Passage:
+    """A merged span of one kept document selected by the second-stage retrieval.
+
+    Word offsets index ``document.text.split()``; character offsets index ``document.text``.
+    """
+
+    url: str
+    text: str
+    doc_rank: int
+    score: float
+    start_word: int
+    end_word: int  # exclusive
+    start_char: int
+    end_char: int  # exclusive
+    title: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummarySentence:
+    """One sentence of a summary, with where it came from and whether the document supports it."""
+
+    text: str
+    start_char: int | None = None  # offsets into the document text (verbatim quotes)
+    end_char: int | None = None
+    supported: bool | None = None  # None: not checked
+    support: float | None = None  # support score in [0, 1]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Summary:
+    """A claim-focused summary of one document."""
+
+    url: str
+    text: str
+    relevant: bool
+    method: str  # "extractive", "llm-zero-shot", "llm-few-shot", ...
+    title: str = ""
+    sentences: tuple[SummarySentence, ...] = ()
+    note: str = ""
+
+
+Label = str  # a label name from factseek.labels; kept as a string in records
+
+
+@dataclass(frozen=True, kw_only=True)
+class Verdict:
+    """A veracity judgement. ``judged=False`` means no judge ran: ``label`` is then None."""
+
+    judged: bool
+    label: Label | None = None
+    judge: str = ""
+    scores: Mapping[str, float] = field(default_factory=dict)
+    explanation: str = ""
+
+    @classmethod
+    def not_judged(cls, why: str = "no judge configured") -> Verdict:
+        return cls(judged=False, label=None, judge="none", explanation=why)
+
+
+# ----------------------------------------------------------------------------- report
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryResult:
+    """One query's hit list with the constraint decision for each hit."""
+
+    query: Query
+    hits: tuple[Hit, ...]
+    decisions: tuple[ConstraintDecision, ...]
+    native: tuple[str, ...] = ()  # constraints the backend applied itself ("date", "domain")
+    emulated: tuple[str, ...] = ()  # constraints factseek applied by over-fetching and filtering
+    error: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunnelRow:
+    """One stage of the information funnel (paper Tables 1 and 8)."""
+
+    stage: str
+    hits: int | None = None
+    documents: int | None = None
+    words: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Report:
+    """Everything a run found for one claim. Complete in JSON; rendered by factseek.report."""
+
+    claim: Claim
+    questions: tuple[Question, ...] = ()
+    results: tuple[QueryResult, ...] = ()
+    documents: tuple[Document, ...] = ()
+    failures: tuple[FetchFailure, ...] = ()
+    passages: tuple[Passage, ...] = ()
+    summaries: tuple[Summary, ...] = ()
+    verdict: Verdict = field(default_factory=Verdict.not_judged)
+    funnel: tuple[FunnelRow, ...] = ()
+    removed: Mapping[str, int] = field(default_factory=dict)  # constraint reason -> hits removed
+    timings: Mapping[str, float] = field(default_factory=dict)  # stage -> seconds
+    config: Mapping[str, Any] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # degradations, warnings, leakage flags
+    usage: Mapping[str, Any] = field(default_factory=dict)  # LLM tokens / cost, search calls
+    version: str = ""
+
+
+# ----------------------------------------------------------------------------- JSON round trip
+
+
+def to_dict(obj: Any) -> Any:
+    """A JSON-ready structure for a record (or any nesting of records, lists, dicts, dates)."""
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, (_dt.date, _dt.datetime)):
+        return obj.isoformat()
+    if isinstance(obj, (list, tuple)):
+        return [to_dict(x) for x in obj]
+    if isinstance(obj, Mapping):
+        return {str(k): to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls, globalns=globals())
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, _pytypes.UnionType):
+        non_none = [a for a in args if a is not type(None)]
+        if len(non_none) == 1:
+            return _convert(non_none[0], value)
+        return value
+    if tp is _dt.date:
+        return _dt.date.fromisoformat(value) if isinstance(value, str) else value
+    if tp is _dt.datetime:
+        return _dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return from_dict(tp, value)
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(args[0], v) for v in value)
+        if args:
+            return tuple(_convert(a, v) for a, v in zip(args, value, strict=True))
+        return tuple(value)
+    if origin is list:
+        return [_convert(args[0], v) for v in value] if args else list(value)
+    if origin in (dict, Mapping) or tp is Mapping:
+        if len(args) == 2:
+            return {k: _convert(args[1], v) for k, v in value.items()}
+        return dict(value)
+    return value
+
+
+def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
+    """Rebuild a record of type ``cls`` from ``to_dict`` output. Unknown keys are an error."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{cls.__name__}: expected an object, got {type(data).__name__}")
+    hints = _hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = set(data) - names
+    if unknown:
+        raise TypeError(f"{cls.__name__}: unknown field(s) {sorted(unknown)}")
+    kwargs = {k: _convert(hints[k], v) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def to_json(obj: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(to_dict(obj), indent=indent, ensure_ascii=False, sort_keys=False)
+
+
+def from_json(cls: type[T], text: str) -> T:
+    return from_dict(cls, json.loads(text))
