@@ -63,6 +63,11 @@ class FunctionSearch:
 #: Kept as strings so that listing backends imports nothing heavy.
 BACKENDS: dict[str, str] = {
     "local": "factseek.store.backend:StoreBackend.open",
+    "brave": "factseek.search.brave:BraveSearch",
+    "tavily": "factseek.search.tavily:TavilySearch",
+    "exa": "factseek.search.exa:ExaSearch",
+    "serper": "factseek.search.serper:SerperSearch",
+    "searxng": "factseek.search.searxng:SearxngSearch",
 }
 
 
