@@ -1,0 +1,146 @@
+"""Is a summary sentence supported by the document it summarizes?
+
+Generated text is checked, not trusted. A sentence is supported when
+
+- **lexical**: at least ``lexical`` of its content words (``factseek.text.tokenize``, light
+  suffix stripping, 5-letter prefixes) occur in the document,
+- **numbers**: every number it states occurs in the document,
+- **embedding** (when an encoder is given): its best cosine similarity to a 30-word window of
+  the document (stride 15) is at least ``embedding``,
+- **no verdict**: it does not pass judgement on the claim ("the claim is true"), which the
+  summarization instructions forbid and which a prompt injection would typically ask for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from factseek.encode import Encoder
+from factseek.text import tokenize
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupportConfig:
+    lexical: float = 0.5  # share of content words found in the document
+    embedding: float = 0.4  # best MiniLM cosine to a document window
+    window: int = 30  # words per document window for the embedding check
+    stride: int = 15
+
+
+DEFAULT_SUPPORT = SupportConfig()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SupportCheck:
+    """The verdict on one sentence; ``reasons`` says why it is unsupported (empty when it is)."""
+
+    supported: bool
+    score: float  # min of the lexical and embedding scores, in [0, 1]
+    lexical: float
+    embedding: float | None = None
+    reasons: tuple[str, ...] = ()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])([\"'”’)]*)\s+(?=[\"'“‘(]?[A-Z0-9])")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_SUFFIXES = ("ing", "ed", "es", "s")
+_VERDICT_WORDS = (
+    r"(?:true|untrue|false|accurate|inaccurate|correct|incorrect|misleading|wrong|verified|"
+    r"debunked|fake|valid|invalid|a lie|baseless|unfounded)"
+)
+_VERDICT = re.compile(
+    rf"\b(?:claim|statement|assertion)s?\b[^.;]{{0,60}}?\b{_VERDICT_WORDS}\b"
+    rf"|\b{_VERDICT_WORDS}\b[^.;]{{0,30}}?\b(?:claim|statement|assertion)s?\b",
+    re.IGNORECASE,
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a short generated text (split after . ! ? before a capital or digit)."""
+    parts = _SENTENCE_END.split(" ".join(text.split()))  # [s1, closers1, s2, closers2, ..., sn]
+    joined = [
+        parts[i] + (parts[i + 1] if i + 1 < len(parts) else "") for i in range(0, len(parts), 2)
+    ]
+    return [s.strip() for s in joined if s.strip()]
+
+
+def _stem(token: str) -> str:
+    for suffix in _SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            token = token[: -len(suffix)]
+            break
+    return token[:5]
+
+
+def _numbers(text: str) -> set[str]:
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+
+
+def judges_claim(sentence: str) -> bool:
+    """True when the sentence states a verdict on the claim ("the claim is false")."""
+    return _VERDICT.search(sentence) is not None
+
+
+def lexical_support(sentence: str, source: str) -> float:
+    """Share of the sentence's content words found (by stem) in ``source``; 1.0 if it has none."""
+    terms = [_stem(t) for t in tokenize(sentence)]
+    if not terms:
+        return 1.0
+    vocab = {_stem(t) for t in tokenize(source)}
+    return sum(t in vocab for t in terms) / len(terms)
+
+
+def windows(text: str, size: int, stride: int) -> list[str]:
+    ws = text.split()
+    if len(ws) <= size:
+        return [" ".join(ws)] if ws else []
+    return [" ".join(ws[i : i + size]) for i in range(0, len(ws) - stride, stride)]
+
+
+def check_support(
+    sentences: Sequence[str],
+    source: str,
+    *,
+    encoder: Encoder | None = None,
+    config: SupportConfig = DEFAULT_SUPPORT,
+) -> list[SupportCheck]:
+    """One ``SupportCheck`` per sentence against ``source`` (one encoder batch for all)."""
+    if not sentences:
+        return []
+    emb: list[float | None] = [None] * len(sentences)
+    wins = windows(source, config.window, config.stride)
+    if encoder is not None and wins:
+        vecs = encoder.encode([*sentences, *wins])
+        sims = vecs[: len(sentences)] @ vecs[len(sentences) :].T  # (n_sentences, n_windows)
+        emb = [float(np.clip(row.max(), 0.0, 1.0)) for row in sims]
+    elif encoder is not None:
+        emb = [0.0] * len(sentences)
+    source_numbers = _numbers(source)
+    out: list[SupportCheck] = []
+    for sentence, e in zip(sentences, emb, strict=True):
+        lex = lexical_support(sentence, source)
+        reasons: list[str] = []
+        if lex < config.lexical:
+            reasons.append(f"only {lex:.0%} of its words are in the document")
+        missing = sorted(_numbers(sentence) - source_numbers)
+        if missing:
+            reasons.append(f"number(s) not in the document: {', '.join(missing[:5])}")
+        if e is not None and e < config.embedding:
+            reasons.append(f"no document passage is similar to it (cosine {e:.2f})")
+        if judges_claim(sentence):
+            reasons.append("it judges the claim, which a summary must not")
+        score = lex if e is None else min(lex, e)
+        out.append(
+            SupportCheck(
+                supported=not reasons,
+                score=round(score, 4),
+                lexical=round(lex, 4),
+                embedding=None if e is None else round(e, 4),
+                reasons=tuple(reasons),
+            )
+        )
+    return out
