@@ -1,0 +1,226 @@
+"""Rewrite queries with a trained decision transformer (``factseek rewrite run``).
+
+``Rewriter.load(folder).rewrite(texts)`` edits each text autoregressively, all texts of a batch
+in step: tag the current queries (action masks), encode them (states), run the model on the
+history so far, take the most likely allowed action (greedy; ties: lowest action id), apply it.
+A query stops on STOP, after K edits, or, when an environment with relevance judgements is
+given, once its reward is at the maximum (it cannot improve).
+
+Conditioning: the first return-to-go is ``target_return`` (default: the checkpoint's, the 90th
+percentile of the training sequences' gains). After each edit it drops by the observed gain
+when an environment is given, else by the mean per-step drop seen in training (dense returns;
+0 for sparse ones, whose return-to-go is constant).
+
+The edit actions come from an ``Editor`` (default ``ActionsEditor``: spaCy tags and WordNet,
+``factseek.rewrite.actions``); tests plug in simpler ones. Heavy imports happen on load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from factseek.encode import Encoder, encoder_from_name
+
+#: A reward function for inference with judgements: ``(input index, query text) -> reward``.
+RewardFn = Callable[[int, str], float]
+#: AP, recall and RR all top out at 1: a query there cannot improve.
+MAX_REWARD = 1.0
+
+
+@runtime_checkable
+class Editor(Protocol):
+    """The edit actions: which are allowed on a text, and what one does to it."""
+
+    name: str
+    kinds: tuple[str, ...]
+
+    def masks(self, texts: Sequence[str], max_positions: int) -> np.ndarray:
+        """(len(texts), len(kinds), max_positions) bool, True = allowed."""
+        ...
+
+    def apply(self, text: str, kind: int, position: int) -> str:
+        """The text after edit ``(kinds[kind], position)``."""
+        ...
+
+
+class ActionsEditor:
+    """The paper's four edits via ``factseek.rewrite.actions`` (which caches tagged queries)."""
+
+    name = "actions"
+
+    def __init__(self) -> None:
+        from factseek.rewrite import actions
+
+        self._actions = actions
+        self.kinds: tuple[str, ...] = tuple(str(k.value) for k in actions.KINDS)
+
+    def masks(self, texts: Sequence[str], max_positions: int) -> np.ndarray:
+        tagged = self._actions.tag_many(texts)  # one spaCy batch for the unseen texts
+        out = np.zeros((len(texts), len(self.kinds), max_positions), dtype=bool)
+        for i, tq in enumerate(tagged):
+            out[i] = self._actions.action_mask(tq, max_positions)
+        return out
+
+    def apply(self, text: str, kind: int, position: int) -> str:
+        act = self._actions.Action(kind=self._actions.KINDS[kind], position=position)
+        return self._actions.render(self._actions.tag(text), act)  # tagged already by masks()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewriteResult:
+    """A rewritten query. ``trace`` names each edit as ``kind@position`` (e.g. ``remove@2``)."""
+
+    text: str
+    original: str
+    trace: tuple[str, ...] = ()
+    steps: int = 0
+    stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env)
+    rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
+
+
+class Rewriter:
+    """A trained rewriter: model + encoder + editor. Build with ``Rewriter.load(folder)``."""
+
+    def __init__(
+        self,
+        model: Any,
+        meta: dict[str, Any],
+        *,
+        encoder: Encoder,
+        editor: Editor,
+        device: str = "cpu",
+    ) -> None:
+        self.model = model
+        self.cfg = model.cfg
+        self.meta = meta
+        self.encoder = encoder
+        self.editor = editor
+        self.device = device
+        kinds = tuple(meta.get("kinds", editor.kinds))
+        if kinds != tuple(editor.kinds):
+            from factseek.errors import ModelError
+
+            raise ModelError(f"model trained on actions {kinds}, editor offers {editor.kinds}")
+        stats = meta.get("returns", {})
+        self.default_target = float(stats.get("target_return", 0.0))
+        self.rtg_step = float(stats.get("rtg_step", 0.0))
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path,
+        *,
+        encoder: Encoder | None = None,
+        editor: Editor | None = None,
+        device: str | None = None,
+    ) -> Rewriter:
+        """Load a checkpoint folder written by ``factseek rewrite train``."""
+        from factseek.rewrite.train import load_checkpoint, pick_device
+
+        device = pick_device(device)
+        model, meta = load_checkpoint(path, device=device)
+        encoder = encoder or encoder_from_name(meta["encoder"])
+        if encoder.dim != model.cfg.state_dim:
+            from factseek.errors import ModelError
+
+            raise ModelError(
+                f"encoder {encoder.name!r} gives {encoder.dim}-d states; the model wants"
+                f" {model.cfg.state_dim}"
+            )
+        return cls(model, meta, encoder=encoder, editor=editor or ActionsEditor(), device=device)
+
+    def rewrite(
+        self,
+        queries: Sequence[str],
+        *,
+        target_return: float | None = None,
+        env: RewardFn | None = None,
+        batch_size: int = 64,
+    ) -> list[RewriteResult]:
+        """Rewrite each query; results in input order. ``env(i, text)`` scores query ``i``."""
+        out: list[RewriteResult] = []
+        for start in range(0, len(queries), batch_size):
+            chunk = list(queries[start : start + batch_size])
+            scorer = None if env is None else _offset(env, start)
+            out.extend(self._rewrite_batch(chunk, target_return, scorer))
+        return out
+
+    def _rewrite_batch(
+        self, texts: list[str], target: float | None, env: RewardFn | None
+    ) -> list[RewriteResult]:
+        import torch
+
+        cfg, dev = self.cfg, self.device
+        n, k = len(texts), cfg.max_edits
+        if n == 0:
+            return []
+        current = list(texts)
+        traces: list[list[str]] = [[] for _ in range(n)]
+        rewards: list[list[float]] = [[] for _ in range(n)]
+        stopped = [""] * n
+        rtg = torch.zeros((n, k), device=dev)  # (B, K)
+        states = torch.zeros((n, k, cfg.state_dim), device=dev)  # (B, K, state_dim)
+        actions = torch.full((n, k), cfg.pad_index, dtype=torch.long, device=dev)  # (B, K)
+        masks = torch.zeros((n, k, cfg.n_actions), dtype=torch.bool, device=dev)
+        rtg[:, 0] = self.default_target if target is None else float(target)
+        if env is not None:
+            for i in range(n):
+                rewards[i].append(float(env(i, current[i])))
+                if rewards[i][0] >= MAX_REWARD:
+                    stopped[i] = "max-reward"
+        for t in range(k):
+            active = [i for i in range(n) if not stopped[i]]
+            if not active:
+                break
+            idx = torch.tensor(active, device=dev)
+            live = [current[i] for i in active]
+            m = self.editor.masks(live, cfg.max_positions).reshape(len(live), -1)  # (b, kinds*P)
+            m = np.concatenate([m, np.ones((len(live), 1), dtype=bool)], axis=1)  # + STOP
+            masks[idx, t] = torch.from_numpy(m).to(dev)
+            states[idx, t] = torch.from_numpy(self.encoder.encode(live)).to(dev)
+            with torch.no_grad():
+                logits, _ = self.model(
+                    rtg[idx, : t + 1],
+                    states[idx, : t + 1],
+                    actions[idx, : t + 1],
+                    torch.arange(t + 1, device=dev).expand(len(active), t + 1),
+                    masks[idx, : t + 1],
+                )
+            choice = logits[:, t].argmax(dim=-1).tolist()  # (b,) greedy over allowed actions
+            for row, i in enumerate(active):
+                a = int(choice[row])
+                actions[i, t] = a
+                if a == cfg.stop_index:
+                    stopped[i] = "stop"
+                    continue
+                kind, pos = divmod(a, cfg.max_positions)
+                current[i] = self.editor.apply(current[i], kind, pos)
+                traces[i].append(f"{self.editor.kinds[kind]}@{pos}")
+                drop = self.rtg_step
+                if env is not None:
+                    rewards[i].append(float(env(i, current[i])))
+                    drop = rewards[i][-1] - rewards[i][-2]
+                    if rewards[i][-1] >= MAX_REWARD:
+                        stopped[i] = "max-reward"
+                if t + 1 < k:
+                    rtg[i, t + 1] = rtg[i, t] - drop
+        return [
+            RewriteResult(
+                text=current[i],
+                original=texts[i],
+                trace=tuple(traces[i]),
+                steps=len(traces[i]),
+                stopped=stopped[i] or "budget",
+                rewards=tuple(rewards[i]),
+            )
+            for i in range(n)
+        ]
+
+
+def _offset(env: RewardFn, start: int) -> RewardFn:
+    return lambda i, text: env(start + i, text)

@@ -1,0 +1,617 @@
+"""Train the decision transformer on BFS trajectories (``factseek rewrite train``).
+
+Data: a BFS folder (``config.json`` + ``trajectories.jsonl``, see ``factseek.rewrite.trajectories``).
+Each sequence ``q0 -a0-> q1 ... -> qn`` becomes one training episode of ``min(n + 1, K)`` steps:
+state ``s_t`` = embedding of ``q_t``, target ``a_t`` (STOP after the last edit when ``n < K``),
+return-to-go ``R_t`` from the per-query rewards (dense: the gain still ahead,
+``r_n - r_t``; sparse: the final gain, given at the end). Negative sequences (edits that lower
+the reward) are kept or dropped (the paper's ablation). Sequences with more than K edits or an
+edit outside the model's action space (position >= max_positions, or one the mask forbids) are
+dropped and counted.
+
+Every distinct query is encoded once, in batches, and tagged once for its action mask; both
+tables are cached on disk (``$FACTSEEK_CACHE/rewrite-dt``), so training is neither encoder- nor
+spaCy-bound and the ablation's several runs share the work.
+
+Checkpoint: a folder with ``config.json`` (``format_version``, model config, encoder name, step,
+training config, data counts, return statistics), ``model.safetensors``, ``loss.jsonl`` (one
+line per logged step, plus validation loss per epoch) and ``loss.png``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from factseek.encode import Encoder, encoder_from_name
+from factseek.errors import DataError, InputError, ModelError
+from factseek.rewrite.infer import ActionsEditor, Editor
+
+FORMAT_VERSION = 1
+MODEL_KIND = "factseek-decision-transformer"
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+LOSS_FILE = "loss.jsonl"
+LOSS_PLOT = "loss.png"
+
+Returns = Literal["dense", "sparse"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainConfig:
+    """How to train. The model's shape is a separate ``DTConfig`` (``model.PRESETS``)."""
+
+    returns: Returns = "dense"
+    negatives: bool = True
+    epochs: int = 5
+    batch_size: int = 64
+    lr: float = 6e-4
+    weight_decay: float = 0.1
+    warmup_steps: int = 50
+    grad_clip: float = 1.0
+    seed: int = 0
+    encoder: str = "minilm"
+    val_fraction: float = 0.05  # of claims, for the validation loss
+    max_sequences_per_claim: int | None = None  # the first N of each claim (BFS order: best first)
+    log_every: int = 10
+    checkpoint_every: int = 1  # epochs; the last epoch is always saved
+    device: str | None = None  # None: cuda when available, else cpu
+
+
+DEFAULT_TRAIN = TrainConfig()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Episode:
+    """One training sequence: ``len(texts) == len(targets) == len(rtg)`` steps."""
+
+    claim_id: str
+    texts: tuple[str, ...]
+    targets: tuple[int, ...]  # class ids; the last is STOP when the sequence ends early
+    rtg: tuple[float, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Counts:
+    claims: int = 0
+    sequences: int = 0
+    episodes: int = 0
+    negatives_dropped: int = 0
+    too_long: int = 0
+    out_of_space: int = 0  # an edit past max_positions or forbidden by the mask
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrainResult:
+    out: Path
+    steps: int
+    final_loss: float
+    val_loss: float | None
+    counts: Counts
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def read_records(folder: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(bfs config, claim records as dicts)`` from a BFS trajectories folder."""
+    from factseek.rewrite import trajectories
+
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError(f"no trajectories folder at {folder}")
+    meta = trajectories.read_config(folder)
+    return meta, [r.to_dict() for r in trajectories.read(folder)]
+
+
+def returns_to_go(rewards: Sequence[float], mode: Returns) -> list[float]:
+    """Return-to-go at each of the ``n + 1`` queries of a sequence (the last one: at STOP).
+
+    Per action as ``trajectories.returns_to_go``; at the final query nothing is left to gain
+    (dense: 0) or, with sparse rewards, the whole gain is still only promised (constant).
+    """
+    from factseek.rewrite import trajectories
+
+    rtg = [float(x) for x in trajectories.returns_to_go(list(rewards), mode)]
+    return [*rtg, 0.0 if mode == "dense" or not rtg else rtg[-1]]
+
+
+def build_episodes(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    kinds: Sequence[str],
+    max_edits: int,
+    max_positions: int,
+    returns: Returns = "dense",
+    negatives: bool = True,
+    max_sequences_per_claim: int | None = None,
+) -> tuple[list[Episode], Counts]:
+    """Turn claim records into episodes; actions as class ids (mask validity checked later)."""
+    kind_index = {k: i for i, k in enumerate(kinds)}
+    stop = len(kinds) * max_positions
+    episodes: list[Episode] = []
+    n = dict(claims=0, sequences=0, negatives_dropped=0, too_long=0, out_of_space=0)
+    for rec in records:
+        n["claims"] += 1
+        cid = str(rec["claim_id"])
+        seqs = list(rec.get("sequences", ()))
+        if max_sequences_per_claim is not None:
+            seqs = seqs[:max_sequences_per_claim]
+        for seq in seqs:
+            n["sequences"] += 1
+            if seq.get("negative", False) and not negatives:
+                n["negatives_dropped"] += 1
+                continue
+            queries, acts, rewards = seq["queries"], seq["actions"], seq["rewards"]
+            if len(queries) != len(acts) + 1 or len(rewards) != len(queries):
+                raise DataError(f"claim {cid}: queries, actions and rewards do not line up")
+            if len(acts) > max_edits:
+                n["too_long"] += 1
+                continue
+            ids: list[int] = []
+            for kind, pos in acts:
+                k = kind_index.get(str(kind).lower())
+                if k is None:
+                    raise DataError(f"claim {cid}: unknown action kind {kind!r}")
+                if not 0 <= int(pos) < max_positions:
+                    break
+                ids.append(k * max_positions + int(pos))
+            if len(ids) < len(acts):
+                n["out_of_space"] += 1
+                continue
+            rtg = returns_to_go(rewards, returns)
+            steps = min(len(acts) + 1, max_edits)
+            targets = (ids + [stop])[:steps]
+            episodes.append(
+                Episode(
+                    claim_id=cid,
+                    texts=tuple(queries[:steps]),
+                    targets=tuple(targets),
+                    rtg=tuple(rtg[:steps]),
+                )
+            )
+    return episodes, Counts(episodes=len(episodes), **n)
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek"
+    return Path(root) / "rewrite-dt"
+
+
+def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy.tmp")
+    with os.fdopen(fd, "wb") as f:
+        np.save(f, arr)
+    os.replace(tmp, path)
+
+
+def state_table(
+    texts: Sequence[str],
+    encoder: Encoder,
+    *,
+    batch_size: int = 256,
+    cache: bool = True,
+    progress: bool = True,
+) -> np.ndarray:
+    """(len(texts), dim) float32 embeddings, encoded once in batches and cached on disk."""
+    key = _key(encoder.name, str(encoder.dim), *texts)
+    path = _cache_dir() / f"{key}.states.npy"
+    if cache and path.is_file():
+        arr = np.load(path)
+        if arr.shape == (len(texts), encoder.dim):
+            return arr
+    out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    with _progress(progress) as bar:
+        task = bar.add_task("encoding queries", total=len(texts))
+        for i in range(0, len(texts), batch_size):
+            out[i : i + batch_size] = encoder.encode(list(texts[i : i + batch_size]))
+            bar.update(task, advance=min(batch_size, len(texts) - i))
+    if cache:
+        _atomic_save_npy(path, out)
+    return out
+
+
+def mask_table(
+    texts: Sequence[str],
+    editor: Editor,
+    max_positions: int,
+    *,
+    batch_size: int = 512,
+    cache: bool = True,
+    progress: bool = True,
+) -> np.ndarray:
+    """(len(texts), n_kinds * max_positions + 1) bool: allowed actions, STOP last (always)."""
+    key = _key(editor.name, str(max_positions), *texts)
+    path = _cache_dir() / f"{key}.masks.npy"
+    n_actions = len(editor.kinds) * max_positions + 1
+    if cache and path.is_file():
+        arr = np.load(path)
+        if arr.shape == (len(texts), n_actions):
+            return arr
+    out = np.zeros((len(texts), n_actions), dtype=bool)
+    out[:, -1] = True
+    with _progress(progress) as bar:
+        task = bar.add_task("tagging queries", total=len(texts))
+        for i in range(0, len(texts), batch_size):
+            m = editor.masks(list(texts[i : i + batch_size]), max_positions)  # (b, kinds, P)
+            out[i : i + len(m), :-1] = m.reshape(len(m), -1)
+            bar.update(task, advance=len(m))
+    if cache:
+        _atomic_save_npy(path, out)
+    return out
+
+
+def _key(*parts: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for p in parts:
+        h.update(p.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _progress(enabled: bool) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not enabled,
+        transient=True,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Tensors:
+    """Episodes as padded arrays indexing the per-text tables. Shapes (N, K) unless noted."""
+
+    text_idx: np.ndarray  # int64, row of states/masks (0 on padding)
+    targets: np.ndarray  # int64, IGNORE on padding
+    rtg: np.ndarray  # float32, 0 on padding
+    lengths: np.ndarray  # (N,) steps per episode
+
+
+def to_tensors(episodes: Sequence[Episode], text_index: Mapping[str, int], k: int) -> Tensors:
+    from factseek.rewrite.model import IGNORE
+
+    n = len(episodes)
+    text_idx = np.zeros((n, k), dtype=np.int64)
+    targets = np.full((n, k), IGNORE, dtype=np.int64)
+    rtg = np.zeros((n, k), dtype=np.float32)
+    lengths = np.zeros(n, dtype=np.int64)
+    for i, ep in enumerate(episodes):
+        t = len(ep.texts)
+        text_idx[i, :t] = [text_index[x] for x in ep.texts]
+        targets[i, :t] = ep.targets
+        rtg[i, :t] = ep.rtg
+        lengths[i] = t
+    return Tensors(text_idx=text_idx, targets=targets, rtg=rtg, lengths=lengths)
+
+
+def drop_forbidden(tensors: Tensors, masks: np.ndarray) -> tuple[Tensors, np.ndarray]:
+    """Remove episodes with a target the mask forbids (the tagger and the BFS disagree).
+
+    Returns the kept episodes and the (N,) bool array of which were kept.
+    """
+    t = tensors
+    valid = t.targets >= 0
+    safe = np.where(valid, t.targets, 0)
+    ok = masks[t.text_idx, safe] | ~valid  # (N, K)
+    keep = ok.all(axis=1)
+    kept = Tensors(
+        text_idx=t.text_idx[keep], targets=t.targets[keep], rtg=t.rtg[keep], lengths=t.lengths[keep]
+    )
+    return kept, keep
+
+
+# ----------------------------------------------------------------------------- training
+
+
+def pick_device(requested: str | None = None) -> str:
+    import torch
+
+    if requested:
+        return requested
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def batch_tensors(
+    t: Tensors, idx: np.ndarray, states: Any, masks: Any, pad_index: int, device: str
+) -> dict[str, Any]:
+    """One training batch as the model's keyword arguments (tables already on ``device``)."""
+    import torch
+
+    text_idx = torch.from_numpy(t.text_idx[idx]).to(device)  # (B, K)
+    targets = torch.from_numpy(t.targets[idx]).to(device)  # (B, K)
+    actions = targets.clone()
+    actions[actions < 0] = pad_index  # the action taken, as an input token (pad after the end)
+    b, k = text_idx.shape
+    return dict(
+        rtg=torch.from_numpy(t.rtg[idx]).to(device),
+        states=states[text_idx],  # (B, K, state_dim)
+        actions=actions,
+        timesteps=torch.arange(k, device=device).expand(b, k),
+        masks=masks[text_idx],  # (B, K, n_actions)
+        targets=targets,
+    )
+
+
+def train(
+    trajectories: str | Path,
+    out: str | Path,
+    *,
+    model_config: Any = None,
+    config: TrainConfig = DEFAULT_TRAIN,
+    encoder: Encoder | None = None,
+    editor: Editor | None = None,
+    progress: bool = True,
+) -> TrainResult:
+    """Train on a BFS folder and write a checkpoint folder to ``out``; see the module doc."""
+    _, records = read_records(trajectories)
+    return train_on_records(
+        records,
+        out,
+        model_config=model_config,
+        config=config,
+        encoder=encoder,
+        editor=editor,
+        progress=progress,
+        source=str(trajectories),
+    )
+
+
+def train_on_records(
+    records: Sequence[Mapping[str, Any]],
+    out: str | Path,
+    *,
+    model_config: Any = None,
+    config: TrainConfig = DEFAULT_TRAIN,
+    encoder: Encoder | None = None,
+    editor: Editor | None = None,
+    progress: bool = True,
+    source: str = "",
+) -> TrainResult:
+    import time
+
+    import torch
+
+    from factseek.rewrite.model import SMALL, DecisionTransformer
+
+    t0 = time.perf_counter()
+    encoder = encoder or encoder_from_name(config.encoder)
+    editor = editor or ActionsEditor()
+    cfg = dataclasses.replace(
+        model_config or SMALL, state_dim=encoder.dim, n_kinds=len(editor.kinds)
+    )
+    episodes, counts = build_episodes(
+        records,
+        kinds=editor.kinds,
+        max_edits=cfg.max_edits,
+        max_positions=cfg.max_positions,
+        returns=config.returns,
+        negatives=config.negatives,
+        max_sequences_per_claim=config.max_sequences_per_claim,
+    )
+    if not episodes:
+        raise InputError("no usable training sequences in the trajectories")
+    texts = sorted({x for ep in episodes for x in ep.texts})
+    text_index = {x: i for i, x in enumerate(texts)}
+    states_np = state_table(texts, encoder, progress=progress)
+    masks_np = mask_table(texts, editor, cfg.max_positions, progress=progress)
+    tensors, keep = drop_forbidden(to_tensors(episodes, text_index, cfg.max_edits), masks_np)
+    counts = dataclasses.replace(
+        counts,
+        episodes=len(tensors.lengths),
+        out_of_space=counts.out_of_space + int((~keep).sum()),
+    )
+    if not len(tensors.lengths):
+        raise InputError("every training sequence has an edit the action mask forbids")
+
+    # split by claim, seeded
+    rng = np.random.default_rng(config.seed)
+    claims = sorted({ep.claim_id for ep in episodes})
+    rng.shuffle(claims)
+    n_val = int(len(claims) * config.val_fraction) if len(claims) >= 20 else 0
+    val_claims = set(claims[:n_val])
+    kept_claims = np.array([ep.claim_id for ep in episodes], dtype=object)[keep]
+    is_val = np.array([c in val_claims for c in kept_claims], dtype=bool)
+    train_rows, val_rows = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+
+    # return statistics used at inference: default target, and the step decrement without env
+    first_rtg = tensors.rtg[train_rows, 0]
+    steps_rtg = tensors.rtg[train_rows]
+    lens = tensors.lengths[train_rows]
+    drops = [
+        float(r[i] - r[i + 1])
+        for r, n in zip(steps_rtg, lens, strict=True)
+        for i in range(int(n) - 1)
+    ]
+    positive = first_rtg[first_rtg > 0]
+    rtg_stats = {
+        "target_return": float(np.quantile(positive, 0.9)) if len(positive) else 0.0,
+        "rtg_step": float(np.mean(drops)) if drops else 0.0,
+        "max_return": float(first_rtg.max()) if len(first_rtg) else 0.0,
+    }
+
+    device = pick_device(config.device)
+    torch.manual_seed(config.seed)
+    model = DecisionTransformer(cfg).to(device)
+    states = torch.from_numpy(states_np).to(device)
+    masks = torch.from_numpy(masks_np).to(device)
+    opt = _optimizer(model, config)
+    steps_per_epoch = max(1, math.ceil(len(train_rows) / config.batch_size))
+    total = steps_per_epoch * config.epochs
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / LOSS_FILE
+    log_path.write_text("")
+    step, last_loss, val_loss = 0, float("nan"), None
+    with _progress(progress) as bar, log_path.open("a") as log:
+        task = bar.add_task("training", total=total)
+        for epoch in range(config.epochs):
+            model.train()
+            order = rng.permutation(train_rows)
+            for i in range(0, len(order), config.batch_size):
+                lr = _lr(step, total, config)
+                for g in opt.param_groups:
+                    g["lr"] = lr
+                batch = batch_tensors(
+                    tensors, order[i : i + config.batch_size], states, masks, cfg.pad_index, device
+                )
+                _, loss = model(**batch)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+                opt.step()
+                step += 1
+                last_loss = float(loss.item())
+                if step % config.log_every == 0 or step == total:
+                    log.write(
+                        json.dumps({"step": step, "epoch": epoch, "loss": last_loss, "lr": lr})
+                    )
+                    log.write("\n")
+                    log.flush()
+                bar.update(task, advance=1, description=f"training (loss {last_loss:.3f})")
+            if len(val_rows):
+                val_loss = evaluate_loss(model, tensors, val_rows, states, masks, config.batch_size)
+                log.write(json.dumps({"step": step, "epoch": epoch, "val_loss": val_loss}) + "\n")
+                log.flush()
+            if (epoch + 1) % config.checkpoint_every and epoch + 1 < config.epochs:
+                continue
+            meta = {
+                "epoch": epoch + 1,
+                "train": {**dataclasses.asdict(config), "source": source},
+                "counts": dataclasses.asdict(counts),
+                "returns": rtg_stats,
+                "kinds": list(editor.kinds),
+                "editor": editor.name,
+            }
+            save_checkpoint(out, model, encoder_name=encoder.name, step=step, meta=meta)
+    try:
+        from factseek.rewrite.plots import plot_loss
+
+        plot_loss(log_path, out / LOSS_PLOT)
+    except ImportError:  # matplotlib missing: the JSONL log is the record
+        pass
+    return TrainResult(
+        out=out,
+        steps=step,
+        final_loss=last_loss,
+        val_loss=val_loss,
+        counts=counts,
+        seconds=time.perf_counter() - t0,
+        extra={"returns": rtg_stats, "params": model.n_params(), "device": device},
+    )
+
+
+def evaluate_loss(
+    model: Any, t: Tensors, rows: np.ndarray, states: Any, masks: Any, batch_size: int
+) -> float:
+    import torch
+
+    device = states.device
+    model.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for i in range(0, len(rows), batch_size):
+            idx = rows[i : i + batch_size]
+            batch = batch_tensors(t, idx, states, masks, model.cfg.pad_index, str(device))
+            _, loss = model(**batch)
+            w = int((batch["targets"] >= 0).sum())
+            total += float(loss) * w
+            n += w
+    model.train()
+    return total / max(n, 1)
+
+
+def _optimizer(model: Any, config: TrainConfig) -> Any:
+    import torch
+
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay},
+        {"params": no_decay, "weight_decay": 0.0},
+    ]
+    return torch.optim.AdamW(groups, lr=config.lr, betas=(0.9, 0.95))
+
+
+def _lr(step: int, total: int, config: TrainConfig) -> float:
+    """Linear warm-up, then cosine decay to a tenth."""
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    frac = (step - config.warmup_steps) / max(1, total - config.warmup_steps)
+    return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0))))
+
+
+# ----------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(
+    out: str | Path, model: Any, *, encoder_name: str, step: int, meta: Mapping[str, Any]
+) -> None:
+    """Write ``config.json`` and ``model.safetensors`` to ``out``, each atomically."""
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    fd, tmp = tempfile.mkstemp(dir=out, suffix=".safetensors.tmp")
+    os.close(fd)
+    save_file(state, tmp)
+    os.replace(tmp, out / WEIGHTS_FILE)
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "kind": MODEL_KIND,
+        "model": model.cfg.to_dict(),
+        "encoder": encoder_name,
+        "step": step,
+        **meta,
+    }
+    fd, tmp = tempfile.mkstemp(dir=out, suffix=".json.tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=2)
+    os.replace(tmp, out / CONFIG_FILE)
+
+
+def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
+    """``(model in eval mode, config.json contents)``; ModelError when incomplete or unknown."""
+    from safetensors.torch import load_file
+
+    from factseek.rewrite.model import DecisionTransformer, DTConfig
+
+    path = Path(path)
+    cfg_file, weights = path / CONFIG_FILE, path / WEIGHTS_FILE
+    if not cfg_file.is_file() or not weights.is_file():
+        raise ModelError(
+            f"{path} is not a rewrite model folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})"
+        )
+    try:
+        doc = json.loads(cfg_file.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
+    if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
+        raise ModelError(
+            f"{cfg_file}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}"
+            f" (found {doc.get('kind')!r} v{doc.get('format_version')!r})"
+        )
+    model = DecisionTransformer(DTConfig.from_dict(doc["model"]))
+    try:
+        model.load_state_dict(load_file(str(weights), device=device))
+    except (RuntimeError, OSError) as e:
+        raise ModelError(f"{weights}: does not match its config ({str(e).splitlines()[0]})") from e
+    return model.to(device).eval(), doc
