@@ -173,7 +173,7 @@ def build_episodes(
                 continue
             rtg = returns_to_go(rewards, returns)
             steps = min(len(acts) + 1, max_edits)
-            targets = (ids + [stop])[:steps]
+            targets = [*ids, stop][:steps]
             episodes.append(
                 Episode(
                     claim_id=cid,
