@@ -1,9 +1,233 @@
-"""Commands registered onto a typer app."""
+"""`factseek check`, `factseek demo` and `factseek batch`."""
 
 from __future__ import annotations
 
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from factseek.report import Format
+
+
+class Undated(StrEnum):
+    drop = "drop"
+    keep = "keep"
+
+
+class LLMName(StrEnum):
+    none = "none"
+    openai = "openai"
+    llamacpp = "llamacpp"
+
+
+def cache_root() -> Path:
+    """``$FACTSEEK_CACHE``, else ``$XDG_CACHE_HOME/factseek``, else ``~/.cache/factseek``."""
+    if os.environ.get("FACTSEEK_CACHE"):
+        return Path(os.environ["FACTSEEK_CACHE"]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "factseek"
+
+
+def _progress(quiet: bool) -> Any:
+    if quiet:
+        return None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return lambda stage: console.print(f"[dim]· {stage}[/dim]", highlight=False)
+
+
+def _emit(report: Any, fmt: Format, out: Path | None) -> None:
+    from factseek.report import render, write_atomic
+
+    text = render(report, fmt)
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        typer.echo(f"wrote {out}", err=True)
+
+
+# Option declarations shared by check and batch.
+StoreOpt = Annotated[
+    Path | None, typer.Option("--store", help="Knowledge store folder (for --search local).")
+]
+SearchOpt = Annotated[
+    str,
+    typer.Option("--search", help="Search backend: local, brave, tavily, exa, serper, searxng."),
+]
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Report format.")]
+KOpt = Annotated[
+    int, typer.Option("--k", min=1, max=100, help="Documents per query after the constraints.")
+]
+UndatedOpt = Annotated[Undated, typer.Option("--undated", help="Policy for pages without a date.")]
+ExcludeOpt = Annotated[
+    list[str] | None, typer.Option("--exclude-site", help="Another site to exclude (repeatable).")
+]
+DecompOpt = Annotated[str, typer.Option("--decomposer", help="auto, rules or llm.")]
+SummOpt = Annotated[
+    str, typer.Option("--summarizer", help="auto, extractive, llm-zero-shot or llm-few-shot.")
+]
+LLMOpt = Annotated[LLMName, typer.Option("--llm", help="Language model backend.")]
+LLMModelOpt = Annotated[
+    str | None, typer.Option("--llm-model", help="Model name (openai) or GGUF path (llamacpp).")
+]
+LLMUrlOpt = Annotated[
+    str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL.")
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Bypass the LLM response cache.")]
+JudgeOpt = Annotated[
+    Path | None, typer.Option("--judge", help="Trained judge folder (factseek judge train).")
+]
+RewriteOpt = Annotated[Path | None, typer.Option("--rewrite", help="Query rewriter model folder.")]
+RecordOpt = Annotated[
+    Path | None, typer.Option("--record", help="Write an evidence bundle of this run to DIR.")
+]
+ReplayOpt = Annotated[
+    Path | None, typer.Option("--replay", help="Rerun from an evidence bundle, offline.")
+]
+AllowOpt = Annotated[
+    list[str] | None,
+    typer.Option("--allow-host", help="Host the fetcher may reach though private."),
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+
+
+def _options(**kw: Any) -> dict[str, Any]:
+    return {
+        "store": kw["store"],
+        "search": kw["search"],
+        "decomposer": kw["decomposer"],
+        "summarizer": kw["summarizer"],
+        "llm": kw["llm"].value,
+        "llm_model": kw["llm_model"],
+        "llm_base_url": kw["llm_base_url"],
+        "use_cache": not kw["no_cache"],
+        "judge": kw["judge"],
+        "rewrite": kw["rewrite"],
+        "record": kw["record"],
+        "replay": kw["replay"],
+        "allow_hosts": tuple(kw["allow_host"] or ()),
+        "cache_dir": cache_root(),
+    }
+
+
+def check(
+    claim: Annotated[str, typer.Argument(help="The claim to check (at most 2,000 characters).")],
+    date: Annotated[
+        str | None, typer.Option("--date", help="When the claim was made, YYYY-MM-DD.")
+    ] = None,
+    speaker: Annotated[str | None, typer.Option("--speaker", help="Who made the claim.")] = None,
+    venue: Annotated[str | None, typer.Option("--venue", help="Where it was made.")] = None,
+    store: StoreOpt = None,
+    search: SearchOpt = "local",
+    fmt: FormatOpt = Format.md,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
+    k: KOpt = 10,
+    undated: UndatedOpt = Undated.drop,
+    exclude_site: ExcludeOpt = None,
+    decomposer: DecompOpt = "auto",
+    summarizer: SummOpt = "auto",
+    llm: LLMOpt = LLMName.none,
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMUrlOpt = None,
+    no_cache: NoCacheOpt = False,
+    judge: JudgeOpt = None,
+    rewrite: RewriteOpt = None,
+    record: RecordOpt = None,
+    replay: ReplayOpt = None,
+    allow_host: AllowOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Check one claim and print (or write) its evidence report."""
+    from factseek.api import check as api_check
+
+    if date is None:
+        typer.echo("note: no --date given; the temporal constraint is off", err=True)
+    report = api_check(
+        claim,
+        date=date,
+        speaker=speaker,
+        venue=venue,
+        k=k,
+        undated=undated.value,
+        exclude_sites=tuple(exclude_site or ()),
+        progress=_progress(quiet),
+        **_options(**locals()),
+    )
+    _emit(report, fmt, out)
+
+
+def demo(
+    fmt: FormatOpt = Format.md,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Build the bundled demo store (once, in the cache) and check its sample claim offline."""
+    from factseek.api import check as api_check
+    from factseek.demo import demo_claim, demo_store
+
+    store = demo_store(cache_root() / "demo-store", progress=not quiet)
+    claim = demo_claim()
+    report = api_check(claim, store=store, progress=_progress(quiet))
+    _emit(report, fmt, out)
+    if not quiet:
+        removed = ", ".join(f"{k} {v}" for k, v in report.removed.items()) or "nothing"
+        typer.echo(
+            f"demo: {len(report.documents)} documents kept; the constraints removed: {removed}. "
+            f"Verdict: {'not judged (no judge configured)' if not report.verdict.judged else report.verdict.label}",
+            err=True,
+        )
+
+
+def batch(
+    claims: Annotated[
+        Path, typer.Argument(help="JSONL with text, date, and optional speaker, venue, id.")
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Folder for reports and the run journal.")
+    ],
+    store: StoreOpt = None,
+    search: SearchOpt = "local",
+    k: KOpt = 10,
+    undated: UndatedOpt = Undated.drop,
+    exclude_site: ExcludeOpt = None,
+    decomposer: DecompOpt = "auto",
+    summarizer: SummOpt = "auto",
+    llm: LLMOpt = LLMName.none,
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMUrlOpt = None,
+    no_cache: NoCacheOpt = False,
+    judge: JudgeOpt = None,
+    rewrite: RewriteOpt = None,
+    record: RecordOpt = None,
+    replay: ReplayOpt = None,
+    allow_host: AllowOpt = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped."""
+    from factseek.batch import run_batch
+
+    done, skipped, failed = run_batch(
+        claims,
+        out,
+        k=k,
+        undated=undated.value,
+        exclude_sites=tuple(exclude_site or ()),
+        progress=not quiet,
+        options=_options(**locals()),
+    )
+    typer.echo(
+        f"{done} checked, {skipped} already done, {failed} failed; reports in {out}", err=True
+    )
+    if failed:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    app.command("check")(check)
+    app.command("demo")(demo)
+    app.command("batch")(batch)

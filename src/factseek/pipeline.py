@@ -1,0 +1,317 @@
+"""The verification pipeline: composes the stages, records what each did, never invents a verdict.
+
+    claim -> decompose -> (rewrite) -> search under constraints -> documents (store or fetch)
+          -> select_passages -> summarize -> (judge) -> Report
+
+``run(claim, parts, config)`` takes built objects (``Parts``); ``factseek.api`` builds them from
+names and paths. A failing optional stage (LLM decomposition or summaries, the judge) degrades to
+the offline method or to "not judged", with a note in the report, instead of crashing the run.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from factseek import __version__
+from factseek.constraints import Constraints, UndatedPolicy, removed_counts
+from factseek.decompose import Decomposer, dedup
+from factseek.errors import FactseekError, InputError
+from factseek.judge import Judge
+from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
+from factseek.search.base import SearchBackend, constrained_search
+from factseek.summarize import Summarizer
+from factseek.types import (
+    MAX_CLAIM_CHARS,
+    Claim,
+    ConstraintDecision,
+    Document,
+    FetchFailure,
+    FunnelRow,
+    Hit,
+    Query,
+    QueryResult,
+    Question,
+    Report,
+    Verdict,
+    to_dict,
+)
+
+Progress = Callable[[str], None]
+
+
+class Fetcher(Protocol):
+    def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]: ...
+
+
+class Rewriter(Protocol):
+    def rewrite(self, queries: Sequence[str]) -> Sequence[Any]:
+        """Objects with ``text`` and ``trace`` (tuple of action strings), one per query."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckConfig:
+    """Pipeline settings. Stage-specific settings live in their own config dataclasses."""
+
+    k: int = 10  # documents per query after the constraints (the paper: 10)
+    undated: UndatedPolicy = "drop"
+    exclude_sites: tuple[str, ...] = ()  # added to the paper's fact-checking sites
+    spans: SpanConfig = DEFAULT_SPANS
+    max_questions: int = 12  # bound on queries sent per claim (claim + subquestions)
+    search_threads: int = 4  # concurrent queries for web backends
+
+
+DEFAULT_CONFIG = CheckConfig()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Parts:
+    """The plugged-in components of one run."""
+
+    search: SearchBackend
+    decomposer: Decomposer
+    summarizer: Summarizer
+    fallback_decomposer: Decomposer | None = None  # used if ``decomposer`` fails
+    fallback_summarizer: Summarizer | None = None  # used if ``summarizer`` fails
+    fetcher: Fetcher | None = None  # needed when ``search`` holds no documents (web backends)
+    judge: Judge | None = None
+    rewriter: Rewriter | None = None
+    usage: Callable[[], dict[str, Any]] | None = None  # LLM token/cost accounting, if any
+    names: dict[str, str] = field(default_factory=dict)  # what the report's config shows
+
+
+def validate_claim(claim: Claim, *, today: _dt.date | None = None) -> Claim:
+    """The claim, whitespace-normalised, or InputError with one line."""
+    text = " ".join(claim.text.split()) if isinstance(claim.text, str) else ""
+    if not text:
+        raise InputError("the claim is empty")
+    if len(text) > MAX_CLAIM_CHARS:
+        raise InputError(f"the claim has {len(text)} characters; the limit is {MAX_CLAIM_CHARS}")
+    today = today or _dt.date.today()
+    if claim.date is not None and claim.date > today:
+        raise InputError(f"the claim date {claim.date.isoformat()} is in the future")
+    return replace(claim, text=text)
+
+
+class _Clock:
+    def __init__(self, progress: Progress | None) -> None:
+        self.timings: dict[str, float] = {}
+        self.progress = progress
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        if self.progress:
+            self.progress(name)
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = round(time.perf_counter() - t0, 4)
+
+
+def _decompose(claim: Claim, parts: Parts, notes: list[str]) -> list[Question]:
+    try:
+        return parts.decomposer.decompose(claim)
+    except FactseekError as e:
+        if parts.fallback_decomposer is None:
+            raise
+        notes.append(
+            f"decomposition by {parts.decomposer.name} failed ({e}); used {parts.fallback_decomposer.name}"
+        )
+        return parts.fallback_decomposer.decompose(claim)
+
+
+def _queries(questions: Sequence[Question], parts: Parts, notes: list[str]) -> list[Query]:
+    plain = [Query(text=q.text, question=q.text) for q in questions]
+    if parts.rewriter is None:
+        return plain
+    try:
+        rewritten = parts.rewriter.rewrite([q.text for q in questions])
+    except FactseekError as e:
+        notes.append(f"query rewriting failed ({e}); used the questions as they are")
+        return plain
+    return [
+        Query(text=r.text or q.text, question=q.text, trace=tuple(r.trace))
+        for q, r in zip(questions, rewritten, strict=True)
+    ]
+
+
+def _search(
+    queries: Sequence[Query], parts: Parts, cfg: CheckConfig, c: Constraints
+) -> list[QueryResult]:
+    def one(q: Query) -> QueryResult:
+        return constrained_search(parts.search, q, cfg.k, c)
+
+    if parts.fetcher is None or cfg.search_threads <= 1 or len(queries) <= 1:
+        return [one(q) for q in queries]
+    with ThreadPoolExecutor(max_workers=cfg.search_threads) as pool:
+        return list(pool.map(one, queries))
+
+
+def _kept_hits(results: Sequence[QueryResult]) -> list[Hit]:
+    """Kept hits across queries, one per URL, in query order then rank order."""
+    seen: set[str] = set()
+    out: list[Hit] = []
+    for r in results:
+        for hit, d in zip(r.hits, r.decisions, strict=True):
+            if d.kept and hit.url not in seen:
+                seen.add(hit.url)
+                out.append(hit)
+    return out
+
+
+def _documents(
+    hits: Sequence[Hit], parts: Parts, c: Constraints, notes: list[str]
+) -> tuple[list[Document], list[FetchFailure], list[ConstraintDecision]]:
+    """Documents for kept hits: from the store when it holds them, else fetched and re-checked."""
+    if not hits:
+        return [], [], []
+    documents_of = getattr(parts.search, "documents", None)
+    if callable(documents_of):
+        return list(documents_of(hits)), [], []
+    if parts.fetcher is None:
+        raise InputError(
+            f"search backend {parts.search.name!r} returns URLs only and no fetcher is configured"
+        )
+    from factseek.temporal import post_fetch_check
+
+    docs, failures = parts.fetcher.fetch([h.url for h in hits])
+    by_url = {h.url: h for h in hits}
+    kept: list[Document] = []
+    decisions: list[ConstraintDecision] = []
+    for doc in docs:
+        hit = by_url.get(doc.url) or Hit(url=doc.url)
+        decision, flags = post_fetch_check(hit, doc, c)
+        notes.extend(flags)
+        decisions.append(decision)
+        if decision.kept:
+            kept.append(doc)
+    return kept, list(failures), decisions
+
+
+def _summarize(
+    claim: Claim,
+    questions: Sequence[Question],
+    passages: Sequence[Any],
+    parts: Parts,
+    notes: list[str],
+) -> list[Any]:
+    try:
+        return parts.summarizer.summarize(claim, questions, passages)
+    except FactseekError as e:
+        if parts.fallback_summarizer is None:
+            raise
+        notes.append(
+            f"summaries by {parts.summarizer.name} failed ({e}); used {parts.fallback_summarizer.name}"
+        )
+        return parts.fallback_summarizer.summarize(claim, questions, passages)
+
+
+def _judge(claim: Claim, summaries: Sequence[Any], parts: Parts, notes: list[str]) -> Verdict:
+    if parts.judge is None:
+        return Verdict.not_judged()
+    if not any(s.relevant for s in summaries):
+        notes.append("the judge saw no relevant evidence; its label rests on the claim alone")
+    try:
+        return parts.judge.predict(claim, summaries)
+    except FactseekError as e:
+        notes.append(f"judge {parts.judge.name} failed: {e}")
+        return Verdict.not_judged(f"judge failed: {e}")
+
+
+def _words(texts: Sequence[str]) -> int:
+    return sum(len(t.split()) for t in texts)
+
+
+def run(
+    claim: Claim,
+    parts: Parts,
+    config: CheckConfig = DEFAULT_CONFIG,
+    *,
+    progress: Progress | None = None,
+) -> Report:
+    """Check one claim with the given parts and return its complete ``Report``."""
+    claim = validate_claim(claim)
+    clock = _Clock(progress)
+    notes: list[str] = []
+    constraints = Constraints(before=claim.date, undated=config.undated).with_sites(
+        *config.exclude_sites
+    )
+    if claim.date is None:
+        notes.append(
+            "the claim has no date: the temporal constraint is off, later pages may leak the answer"
+        )
+
+    with clock.stage("decompose"):
+        questions = dedup(_decompose(claim, parts, notes))[: config.max_questions]
+    with clock.stage("rewrite"):
+        queries = _queries(questions, parts, notes)
+    with clock.stage("search"):
+        results = _search(queries, parts, config, constraints)
+    for r in results:
+        if r.error:
+            notes.append(f"search failed for {r.query.text!r}: {r.error}")
+    hits = _kept_hits(results)
+    with clock.stage("documents"):
+        documents, failures, page_decisions = _documents(hits, parts, constraints, notes)
+    with clock.stage("passages"):
+        passages = select_passages(documents, [q.text for q in questions], config.spans)
+    with clock.stage("summarize"):
+        summaries = _summarize(claim, questions, passages, parts, notes)
+    with clock.stage("judge"):
+        verdict = _judge(claim, summaries, parts, notes)
+
+    all_decisions = [d for r in results for d in r.decisions]
+    removed = removed_counts(all_decisions)
+    page_removed = removed_counts(page_decisions)
+    for reason, n in page_removed.items():
+        removed[f"page:{reason}"] = n
+    if constraints.undated == "keep":
+        undated_kept = sum(1 for h in hits if h.published is None)
+        removed["undated-kept (not removed)"] = undated_kept
+    all_hits = [h for r in results for h in r.hits]
+    kept_docs = {p.url for p in passages}
+    funnel = (
+        FunnelRow(stage="search hits", hits=len(all_hits)),
+        FunnelRow(stage="after constraints (unique URLs)", hits=len(hits)),
+        FunnelRow(
+            stage="documents", documents=len(documents), words=_words([d.text for d in documents])
+        ),
+        FunnelRow(
+            stage="passages (top documents)",
+            documents=len(kept_docs),
+            words=_words([p.text for p in passages]),
+        ),
+        FunnelRow(
+            stage="summaries",
+            documents=sum(1 for s in summaries if s.relevant),
+            words=_words([s.text for s in summaries if s.relevant]),
+        ),
+    )
+    usage: dict[str, Any] = {"search_requests": len(queries)}
+    if parts.usage is not None:
+        usage.update(parts.usage())
+    cfg_view: dict[str, Any] = {**to_dict(config), **parts.names}
+    return Report(
+        claim=claim,
+        questions=tuple(questions),
+        results=tuple(results),
+        documents=tuple(documents),
+        failures=tuple(failures),
+        passages=tuple(passages),
+        summaries=tuple(summaries),
+        verdict=verdict,
+        funnel=funnel,
+        removed=removed,
+        timings=clock.timings,
+        config=cfg_view,
+        notes=tuple(notes),
+        usage=usage,
+        version=__version__,
+    )

@@ -1,0 +1,348 @@
+"""Render a ``Report`` as JSON (complete), Markdown, or one self-contained HTML file.
+
+Everything that came from a web page, a search result or a model is untrusted: in HTML it is
+escaped, links are limited to http(s) URLs, and nothing is loaded from elsewhere (inline CSS, no
+scripts). Files are written atomically: a temp file in the same folder, then a rename.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from factseek.types import Report, to_json
+
+
+class Format(StrEnum):
+    json = "json"
+    md = "md"
+    html = "html"
+
+
+def render_json(report: Report) -> str:
+    return to_json(report) + "\n"
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def _md(text: str) -> str:
+    """Neutralise Markdown/HTML syntax in untrusted text (one line)."""
+    text = " ".join(str(text).split())
+    text = html.escape(text, quote=False)
+    for ch in "\\`*_[]|#":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def _md_link(title: str, url: str) -> str:
+    return f"[{_md(title or url)}](<{_safe_url(url)}>)" if _safe_url(url) else _md(title or url)
+
+
+def _verdict_line(report: Report) -> str:
+    v = report.verdict
+    if not v.judged:
+        return f"**not judged** ({_md(v.explanation)})"
+    return f"**{_md(v.label or '')}** by {_md(v.judge)}"
+
+
+def render_markdown(report: Report) -> str:
+    c = report.claim
+    out: list[str] = [f"# factseek report\n\n> {_md(c.text)}\n"]
+    meta = [f"date: {c.date.isoformat() if c.date else 'unknown'}"]
+    if c.speaker:
+        meta.append(f"speaker: {_md(c.speaker)}")
+    if c.venue:
+        meta.append(f"venue: {_md(c.venue)}")
+    out.append(" · ".join(meta) + "\n")
+    out.append(f"**Verdict:** {_verdict_line(report)}\n")
+    if report.verdict.judged and report.verdict.explanation:
+        out.append(f"{_md(report.verdict.explanation)}\n")
+
+    out.append("## Evidence summaries\n")
+    relevant = [s for s in report.summaries if s.relevant]
+    if not relevant:
+        out.append("No relevant evidence was found under the constraints.\n")
+    for s in report.summaries:
+        mark = "" if s.relevant else " (not relevant)"
+        out.append(f"- {_md_link(s.title, s.url)}{mark}")
+        for sent in s.sentences or ():
+            flag = " ⚠ unsupported by the document" if sent.supported is False else ""
+            where = (
+                f" [chars {sent.start_char}-{sent.end_char}]" if sent.start_char is not None else ""
+            )
+            out.append(f"  - “{_md(sent.text)}”{where}{flag}")
+        if not s.sentences:
+            out.append(f"  - {_md(s.text)}")
+    out.append("")
+
+    out.append("## Subquestions and queries\n")
+    for r in report.results:
+        q = r.query
+        kept = sum(d.kept for d in r.decisions)
+        line = f"- {_md(q.question)}: {len(r.hits)} hits, {kept} kept"
+        if q.text != q.question:
+            line += f"; rewritten to “{_md(q.text)}” ({', '.join(_md(a) for a in q.trace)})"
+        if r.native or r.emulated:
+            line += f"; native filters: {', '.join(r.native) or 'none'}, emulated: {', '.join(r.emulated) or 'none'}"
+        if r.error:
+            line += f"; **error:** {_md(r.error)}"
+        out.append(line)
+    out.append("")
+
+    out.append("## Hits and constraint decisions\n")
+    out.append("| query | rank | page | published | decision |\n|---|---|---|---|---|")
+    for r in report.results:
+        for h, d in zip(r.hits, r.decisions, strict=True):
+            date = h.published.isoformat() if h.published else "undated"
+            out.append(
+                f"| {_md(r.query.text)[:60]} | {h.rank} | {_md_link(h.title[:60], h.url)} | {date} | "
+                f"{'kept' if d.kept else 'removed: ' + _md(d.reason)} |"
+            )
+    out.append("")
+
+    out.append("## What the constraints removed\n")
+    if report.removed:
+        out.extend(f"- {_md(k)}: {v}" for k, v in report.removed.items())
+    else:
+        out.append("- nothing")
+    out.append("")
+
+    out.append("## Passages\n")
+    for p in report.passages:
+        out.append(
+            f"- #{p.doc_rank + 1} {_md_link(p.title, p.url)} words {p.start_word}-{p.end_word}, "
+            f"score {p.score:.2f}: “{_md(_clip(p.text, 300))}”"
+        )
+    out.append("")
+
+    out.append("## Information funnel\n")
+    out.append("| stage | hits | documents | words |\n|---|---|---|---|")
+    for f in report.funnel:
+        out.append(f"| {f.stage} | {_n(f.hits)} | {_n(f.documents)} | {_n(f.words)} |")
+    out.append("")
+    if report.failures:
+        out.append("## Pages that could not be used\n")
+        out.extend(f"- {_md(f.url)}: {_md(f.error)}" for f in report.failures)
+        out.append("")
+    if report.notes:
+        out.append("## Notes\n")
+        out.extend(f"- {_md(n)}" for n in report.notes)
+        out.append("")
+    out.append("## Timings (s)\n")
+    out.append(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()) + "\n")
+    out.append(f"factseek {report.version}\n")
+    return "\n".join(out)
+
+
+def _n(x: int | None) -> str:
+    return "" if x is None else f"{x:,}"
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+# ----------------------------------------------------------------------------- html
+
+
+def _safe_url(url: str) -> str:
+    """The URL if it is http(s), else empty (no javascript:, data:, file: links)."""
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        return ""
+    return url if scheme in ("http", "https") else ""
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _a(title: str, url: str) -> str:
+    safe = _safe_url(url)
+    label = _e(title or url)
+    if not safe:
+        return label
+    return f'<a href="{_e(safe)}" rel="noopener noreferrer nofollow">{label}</a>'
+
+
+_CSS = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}
+blockquote{font-size:1.2em;border-left:4px solid #888;margin:0;padding:.3em 1em;background:#f6f6f6}
+.meta{color:#555}.verdict{font-size:1.1em;padding:.6em 1em;border-radius:6px;background:#eef}
+.nj{background:#f3f3f3;color:#444}table{border-collapse:collapse;width:100%;font-size:.9em}
+td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-align:top}
+.kept{color:#175}.removed{color:#a33}.card{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:.6em 0}
+.quote{margin:.3em 0}.warn{color:#a33;font-weight:600}.small{color:#666;font-size:.85em}
+.bar{background:#cde;height:.8em;display:inline-block}
+"""
+
+
+def render_html(report: Report) -> str:
+    c = report.claim
+    parts: list[str] = []
+    add = parts.append
+    add("<!doctype html><html lang='en'><head><meta charset='utf-8'>")
+    add(
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+    )
+    add(f"<title>factseek: {_e(_clip(c.text, 80))}</title><style>{_CSS}</style></head><body>")
+    add(f"<h1>factseek report</h1><blockquote>{_e(c.text)}</blockquote>")
+    meta = [f"date: {_e(c.date.isoformat()) if c.date else 'unknown'}"]
+    if c.speaker:
+        meta.append(f"speaker: {_e(c.speaker)}")
+    if c.venue:
+        meta.append(f"venue: {_e(c.venue)}")
+    add(f"<p class='meta'>{' · '.join(meta)}</p>")
+    v = report.verdict
+    if v.judged:
+        add(
+            f"<div class='verdict'>Verdict: <b>{_e(v.label or '')}</b> <span class='small'>by {_e(v.judge)}</span>"
+        )
+        if v.scores:
+            add(
+                "<br><span class='small'>"
+                + ", ".join(f"{_e(k)} {float(s):.2f}" for k, s in v.scores.items())
+                + "</span>"
+            )
+        if v.explanation:
+            add(f"<p>{_e(v.explanation)}</p>")
+        add("</div>")
+    else:
+        add(f"<div class='verdict nj'>Not judged: {_e(v.explanation)}</div>")
+
+    add("<h2>Evidence</h2>")
+    if not any(s.relevant for s in report.summaries):
+        add("<p>No relevant evidence was found under the constraints.</p>")
+    for s in report.summaries:
+        add(
+            f"<div class='card'><div>{_a(s.title, s.url)}"
+            f"{'' if s.relevant else ' <span class=small>(not relevant)</span>'}"
+            f" <span class='small'>{_e(s.method)}</span></div>"
+        )
+        if s.sentences:
+            for sent in s.sentences:
+                warn = (
+                    " <span class='warn'>unsupported by the document</span>"
+                    if sent.supported is False
+                    else ""
+                )
+                where = (
+                    f" <span class='small'>chars {sent.start_char}–{sent.end_char}</span>"
+                    if sent.start_char is not None
+                    else ""
+                )
+                add(f"<p class='quote'>“{_e(sent.text)}”{where}{warn}</p>")
+        else:
+            add(f"<p class='quote'>{_e(s.text)}</p>")
+        if s.note:
+            add(f"<p class='small'>{_e(s.note)}</p>")
+        add("</div>")
+
+    add("<h2>Subquestions, queries and hits</h2>")
+    for r in report.results:
+        q = r.query
+        add(f"<h3>{_e(q.question)}</h3>")
+        if q.text != q.question:
+            add(f"<p class='small'>rewritten query: “{_e(q.text)}” — {_e(', '.join(q.trace))}</p>")
+        add(
+            f"<p class='small'>native filters: {_e(', '.join(r.native) or 'none')}; "
+            f"emulated: {_e(', '.join(r.emulated) or 'none')}</p>"
+        )
+        if r.error:
+            add(f"<p class='warn'>search error: {_e(r.error)}</p>")
+        if not r.hits:
+            add("<p class='small'>no hits</p>")
+            continue
+        add("<table><tr><th>#</th><th>page</th><th>published</th><th>decision</th></tr>")
+        for h, d in zip(r.hits, r.decisions, strict=True):
+            cls, what = ("kept", "kept") if d.kept else ("removed", f"removed: {d.reason}")
+            date = h.published.isoformat() if h.published else "undated"
+            add(
+                f"<tr><td>{h.rank}</td><td>{_a(_clip(h.title, 90), h.url)}</td><td>{date}</td>"
+                f"<td class='{cls}'>{_e(what)}</td></tr>"
+            )
+        add("</table>")
+
+    add("<h2>What the constraints removed</h2><ul>")
+    add("".join(f"<li>{_e(k)}: {v}</li>" for k, v in report.removed.items()) or "<li>nothing</li>")
+    add("</ul>")
+
+    add("<h2>Passages</h2>")
+    for p in report.passages:
+        add(
+            f"<div class='card'><div>#{p.doc_rank + 1} {_a(p.title, p.url)} "
+            f"<span class='small'>words {p.start_word}–{p.end_word}, score {p.score:.2f}</span></div>"
+            f"<p class='small'>{_e(_clip(p.text, 1200))}</p></div>"
+        )
+
+    add(
+        "<h2>Information funnel</h2><table><tr><th>stage</th><th>hits</th><th>documents</th><th>words</th><th></th></tr>"
+    )
+    top = max([f.words or 0 for f in report.funnel] + [1])
+    for f in report.funnel:
+        width = int(300 * (f.words or 0) / top)
+        add(
+            f"<tr><td>{_e(f.stage)}</td><td>{_n(f.hits)}</td><td>{_n(f.documents)}</td><td>{_n(f.words)}</td>"
+            f"<td><span class='bar' style='width:{width}px'></span></td></tr>"
+        )
+    add("</table>")
+    if report.failures:
+        add("<h2>Pages that could not be used</h2><ul>")
+        add("".join(f"<li>{_e(f.url)}: {_e(f.error)}</li>" for f in report.failures))
+        add("</ul>")
+    if report.notes:
+        add("<h2>Notes</h2><ul>" + "".join(f"<li>{_e(n)}</li>" for n in report.notes) + "</ul>")
+    add(
+        "<h2>Run</h2><p class='small'>timings (s): "
+        + _e(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()))
+        + "</p>"
+    )
+    add(
+        "<details><summary class='small'>configuration</summary><pre class='small'>"
+        + _e("\n".join(f"{k}: {v}" for k, v in report.config.items()))
+        + "</pre></details>"
+    )
+    add(f"<p class='small'>factseek {_e(report.version)}</p></body></html>\n")
+    return "\n".join(parts)
+
+
+RENDERERS: dict[Format, Callable[[Report], str]] = {
+    Format.json: render_json,
+    Format.md: render_markdown,
+    Format.html: render_html,
+}
+
+
+def render(report: Report, fmt: Format | str = Format.json) -> str:
+    return RENDERERS[Format(fmt)](report)
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_report(report: Report, path: str | Path, fmt: Format | str = Format.json) -> None:
+    write_atomic(path, render(report, fmt))
+
+
+def iter_urls(report: Report) -> Iterable[str]:
+    """URLs of the documents a report kept (for run comparisons)."""
+    return (d.url for d in report.documents)
