@@ -1,0 +1,304 @@
+"""The HTTP fetcher: URLs in, ``Document``s and per-URL ``FetchFailure``s out.
+
+One async implementation (httpx) with a sync facade. Per URL:
+
+1. Only ``http``/``https``; PDFs, media files and video sites are skipped, as in the paper.
+2. Each hop, the first request and every redirect (at most ``max_redirects``), passes the SSRF
+   guard (``factseek.fetch.guard``) and connects to the address that was checked.
+3. Bounded concurrency overall and per host, with ``host_delay`` between requests to one host.
+4. Connect and read timeouts, and ``total_timeout`` for the whole URL (a server that drips
+   one byte a second cannot hold a slot for long).
+5. HTML and plain text only (by ``Content-Type``); the body is read raw and decompressed here,
+   so both the bytes on the wire and the decoded bytes are capped at ``max_bytes`` while
+   streaming (a gzip bomb stops at the cap, not in memory).
+6. Text and dates by ``factseek.extract``; the optional on-disk cache keeps decoded bodies.
+
+Any failure becomes ``FetchFailure(url, one line)`` and the other URLs go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import zlib
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from factseek.constraints import VIDEO_SITES, site_matches
+from factseek.errors import ConfigError, FactseekError, FetchError
+from factseek.fetch.cache import CachedPage, PageCache
+from factseek.fetch.guard import AllowList, resolve_checked
+from factseek.types import Document, FetchFailure
+
+
+@dataclass(frozen=True, kw_only=True)
+class FetchConfig:
+    """Limits for fetching. All times in seconds, sizes in bytes."""
+
+    concurrency: int = 8
+    per_host: int = 2
+    host_delay: float = 0.5
+    connect_timeout: float = 10.0
+    read_timeout: float = 15.0
+    total_timeout: float = 30.0
+    max_bytes: int = 5_000_000
+    max_redirects: int = 5
+    user_agent: str = "factseek/0.1 (evidence retrieval for fact-checking)"
+    content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml", "text/plain")
+
+
+DEFAULT_FETCH = FetchConfig()
+
+#: Path endings that are never HTML or text (the paper skipped PDFs and videos).
+SKIP_EXTENSIONS: tuple[str, ...] = (
+    ".pdf", ".doc", ".docx", ".ppt", ".pptx", ".xls", ".xlsx", ".zip", ".gz", ".tar",
+    ".mp3", ".mp4", ".m4a", ".mov", ".avi", ".mkv", ".webm", ".wav", ".flac",
+    ".jpg", ".jpeg", ".png", ".gif", ".webp", ".svg", ".exe", ".dmg", ".iso",
+)  # fmt: skip
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    return " ".join(str(text).split())[:limit]
+
+
+def skip_reason(url: str) -> str | None:
+    """Why ``url`` is not fetched at all (scheme, file type, video site), or None."""
+    try:
+        parts = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return "invalid URL"
+    if parts.scheme not in ("http", "https"):
+        return f"unsupported scheme {parts.scheme or 'none'}"
+    if not parts.host:
+        return "URL has no host"
+    path = parts.path.lower()
+    for ext in SKIP_EXTENSIONS:
+        if path.endswith(ext):
+            return f"skipped {ext[1:]} file"
+    if any(site_matches(url, s) for s in VIDEO_SITES):
+        return "skipped video site"
+    return None
+
+
+async def read_limited(response: httpx.Response, max_bytes: int) -> bytes:
+    """The body, decompressed here (gzip/deflate), with raw and decoded sizes capped."""
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise FetchError(f"body of {int(declared)} bytes exceeds the {max_bytes}-byte limit")
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("gzip", "x-gzip", "deflate"):
+        decoder: Any = zlib.decompressobj(zlib.MAX_WBITS | 32)  # zlib or gzip header
+    elif encoding in ("", "identity"):
+        decoder = None
+    else:
+        raise FetchError(f"unsupported content encoding {encoding[:40]}")
+    raw = 0
+    out = bytearray()
+    try:
+        async for chunk in response.aiter_raw():
+            raw += len(chunk)
+            if raw > max_bytes:
+                raise FetchError(f"body exceeds the {max_bytes}-byte limit")
+            if decoder is None:
+                out += chunk
+                continue
+            data = chunk
+            while data:
+                out += decoder.decompress(data, max_bytes + 1 - len(out))
+                if len(out) > max_bytes:
+                    raise FetchError(
+                        f"decompressed body exceeds the {max_bytes}-byte limit (compression bomb?)"
+                    )
+                data = decoder.unconsumed_tail
+        if decoder is not None:
+            out += decoder.flush()
+    except zlib.error:
+        raise FetchError("corrupt compressed body") from None
+    if len(out) > max_bytes:
+        raise FetchError(f"decompressed body exceeds the {max_bytes}-byte limit")
+    return bytes(out)
+
+
+class _Politeness:
+    """Per-run concurrency: a global cap, a per-host cap, and spacing between requests to a host."""
+
+    def __init__(self, cfg: FetchConfig) -> None:
+        self._cfg = cfg
+        self._global = asyncio.Semaphore(cfg.concurrency)
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._last: dict[str, float] = {}
+
+    @asynccontextmanager
+    async def slot(self, host: str) -> AsyncIterator[None]:
+        sem = self._hosts.setdefault(host, asyncio.Semaphore(self._cfg.per_host))
+        async with self._global, sem:
+            lock = self._locks.setdefault(host, asyncio.Lock())
+            loop = asyncio.get_running_loop()
+            async with lock:
+                wait = self._last.get(host, -1e18) + self._cfg.host_delay - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._last[host] = loop.time()
+            yield
+
+
+class HttpFetcher:
+    """Fetches pages over HTTP with the guards above; ``fetch(urls) -> (documents, failures)``."""
+
+    def __init__(
+        self,
+        *,
+        config: FetchConfig = DEFAULT_FETCH,
+        allow_hosts: Sequence[str] = (),
+        cache_dir: Path | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self._allow = AllowList.parse(allow_hosts)
+        self._cache = PageCache(cache_dir) if cache_dir is not None else None
+        self._transport = transport
+
+    # ------------------------------------------------------------------ public
+
+    def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
+        """Fetch ``urls`` (duplicates once); documents and failures in input order."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.afetch(urls))
+        with ThreadPoolExecutor(max_workers=1) as pool:  # called from async code: own loop
+            return pool.submit(asyncio.run, self.afetch(urls)).result()
+
+    async def afetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
+        cfg = self.config
+        unique = list(dict.fromkeys(urls))
+        polite = _Politeness(cfg)
+        timeout = httpx.Timeout(
+            connect=cfg.connect_timeout, read=cfg.read_timeout, write=cfg.read_timeout, pool=None
+        )
+        async with httpx.AsyncClient(
+            timeout=timeout,
+            follow_redirects=False,
+            trust_env=False,
+            transport=self._transport,
+            limits=httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=0),
+        ) as client:
+            results = await asyncio.gather(*(self._one(client, polite, u) for u in unique))
+        docs = [r for r in results if isinstance(r, Document)]
+        failures = [r for r in results if isinstance(r, FetchFailure)]
+        return docs, failures
+
+    # ------------------------------------------------------------------ one URL
+
+    async def _one(
+        self, client: httpx.AsyncClient, polite: _Politeness, url: str
+    ) -> Document | FetchFailure:
+        cfg = self.config
+        reason = skip_reason(url)
+        if reason:
+            return FetchFailure(url=url, error=reason)
+        try:
+            page = self._cache.get(url) if self._cache else None
+            if page is None:
+                page = await asyncio.wait_for(
+                    self._download(client, polite, url), cfg.total_timeout
+                )
+                if self._cache:
+                    self._cache.put(page)
+            return await asyncio.to_thread(_extract, page)
+        except TimeoutError:
+            return FetchFailure(url=url, error=f"timed out after {cfg.total_timeout:g}s in total")
+        except FactseekError as e:
+            return FetchFailure(url=url, error=_one_line(str(e)))
+        except httpx.TimeoutException as e:
+            return FetchFailure(
+                url=url, error=f"{type(e).__name__}: no data within the read timeout"
+            )
+        except httpx.HTTPError as e:
+            return FetchFailure(url=url, error=_one_line(f"{type(e).__name__}: {e}"))
+        except OSError as e:
+            return FetchFailure(url=url, error=_one_line(f"{type(e).__name__}: {e}"))
+
+    async def _download(
+        self, client: httpx.AsyncClient, polite: _Politeness, url: str
+    ) -> CachedPage:
+        cfg = self.config
+        current = httpx.URL(url)
+        for _ in range(cfg.max_redirects + 1):
+            if current.scheme not in ("http", "https"):
+                raise FetchError(f"redirect to unsupported scheme {current.scheme}")
+            host = current.raw_host.decode("ascii").lower()
+            port = current.port or (443 if current.scheme == "https" else 80)
+            ip = await resolve_checked(host, port, self._allow)
+            headers = {
+                "Host": current.netloc.decode("ascii"),
+                "User-Agent": cfg.user_agent,
+                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+                "Accept-Encoding": "gzip, deflate",
+            }
+            extensions = {"sni_hostname": host} if current.scheme == "https" else {}
+            pinned = current.copy_with(host=str(ip))
+            async with (
+                polite.slot(host),
+                client.stream("GET", pinned, headers=headers, extensions=extensions) as r,
+            ):
+                if r.status_code in REDIRECTS:
+                    location = r.headers.get("location")
+                    if not location:
+                        raise FetchError(f"HTTP {r.status_code} without a Location header")
+                    current = current.join(location)
+                    continue
+                if r.status_code != 200:
+                    raise FetchError(f"HTTP {r.status_code}")
+                ctype = r.headers.get("content-type", "text/html")
+                mime = ctype.split(";")[0].strip().lower()
+                if mime not in cfg.content_types:
+                    raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
+                body = await read_limited(r, cfg.max_bytes)
+                return CachedPage(
+                    url=url,
+                    final_url=str(current),
+                    content_type=ctype,
+                    last_modified=r.headers.get("last-modified"),
+                    body=body,
+                )
+        raise FetchError(f"more than {cfg.max_redirects} redirects")
+
+
+def _extract(page: CachedPage) -> Document:
+    from factseek.extract import extract_html, extract_text
+
+    headers = {"content-type": page.content_type}
+    if page.last_modified:
+        headers["last-modified"] = page.last_modified
+    mime = page.content_type.split(";")[0].strip().lower()
+    extract = extract_text if mime == "text/plain" else extract_html
+    doc = extract(page.body, page.final_url, headers=headers)
+    meta = {**doc.meta, "content_type": mime[:100]}
+    if page.final_url != page.url:
+        meta["final_url"] = page.final_url
+    return dataclasses.replace(doc, url=page.url, meta=meta)
+
+
+def make_fetcher(
+    *,
+    allow_hosts: Sequence[str] = (),
+    cache_dir: Path | None = None,
+    **limits: Any,
+) -> HttpFetcher:
+    """An ``HttpFetcher``; ``limits`` are ``FetchConfig`` fields (``max_bytes=...``)."""
+    names = {f.name for f in dataclasses.fields(FetchConfig)}
+    unknown = sorted(set(limits) - names)
+    if unknown:
+        raise ConfigError(
+            f"unknown fetch limit(s) {', '.join(unknown)}; choose from: {', '.join(sorted(names))}"
+        )
+    return HttpFetcher(config=FetchConfig(**limits), allow_hosts=allow_hosts, cache_dir=cache_dir)

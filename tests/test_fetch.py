@@ -1,0 +1,377 @@
+"""The fetcher against hostile pages served from 127.0.0.1, and its SSRF guard."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import ipaddress
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from factseek.errors import BlockedAddress, ConfigError
+from factseek.fetch import Fetcher, blocked_reason, make_fetcher
+from factseek.fetch.guard import AllowList, resolve_checked
+
+TEXT = " ".join(f"Paragraph {i} reports that the mayor signed the housing bill." for i in range(40))
+PAGE = (
+    "<html><head><title>Housing bill</title>"
+    '<meta property="article:published_time" content="2020-02-01"></head>'
+    f"<body><article><p>{TEXT}</p></article></body></html>"
+).encode()
+LIMIT = 100_000  # bytes: small limits keep the hostile cases fast
+BOMB = gzip.compress(b"\0" * 20_000_000, compresslevel=9)  # ~20 KB on the wire, 20 MB decoded
+
+
+class Site:
+    """Routes path -> handler(request) served by a threaded HTTP/1.0 server on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.hits: dict[str, int] = {}
+        routes: dict[str, Callable[[BaseHTTPRequestHandler], None]] = {}
+        self.routes = routes
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                path = self.path.split("?")[0]
+                outer.hits[path] = outer.hits.get(path, 0) + 1
+                handler = routes.get(path)
+                try:
+                    if handler is None:
+                        send(self, 404, b"missing")
+                    else:
+                        handler(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.port = self.httpd.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send(
+    h: BaseHTTPRequestHandler,
+    status: int,
+    body: bytes,
+    ctype: str = "text/html; charset=utf-8",
+    **headers: str,
+) -> None:
+    h.send_response(status)
+    h.send_header("Content-Type", ctype)
+    h.send_header("Content-Length", str(len(body)))
+    for k, v in headers.items():
+        h.send_header(k.replace("_", "-"), v)
+    h.end_headers()
+    h.wfile.write(body)
+
+
+def redirect(to: str) -> Callable[[BaseHTTPRequestHandler], None]:
+    def handler(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(302)
+        h.send_header("Location", to)
+        h.send_header("Content-Length", "0")
+        h.end_headers()
+
+    return handler
+
+
+def huge(h: BaseHTTPRequestHandler) -> None:  # no Content-Length: only streaming can stop it
+    h.send_response(200)
+    h.send_header("Content-Type", "text/html")
+    h.end_headers()
+    h.wfile.write(b"<html><body>")
+    for _ in range(2000):
+        h.wfile.write(b"<p>" + b"lorem ipsum " * 100 + b"</p>")
+
+
+def drip(h: BaseHTTPRequestHandler) -> None:
+    h.send_response(200)
+    h.send_header("Content-Type", "text/html")
+    h.end_headers()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        h.wfile.write(b"<p>x</p>")
+        h.wfile.flush()
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    s = Site()
+    s.routes.update(
+        {
+            "/page": lambda h: send(h, 200, PAGE, Last_Modified="Sat, 01 Feb 2020 10:00:00 GMT"),
+            "/text": lambda h: send(h, 200, TEXT.encode(), "text/plain"),
+            "/latin1": lambda h: send(
+                h,
+                200,
+                PAGE.decode().replace("Housing", "Café").encode("latin-1"),
+                "text/html; charset=iso-8859-1",
+            ),
+            "/huge": huge,
+            "/huge-declared": lambda h: send(h, 200, b"x" * (LIMIT + 1)),
+            "/drip": drip,
+            "/deep": lambda h: send(h, 200, b"<html><body>" + b"<div>" * 100_000 + TEXT.encode()),
+            "/malformed": lambda h: send(
+                h,
+                200,
+                b"<html><body><p>" + TEXT.encode() + b"<b><i></p></b> <<<>>> &&& <a href='x>l</htm",
+            ),
+            "/binary": lambda h: send(h, 200, os.urandom(50_000)),
+            "/bomb": lambda h: send(h, 200, BOMB, Content_Encoding="gzip"),
+            "/gzip-ok": lambda h: send(h, 200, gzip.compress(PAGE), Content_Encoding="gzip"),
+            "/loop-a": redirect("/loop-b"),
+            "/loop-b": redirect("/loop-a"),
+            "/to-page": redirect("/page"),
+            "/to-internal": redirect("http://10.1.2.3/admin"),
+            "/to-metadata": redirect("http://169.254.169.254/latest/meta-data/"),
+            "/to-ftp": redirect("ftp://example.com/x"),
+            "/pdf-typed": lambda h: send(h, 200, b"%PDF-1.4 ...", "application/pdf"),
+            "/empty": lambda h: send(h, 200, b""),
+        }
+    )
+    yield s
+    s.close()
+
+
+def fetcher(**kw: Any) -> Fetcher:
+    limits = {
+        "max_bytes": LIMIT,
+        "total_timeout": 3.0,
+        "read_timeout": 2.0,
+        "host_delay": 0.0,
+        **kw,
+    }
+    return make_fetcher(allow_hosts=["127.0.0.1"], **limits)
+
+
+def one(site: Site, path: str, **kw: Any) -> tuple[list[Any], list[Any]]:
+    docs, failures = fetcher(**kw).fetch([site.base + path])
+    assert len(docs) + len(failures) == 1
+    return docs, failures
+
+
+def error(site: Site, path: str, **kw: Any) -> str:
+    docs, failures = one(site, path, **kw)
+    assert not docs, f"{path} should fail"
+    assert "\n" not in failures[0].error
+    return failures[0].error
+
+
+# ----------------------------------------------------------------------------- good pages
+
+
+def test_fetch_html_with_dates(site: Site) -> None:
+    docs, failures = one(site, "/page")
+    assert not failures
+    d = docs[0]
+    assert d.url == site.base + "/page" and d.title == "Housing bill"
+    assert "mayor signed the housing bill" in d.text
+    sources = {e.source for e in d.date_evidence}
+    assert {"meta:article:published_time", "last-modified"} <= sources
+    assert str(d.published) == "2020-02-01"
+
+
+def test_text_gzip_charset_and_redirect(site: Site) -> None:
+    f = fetcher()
+    urls = [site.base + p for p in ("/text", "/gzip-ok", "/latin1", "/to-page")]
+    docs, failures = f.fetch(urls)
+    assert not failures
+    by_url = {d.url: d for d in docs}
+    assert [d.url for d in docs] == urls  # input order
+    assert by_url[urls[0]].meta["extractor"] == "text"
+    assert "housing bill" in by_url[urls[1]].text
+    assert by_url[urls[2]].title == "Café bill"
+    assert by_url[urls[3]].meta["final_url"] == site.base + "/page"
+
+
+def test_duplicates_fetched_once(site: Site) -> None:
+    docs, _ = fetcher().fetch([site.base + "/page"] * 3)
+    assert len(docs) == 1 and site.hits["/page"] == 1
+
+
+# ----------------------------------------------------------------------------- hostile pages
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/huge", "limit"),
+        ("/huge-declared", "limit"),
+        ("/drip", "timed out"),
+        ("/binary", "binary"),
+        ("/bomb", "compression bomb"),
+        ("/loop-a", "redirects"),
+        ("/to-internal", "blocked address 10.1.2.3"),
+        ("/to-metadata", "cloud-metadata"),
+        ("/to-ftp", "unsupported scheme"),
+        ("/pdf-typed", "unsupported content type application/pdf"),
+        ("/missing", "HTTP 404"),
+        ("/empty", "empty page"),
+    ],
+)
+def test_hostile_pages_end_in_bounded_time(site: Site, path: str, expected: str) -> None:
+    t0 = time.monotonic()
+    message = error(site, path)
+    assert expected in message
+    assert time.monotonic() - t0 < 10
+
+
+def test_deep_and_malformed_do_not_crash(site: Site) -> None:
+    t0 = time.monotonic()
+    docs, failures = fetcher(max_bytes=2_000_000).fetch(
+        [site.base + "/deep", site.base + "/malformed"]
+    )
+    assert time.monotonic() - t0 < 20
+    assert len(docs) + len(failures) == 2
+    assert any("mayor" in d.text for d in docs)  # the malformed page still has its text
+
+
+def test_redirect_to_allow_listed_internal_address_is_followed(site: Site) -> None:
+    site.routes["/to-localhost"] = redirect(f"http://127.0.0.1:{site.port}/page")
+    docs, failures = fetcher().fetch([site.base + "/to-localhost"])
+    assert docs and not failures
+
+
+def test_failures_do_not_stop_the_run(site: Site) -> None:
+    urls = [site.base + p for p in ("/bomb", "/page", "/loop-a", "/text")]
+    docs, failures = fetcher().fetch(urls)
+    assert [d.url for d in docs] == [urls[1], urls[3]]
+    assert [f.url for f in failures] == [urls[0], urls[2]]
+
+
+def test_skipped_without_a_request(site: Site) -> None:
+    urls = [
+        site.base + "/report.pdf",
+        "https://www.youtube.com/watch?v=x",
+        "ftp://x.org/a",
+        "not a url",
+    ]
+    docs, failures = fetcher().fetch(urls)
+    assert not docs
+    assert [f.error for f in failures] == [
+        "skipped pdf file",
+        "skipped video site",
+        "unsupported scheme ftp",
+        "unsupported scheme none",
+    ]
+    assert "/report.pdf" not in site.hits
+
+
+# ----------------------------------------------------------------------------- SSRF guard
+
+
+def test_guard_refuses_loopback_unless_allow_listed(site: Site) -> None:
+    f = make_fetcher(host_delay=0.0, total_timeout=3.0)
+    urls = [
+        site.base + "/page",
+        f"http://localhost:{site.port}/page",
+        f"http://[::ffff:127.0.0.1]:{site.port}/page",
+        f"http://[::1]:{site.port}/page",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://metadata.google.internal/computeMetadata/v1/",
+        "http://10.0.0.1/",
+        "http://0.0.0.0/",
+    ]
+    docs, failures = f.fetch(urls)
+    assert not docs
+    assert all("blocked" in x.error for x in failures), [x.error for x in failures]
+    assert not site.hits  # nothing reached the server
+
+
+def test_guard_refuses_redirect_to_loopback_when_only_entry_host_is_allowed(site: Site) -> None:
+    # the allow-list names the host "localhost" only; a redirect to the bare IP is a new hop
+    site.routes["/to-ip"] = redirect(f"http://127.0.0.1:{site.port}/page")
+    f = make_fetcher(allow_hosts=["localhost"], host_delay=0.0, total_timeout=3.0)
+    docs, failures = f.fetch([f"http://localhost:{site.port}/to-ip"])
+    assert not docs and "blocked address 127.0.0.1" in failures[0].error
+    assert site.hits == {"/to-ip": 1}
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("10.0.0.1", "private"),
+        ("192.168.1.1", "private"),
+        ("172.16.0.1", "private"),
+        ("169.254.169.254", "cloud-metadata"),
+        ("fd00:ec2::254", "cloud-metadata"),
+        ("100.100.100.200", "cloud-metadata"),
+        ("169.254.1.1", "link-local"),
+        ("fe80::1", "link-local"),
+        ("224.0.0.1", "multicast"),
+        ("ff02::1", "multicast"),
+        ("0.0.0.0", "unspecified"),
+        ("::1", "loopback"),
+        ("::ffff:10.0.0.1", "private"),
+        ("100.64.0.1", "not-global"),
+        ("240.0.0.1", "private"),
+        ("8.8.8.8", None),
+        ("2606:4700::1111", None),
+    ],
+)
+def test_blocked_reason(address: str, reason: str | None) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) == reason
+
+
+def test_allow_list_entries() -> None:
+    allow = AllowList.parse(["127.0.0.1", "10.0.0.0/8", "Intranet.Local"])
+    assert allow.allows("x", ipaddress.ip_address("10.9.9.9"))
+    assert allow.allows("intranet.local")
+    assert not allow.allows("x", ipaddress.ip_address("192.168.0.1"))
+    ip = asyncio.run(resolve_checked("10.2.3.4", 80, allow))
+    assert str(ip) == "10.2.3.4"
+    with pytest.raises(BlockedAddress):
+        asyncio.run(resolve_checked("192.168.0.1", 80, allow))
+
+
+# ----------------------------------------------------------------------------- limits, cache
+
+
+def test_per_host_delay(site: Site) -> None:
+    t0 = time.monotonic()
+    docs, _ = fetcher(host_delay=0.3).fetch([site.base + f"/text?{i}" for i in range(3)])
+    assert len(docs) == 3
+    assert time.monotonic() - t0 >= 0.6
+
+
+def test_cache_serves_second_fetch(site: Site, tmp_path: Path) -> None:
+    f = make_fetcher(allow_hosts=["127.0.0.1"], cache_dir=tmp_path / "cache", host_delay=0.0)
+    first, _ = f.fetch([site.base + "/page", site.base + "/to-page"])
+    second, _ = f.fetch([site.base + "/page", site.base + "/to-page"])
+    assert first == second
+    assert site.hits["/page"] == 2 and site.hits["/to-page"] == 1  # second run: no requests
+    bodies = list((tmp_path / "cache" / "bodies").iterdir())
+    assert len(bodies) == 1  # the same body is stored once
+
+
+def test_unknown_limit_lists_choices() -> None:
+    with pytest.raises(ConfigError, match="max_bytes"):
+        make_fetcher(max_size=10)
+
+
+def test_fetch_from_running_loop(site: Site) -> None:
+    async def inside() -> int:
+        docs, _ = fetcher().fetch([site.base + "/page"])
+        return len(docs)
+
+    assert asyncio.run(inside()) == 1
