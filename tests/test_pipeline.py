@@ -12,6 +12,7 @@ from factseek.errors import InputError, LLMError
 from factseek.pipeline import CheckConfig, Parts, run, validate_claim
 from factseek.search.base import Capabilities
 from factseek.summarize import NOT_RELEVANT
+from factseek.text import tokenize
 from factseek.types import Claim, Document, Hit, Question, Summary, Verdict
 
 DOCS = [
@@ -59,8 +60,8 @@ class DocSearch:
 
     def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
         self.calls.append(query)
-        q = set(query.lower().replace("?", "").split())
-        hits = [d for d in DOCS if q & set(d.text.lower().split())]
+        q = set(tokenize(query))
+        hits = [d for d in DOCS if q & set(tokenize(d.text))]
         return [
             Hit(
                 url=d.url,
