@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import datetime as dt
+
+from factseek.constraints import Constraints
+from factseek.temporal import TemporalConfig, post_fetch_check
+from factseek.types import DateEvidence, Document, Hit
+
+D = dt.date
+CUT = Constraints(before=D(2020, 3, 15))
+URL = "https://news.example/a"
+
+
+def hit(published: dt.date | None = None) -> Hit:
+    return Hit(url=URL, published=published)
+
+
+def doc(*evidence: tuple[str, dt.date], published: dt.date | None = None) -> Document:
+    ev = tuple(DateEvidence(source=s, date=d) for s, d in evidence)
+    if published is None and evidence:
+        published = ev[0].date
+    return Document(url=URL, text="t", published=published, date_evidence=ev)
+
+
+def test_strictly_before() -> None:
+    d, notes = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 14))), CUT)
+    assert d.kept and d.reason == "ok" and notes == ()
+    d, _ = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 15))), CUT)
+    assert not d.kept and d.reason == "after-claim-date"
+
+
+def test_no_cutoff_keeps_everything() -> None:
+    d, notes = post_fetch_check(hit(), doc(), Constraints(before=None))
+    assert d.kept and notes == ()
+
+
+def test_undated_policy() -> None:
+    d, notes = post_fetch_check(hit(), doc(), CUT)
+    assert not d.kept and d.reason == "undated" and notes == ()
+    d, notes = post_fetch_check(hit(), doc(), Constraints(before=D(2020, 3, 15), undated="keep"))
+    assert d.kept and any("undated page kept" in n for n in notes)
+
+
+def test_provider_date_used_when_page_has_none() -> None:
+    d, notes = post_fetch_check(hit(D(2020, 1, 1)), doc(), CUT)
+    assert d.kept and "using the provider's 2020-01-01" in notes[0]
+    d, _ = post_fetch_check(hit(D(2020, 5, 1)), doc(), CUT)
+    assert not d.kept and d.reason == "after-claim-date"
+
+
+def test_provider_before_page_after_is_flagged_and_dropped() -> None:
+    d, notes = post_fetch_check(hit(D(2020, 1, 1)), doc(("meta:date", D(2020, 6, 1))), CUT)
+    assert not d.kept and d.reason == "after-claim-date"
+    assert any("provider dated it 2020-01-01 but the page says 2020-06-01" in n for n in notes)
+    assert any("disagree" in n for n in notes)
+
+
+def test_disagreeing_sources_flagged_kept_by_chosen_date() -> None:
+    page = doc(("json-ld", D(2020, 1, 1)), ("url", D(2020, 4, 1)), published=D(2020, 1, 1))
+    d, notes = post_fetch_check(hit(), page, CUT)
+    assert d.kept
+    assert len(notes) == 1 and "possible leakage" in notes[0] and "url 2020-04-01" in notes[0]
+    d, _ = post_fetch_check(hit(), page, CUT, config=TemporalConfig(on_conflict="drop"))
+    assert not d.kept and d.reason == "date-conflict"
+
+
+def test_agreeing_sources_not_flagged() -> None:
+    page = doc(("json-ld", D(2020, 1, 1)), ("url", D(2019, 12, 31)), ("htmldate", D(2020, 1, 1)))
+    assert post_fetch_check(hit(D(2020, 1, 2)), page, CUT)[1] == ()
+
+
+def test_modified_after_cutoff_flagged() -> None:
+    page = doc(("json-ld", D(2020, 1, 1)), ("last-modified", D(2021, 1, 1)))
+    d, notes = post_fetch_check(hit(), page, CUT)
+    assert d.kept
+    assert notes == (
+        f"possible leakage: {URL}: modified on or after 2020-03-15 (last-modified 2021-01-01)",
+    )
