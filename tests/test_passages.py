@@ -37,7 +37,7 @@ def ref_starts(n: int, window: int, stride: int) -> list[int]:
     starts, s = [], 0
     while n > 0:
         starts.append(s)
-        if s + window > n:
+        if s + window >= n:
             break
         s += stride
         if s + window > n:  # the strided windows stop short: one more covers the tail
