@@ -34,6 +34,7 @@ def test_function_llm_shapes_and_usage() -> None:
     assert out == [["a|0|5", "a|1|5", "a|2|5"], ["b|0|5", "b|1|5", "b|2|5"]]
     assert llm.usage.requests == 6
     assert "cost_usd" not in llm.usage.to_dict()
+    assert dict(llm.usage)["requests"] == 6  # reads as a mapping, as reports store it
 
 
 def test_stop_strings_cut_completions() -> None:

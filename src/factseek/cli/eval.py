@@ -1,7 +1,150 @@
-"""`factseek eval ...`."""
+"""`factseek eval decompose`: recall of gold subquestions (ClaimDecomp annotations)."""
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
 from factseek.cli import make_app
 
-app = make_app("eval commands.")
+app = make_app("Evaluation commands.")
+
+
+class DecomposerName(StrEnum):
+    rules = "rules"
+    llm = "llm"
+    annotators = "annotators"  # each annotator's questions against the other's: a human reference
+
+
+class EvalLLM(StrEnum):
+    llamacpp = "llamacpp"
+    openai = "openai"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+@app.command("decompose")
+def decompose_cmd(
+    data: Annotated[Path, typer.Option("--data", help="ClaimDecomp JSONL with annotations.")],
+    decomposer: Annotated[
+        DecomposerName, typer.Option("--decomposer", help="What generates the questions.")
+    ] = DecomposerName.rules,
+    llm: Annotated[
+        EvalLLM, typer.Option("--llm", help="LLM backend for --decomposer llm.")
+    ] = EvalLLM.llamacpp,
+    llm_model: Annotated[
+        str | None, typer.Option("--llm-model", help="Model name (openai) or GGUF path (llamacpp).")
+    ] = None,
+    llm_base_url: Annotated[
+        str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL.")
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Bypass the LLM response cache.")
+    ] = False,
+    n: Annotated[int, typer.Option("--n", min=1, help="Questions to sample per claim (llm).")] = 10,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Sampling rounds (llm).")] = 5,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", min=0.0, max=1.0, help="Cosine for a match [default: 0.79]."),
+    ] = None,
+    encoder: Annotated[
+        str, typer.Option("--encoder", help="Encoder name (minilm, mpnet) or folder.")
+    ] = "minilm",
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N claims.")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write per-claim questions and scores (JSON).")
+    ] = None,
+) -> None:
+    """Recall of gold subquestions by generated ones (embedding match above a threshold)."""
+    from rich.progress import Progress
+
+    from factseek.datasets.claims import load_claimdecomp
+    from factseek.decompose.evaluate import DEFAULT_MATCH_THRESHOLD, evaluate
+    from factseek.encode import encoder_from_name
+    from factseek.errors import InputError, LLMError
+    from factseek.types import to_dict
+
+    if not data.is_file():
+        raise InputError(f"data file not found: {data}")
+    rows = [r for r in load_claimdecomp(data) if r.questions]
+    if limit is not None:
+        rows = rows[:limit]
+    if not rows:
+        raise InputError(f"{data}: no claims with annotated questions")
+    threshold = DEFAULT_MATCH_THRESHOLD if threshold is None else threshold
+
+    pairs: list[tuple[list[str], list[str]]] = []
+    per_claim: list[dict[str, Any]] = []
+    failures: list[str] = []
+    usage: Any = None
+    with Progress(transient=True) as progress:
+        task = progress.add_task(f"decompose ({decomposer.value})", total=len(rows))
+        if decomposer == DecomposerName.annotators:
+            for r in rows:
+                sets = [list(s) for s in r.question_sets if s]
+                for i in range(len(sets)):
+                    for j in range(len(sets)):
+                        if i != j:
+                            pairs.append((sets[i], sets[j]))
+                progress.advance(task)
+        else:
+            if decomposer == DecomposerName.rules:
+                from factseek.decompose.rules import RuleDecomposer
+
+                dec: Any = RuleDecomposer()
+            else:
+                from factseek.decompose.llm import LLMDecomposer
+                from factseek.llm import llm_from_options
+
+                model = llm_from_options(
+                    llm.value, model=llm_model, base_url=llm_base_url, no_cache=no_cache
+                )
+                usage = model.usage if model is not None else None
+                dec = LLMDecomposer(model, n=n, rounds=rounds)
+            for r in rows:
+                try:
+                    qs = [q.text for q in dec.decompose(r.claim) if q.source != "claim"]
+                except LLMError as e:
+                    qs = []
+                    failures.append(f"{r.claim.id}: {e}")
+                pairs.append((qs, list(r.questions)))
+                per_claim.append({"id": r.claim.id, "generated": qs, "gold": list(r.questions)})
+                progress.advance(task)
+        enc = encoder_from_name(encoder)
+        result = evaluate(pairs, enc, threshold=threshold)
+
+    name = decomposer.value if decomposer != DecomposerName.llm else f"llm:{llm.value}"
+    typer.echo(result.line(name))
+    if failures:
+        typer.echo(
+            f"{len(failures)} claim(s) failed and count as no questions; first: {failures[0]}"
+        )
+    if usage is not None:
+        typer.echo(f"llm usage: {dict(usage)}")
+    if out is not None:
+        payload = {
+            "format_version": 1,
+            "data": str(data),
+            "decomposer": name,
+            "encoder": encoder,
+            "score": to_dict(result),
+            "failures": failures,
+            "usage": dict(usage) if usage is not None else {},
+            "claims": per_claim,
+        }
+        _write_atomic(out, json.dumps(payload, indent=2, ensure_ascii=False))
+        typer.echo(f"wrote {out}", err=True)

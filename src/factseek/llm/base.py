@@ -10,7 +10,7 @@ malformed): it retries them with more room and a new seed, then raises ``LLMErro
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -67,10 +67,12 @@ class Price:
         return cls(prompt=a, completion=b)
 
 
-class Usage:
+class Usage(Mapping[str, Any]):
     """What a backend has consumed: requests, tokens, cache hits, retries, and cost if priced.
 
-    A mutable, thread-safe accumulator (not a record); ``to_dict()`` is what reports store.
+    A thread-safe accumulator that reads as a mapping (``dict(llm.usage)`` is what reports
+    store): requests, cached, retries, prompt_tokens, completion_tokens, and cost_usd when a
+    price is configured.
     """
 
     def __init__(self, price: Price | None = None) -> None:
@@ -118,6 +120,15 @@ class Usage:
         if self.price is not None:
             d["cost_usd"] = round(self.cost or 0.0, 6)
         return d
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())
 
     def __repr__(self) -> str:
         return f"Usage({self.to_dict()})"

@@ -23,10 +23,10 @@ CACHE_FORMAT = 1
 
 
 def default_cache_dir() -> Path:
-    """``$FACTSEEK_CACHE_DIR/llm``, else ``$XDG_CACHE_HOME/factseek/llm``, else ``~/.cache/...``."""
-    root = os.environ.get("FACTSEEK_CACHE_DIR")
+    """``$FACTSEEK_CACHE/llm``, else ``$XDG_CACHE_HOME/factseek/llm``, else ``~/.cache/...``."""
+    root = os.environ.get("FACTSEEK_CACHE")
     if root:
-        return Path(root) / "llm"
+        return Path(root).expanduser() / "llm"
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg) if xdg else Path.home() / ".cache"
     return base / "factseek" / "llm"
