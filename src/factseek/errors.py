@@ -75,6 +75,10 @@ class ExtractionError(FactseekError):
     """No usable text could be extracted from a page."""
 
 
+class BundleError(FactseekError):
+    """An evidence bundle is missing or malformed, or lacks a request that a replayed run made."""
+
+
 class LLMError(FactseekError):
     """A language-model call failed after retries, or its output was unusable."""
 

@@ -1,0 +1,380 @@
+"""Evidence bundles: record what a run saw, replay it with no network.
+
+A bundle is a folder of plain files::
+
+    config.json            {"format_version": 1, "kind": "factseek-evidence-bundle"}
+    search.jsonl           one search call per line: backend, capabilities, query, k,
+                           constraints, and the hit list (or the error it raised)
+    llm.jsonl              one LLM call per line: prompts, sampling parameters, completions
+    pages/index.jsonl      one line per fetched URL: its document's sha256, or its error
+    pages/<sha256>.json.gz the extracted Document as JSON, gzip-compressed, stored once
+
+``Recorder(dir)`` wraps a search backend, a fetcher and an LLM so every call is written as it
+happens (one flushed line each). ``Replayer(dir)`` serves exactly the recorded answers; a
+request the bundle does not hold raises ``BundleError`` naming it. Identical requests recorded
+more than once replay in recorded order. Serialization is canonical (sorted keys, gzip
+without timestamps), so replaying a bundle while recording it again rewrites it byte for byte.
+
+API keys are never written: backends are recorded by name and capabilities only.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from collections import defaultdict, deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from factseek import errors
+from factseek.constraints import Constraints
+from factseek.errors import BundleError, FactseekError, SearchError
+from factseek.search.base import Capabilities, SearchBackend
+from factseek.types import Document, FetchFailure, Hit, from_dict, to_dict
+
+FORMAT_VERSION = 1
+KIND = "factseek-evidence-bundle"
+SEARCH_LOG = "search.jsonl"
+LLM_LOG = "llm.jsonl"
+PAGES = "pages"
+PAGE_INDEX = "pages/index.jsonl"
+
+
+def canonical(obj: Any) -> str:
+    """One JSON line, keys sorted: the same data always gives the same bytes."""
+    return json.dumps(to_dict(obj), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _search_key(backend: str, query: str, k: int, constraints: Constraints | dict[str, Any]) -> str:
+    return canonical([backend, query, k, constraints])
+
+
+def _llm_key(
+    prompts: Any, n: int, temperature: float, max_tokens: int, stop: Any, seed: Any
+) -> str:
+    return canonical([prompts, n, temperature, max_tokens, stop, seed])
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _check_config(root: Path) -> None:
+    try:
+        config = json.loads((root / "config.json").read_text())
+    except (OSError, ValueError):
+        raise BundleError(f"{root}: not an evidence bundle (no readable config.json)") from None
+    if config.get("kind") != KIND or config.get("format_version") != FORMAT_VERSION:
+        raise BundleError(
+            f"{root}: unsupported bundle (kind {config.get('kind')!r}, "
+            f"format_version {config.get('format_version')!r}; expected {FORMAT_VERSION})"
+        )
+
+
+def _error_record(e: FactseekError) -> dict[str, str]:
+    return {"type": type(e).__name__, "message": str(e)}
+
+
+def _raise_recorded(record: dict[str, str]) -> None:
+    cls = getattr(errors, record.get("type", ""), None)
+    if not (isinstance(cls, type) and issubclass(cls, FactseekError)):
+        cls = FactseekError
+    raise cls(record.get("message", ""))
+
+
+# ----------------------------------------------------------------------------- recording
+
+
+class Recorder:
+    """Writes every search, fetch and LLM call of the wrapped objects into ``root``."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        if (self.root / "config.json").exists():
+            _check_config(self.root)
+        else:
+            config = {"format_version": FORMAT_VERSION, "kind": KIND}
+            _atomic_write(self.root / "config.json", (canonical(config) + "\n").encode())
+        self._lock = threading.Lock()
+
+    def _append(self, name: str, record: dict[str, Any]) -> None:
+        line = canonical(record) + "\n"
+        path = self.root / name
+        with self._lock:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as f:
+                f.write(line)
+                f.flush()
+
+    def _store_document(self, doc: Document) -> str:
+        data = canonical(doc).encode()
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.root / PAGES / f"{digest}.json.gz"
+        if not path.exists():
+            _atomic_write(path, gzip.compress(data, mtime=0))
+        return digest
+
+    def wrap_search(self, backend: SearchBackend) -> SearchBackend:
+        return _RecordingSearch(self, backend)
+
+    def wrap_fetcher(self, fetcher: Any) -> Any:
+        """Wrap anything with ``fetch(urls) -> (documents, failures)``."""
+        return _RecordingFetcher(self, fetcher)
+
+    def wrap_llm(self, llm: Any) -> Any:
+        """Wrap anything with ``generate(prompts, *, n, temperature, max_tokens, stop, seed)``."""
+        return _RecordingLLM(self, llm)
+
+
+class _RecordingSearch:
+    def __init__(self, recorder: Recorder, inner: SearchBackend) -> None:
+        self._rec = recorder
+        self._inner = inner
+        self.name = inner.name
+        self.capabilities = inner.capabilities
+
+    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
+        record: dict[str, Any] = {
+            "backend": self.name,
+            "capabilities": self.capabilities,
+            "query": query,
+            "k": k,
+            "constraints": constraints,
+        }
+        try:
+            hits = self._inner.search(query, k, constraints)
+        except SearchError as e:
+            self._rec._append(SEARCH_LOG, {**record, "error": _error_record(e)})
+            raise
+        self._rec._append(SEARCH_LOG, {**record, "hits": hits})
+        return hits
+
+
+class _RecordingFetcher:
+    def __init__(self, recorder: Recorder, inner: Any) -> None:
+        self._rec = recorder
+        self._inner = inner
+
+    def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
+        docs, failures = self._inner.fetch(urls)
+        for d in docs:
+            self._rec._append(PAGE_INDEX, {"url": d.url, "sha256": self._rec._store_document(d)})
+        for f in failures:
+            self._rec._append(PAGE_INDEX, {"url": f.url, "error": f.error})
+        return docs, failures
+
+
+class _RecordingLLM:
+    def __init__(self, recorder: Recorder, inner: Any) -> None:
+        self._rec = recorder
+        self._inner = inner
+        self.name = inner.name
+        self.model = inner.model
+
+    def __getattr__(self, attr: str) -> Any:  # usage and other read-only extras
+        return getattr(self._inner, attr)
+
+    def generate(
+        self,
+        prompts: Sequence[Any],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[list[str]]:
+        outputs = self._inner.generate(
+            prompts, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, seed=seed
+        )
+        self._rec._append(
+            LLM_LOG,
+            {
+                "llm": self.name,
+                "model": self.model,
+                "prompts": list(prompts),
+                "n": n,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "stop": list(stop) if stop is not None else None,
+                "seed": seed,
+                "outputs": outputs,
+            },
+        )
+        return outputs
+
+
+# ----------------------------------------------------------------------------- replaying
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    with path.open(encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                raise BundleError(f"{path}:{i}: not valid JSON") from None
+    return out
+
+
+class _Queue:
+    """Recorded answers per request key; repeats replay in order, the last one sticks."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, deque[Any]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def add(self, key: str, value: Any) -> None:
+        self._by_key[key].append(value)
+
+    def take(self, key: str) -> Any:
+        with self._lock:
+            q = self._by_key.get(key)
+            if not q:
+                raise KeyError(key)
+            return q.popleft() if len(q) > 1 else q[0]
+
+
+class Replayer:
+    """Serves a bundle's recorded search results, pages and LLM completions; no network."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        _check_config(self.root)
+        self.searches = _read_jsonl(self.root / SEARCH_LOG)
+        self.llm_calls = _read_jsonl(self.root / LLM_LOG)
+        self.pages = _read_jsonl(self.root / PAGE_INDEX)
+
+    def search_backend(self, name: str | None = None) -> SearchBackend:
+        """The recorded backend (``name`` picks one when a bundle holds several)."""
+        names = list(dict.fromkeys(r["backend"] for r in self.searches))
+        if not names:
+            raise BundleError(f"{self.root}: the bundle holds no search calls")
+        if name is None:
+            if len(names) > 1:
+                raise BundleError(f"{self.root}: several backends recorded; pick one of {names}")
+            name = names[0]
+        if name not in names:
+            raise BundleError(f"{self.root}: no search calls recorded for backend {name!r}")
+        return _ReplayedSearch(self.root, name, [r for r in self.searches if r["backend"] == name])
+
+    def fetcher(self) -> Any:
+        return _ReplayedFetcher(self.root, self.pages)
+
+    def llm(self) -> Any:
+        return _ReplayedLLM(self.root, self.llm_calls)
+
+
+class _ReplayedSearch:
+    def __init__(self, root: Path, name: str, records: list[dict[str, Any]]) -> None:
+        self._root = root
+        self.name = name
+        self.capabilities = Capabilities(**records[0]["capabilities"])
+        self._answers = _Queue()
+        for r in records:  # recorded constraints are to_dict output: same canonical key
+            self._answers.add(_search_key(name, r["query"], r["k"], r["constraints"]), r)
+
+    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
+        try:
+            r = self._answers.take(_search_key(self.name, query, k, constraints))
+        except KeyError:
+            raise BundleError(
+                f"{self._root}: no recorded {self.name} search for {query[:80]!r} (k={k})"
+            ) from None
+        if "error" in r:
+            _raise_recorded(r["error"])
+        return [from_dict(Hit, h) for h in r["hits"]]
+
+
+class _ReplayedFetcher:
+    def __init__(self, root: Path, index: list[dict[str, Any]]) -> None:
+        self._root = root
+        self._answers = _Queue()
+        for r in index:
+            self._answers.add(r["url"], r)
+
+    def _document(self, digest: str) -> Document:
+        path = self._root / PAGES / f"{digest}.json.gz"
+        try:
+            data = gzip.decompress(path.read_bytes())
+        except (OSError, EOFError, gzip.BadGzipFile):
+            raise BundleError(f"{path}: missing or damaged page") from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise BundleError(f"{path}: content does not match its hash")
+        return from_dict(Document, json.loads(data))
+
+    def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
+        docs: list[Document] = []
+        failures: list[FetchFailure] = []
+        for url in dict.fromkeys(urls):
+            try:
+                r = self._answers.take(url)
+            except KeyError:
+                raise BundleError(f"{self._root}: page not recorded: {url[:200]}") from None
+            if "error" in r:
+                failures.append(FetchFailure(url=url, error=r["error"]))
+            else:
+                docs.append(self._document(r["sha256"]))
+        return docs, failures
+
+
+class _ReplayedLLM:
+    def __init__(self, root: Path, records: list[dict[str, Any]]) -> None:
+        from factseek.llm.base import Usage
+
+        self._root = root
+        first = records[0] if records else {"llm": "replay", "model": "replay"}
+        self.name = first["llm"]
+        self.model = first["model"]
+        self.usage = Usage()
+        self._answers = _Queue()
+        for r in records:
+            key = _llm_key(
+                r["prompts"], r["n"], r["temperature"], r["max_tokens"], r["stop"], r["seed"]
+            )
+            self._answers.add(key, r["outputs"])
+
+    def generate(
+        self,
+        prompts: Sequence[Any],
+        *,
+        n: int = 1,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        stop: Sequence[str] | None = None,
+        seed: int | None = None,
+    ) -> list[list[str]]:
+        key = _llm_key(
+            list(prompts),
+            n,
+            temperature,
+            max_tokens,
+            list(stop) if stop is not None else None,
+            seed,
+        )
+        try:
+            outputs = self._answers.take(key)
+        except KeyError:
+            first = str(to_dict(prompts[0]))[:80] if prompts else ""
+            raise BundleError(f"{self._root}: no recorded LLM call for prompt {first!r}") from None
+        self.usage.add(requests=n * len(prompts), cached=n * len(prompts))
+        return [list(o) for o in outputs]

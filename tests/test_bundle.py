@@ -1,0 +1,184 @@
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from factseek.bundle import Recorder, Replayer
+from factseek.constraints import Constraints
+from factseek.errors import BundleError, RateLimited
+from factseek.llm.base import FunctionLLM
+from factseek.search import Capabilities, FunctionSearch, constrained_search
+from factseek.search.brave import BraveSearch
+from factseek.types import DateEvidence, Document, FetchFailure, Hit, Query, to_json
+
+C = Constraints(before=dt.date(2021, 6, 1))
+
+
+def live_search() -> FunctionSearch:
+    def fn(query: str, k: int) -> list[Hit]:
+        if query == "flaky":
+            raise RateLimited("brave: rate limited after 4 attempts", retry_after=3.0)
+        return [
+            Hit(
+                url=f"https://site{i}.example/{query.replace(' ', '-')}",
+                title=f"{query} {i}",
+                snippet="snippet é",
+                published=dt.date(2021, 1, i + 1) if i % 2 else None,
+                rank=i + 1,
+                score=1.0 / (i + 1),
+                backend="live",
+                query=query,
+            )
+            for i in range(k)
+        ]
+
+    return FunctionSearch(
+        fn, name="live", capabilities=Capabilities(date_filter=True, max_results=20)
+    )
+
+
+class LiveFetcher:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def fetch(self, urls: list[str]) -> tuple[list[Document], list[FetchFailure]]:
+        self.calls += 1
+        docs, failures = [], []
+        for u in dict.fromkeys(urls):
+            if "site3" in u:
+                failures.append(FetchFailure(url=u, error="HTTP 404"))
+                continue
+            docs.append(
+                Document(
+                    url=u,
+                    text=f"Text of {u}. Ünïcode — quotes “ok”.",
+                    title="t",
+                    published=dt.date(2020, 5, 5),
+                    domain="example",
+                    date_evidence=(DateEvidence(source="json-ld", date=dt.date(2020, 5, 5)),),
+                    meta={"extractor": "trafilatura"},
+                )
+            )
+        return docs, failures
+
+
+def live_llm() -> FunctionLLM:
+    return FunctionLLM(lambda msgs, p: f"summary[{p.sample}] of {msgs[-1]['content'][:30]}")
+
+
+def run(backend: Any, fetcher: Any, llm: Any) -> str:
+    """A miniature pipeline: search two queries, fetch the kept hits, summarize each page."""
+    out: dict[str, Any] = {}
+    for q in ("city budget vote", "mayor housing bill", "flaky"):
+        r = constrained_search(backend, Query(text=q, question=q), 4, C)
+        kept = [h.url for h, d in zip(r.hits, r.decisions, strict=True) if d.kept]
+        docs, failures = fetcher.fetch(kept + kept[:1])
+        outputs = (
+            llm.generate([d.text for d in docs], n=2, temperature=0.7, stop=["\n"]) if docs else []
+        )
+        out[q] = {"result": r, "docs": docs, "failures": failures, "llm": outputs}
+    return to_json(out)
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def test_record_replay_round_trip_byte_for_byte(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path / "a")
+    live = run(
+        rec.wrap_search(live_search()), rec.wrap_fetcher(LiveFetcher()), rec.wrap_llm(live_llm())
+    )
+
+    rep = Replayer(tmp_path / "a")
+    again = Recorder(tmp_path / "b")
+    replayed = run(
+        again.wrap_search(rep.search_backend()),
+        again.wrap_fetcher(rep.fetcher()),
+        again.wrap_llm(rep.llm()),
+    )
+    assert replayed == live
+    a, b = files(tmp_path / "a"), files(tmp_path / "b")
+    assert a == b
+    assert {"config.json", "search.jsonl", "llm.jsonl", "pages/index.jsonl"} <= set(a)
+    assert sum(name.endswith(".json.gz") for name in a) == 6  # 2 queries x 3 fetched pages
+    # the recorded error replays as the same error, so the report says the same thing
+    assert json.loads(live)["flaky"]["result"]["error"] == "brave: rate limited after 4 attempts"
+
+
+def test_replay_refuses_unrecorded_requests(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.wrap_search(live_search()).search("known", 3, C)
+    rec.wrap_fetcher(LiveFetcher()).fetch(["https://a.example/x"])
+    rec.wrap_llm(live_llm()).generate(["hello"])
+    rep = Replayer(tmp_path)
+    backend = rep.search_backend()
+    assert backend.name == "live" and backend.capabilities.date_filter
+    assert len(backend.search("known", 3, C)) == 3
+    with pytest.raises(BundleError, match="no recorded live search for 'unknown'"):
+        backend.search("unknown", 3, C)
+    with pytest.raises(BundleError, match="no recorded"):
+        backend.search("known", 4, C)  # a different k is a different request
+    with pytest.raises(BundleError, match="page not recorded"):
+        rep.fetcher().fetch(["https://b.example/y"])
+    llm = rep.llm()
+    assert llm.generate(["hello"]) == live_llm().generate(["hello"])
+    with pytest.raises(BundleError, match="no recorded LLM call"):
+        llm.generate(["hello"], temperature=0.5)
+
+
+def test_keys_are_never_recorded(tmp_path: Path) -> None:
+    key = "BSA-very-secret-key"
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(
+            200, json={"web": {"results": [{"url": "https://x.example/", "title": "x"}]}}
+        )
+
+    brave = BraveSearch(
+        api_key=key, base_url="https://brave.test/res/v1", transport=httpx.MockTransport(handler)
+    )
+    Recorder(tmp_path).wrap_search(brave).search("q", 3, C)
+    assert seen[0].headers["x-subscription-token"] == key
+    for name, data in files(tmp_path).items():
+        assert key.encode() not in data, name
+
+
+def test_not_a_bundle(tmp_path: Path) -> None:
+    with pytest.raises(BundleError, match="not an evidence bundle"):
+        Replayer(tmp_path)
+    (tmp_path / "config.json").write_text(
+        '{"kind": "factseek-evidence-bundle", "format_version": 99}'
+    )
+    with pytest.raises(BundleError, match="unsupported bundle"):
+        Replayer(tmp_path)
+    with pytest.raises(BundleError):
+        Recorder(tmp_path)
+
+
+def test_damaged_page_is_detected(tmp_path: Path) -> None:
+    rec = Recorder(tmp_path)
+    rec.wrap_fetcher(LiveFetcher()).fetch(["https://a.example/x"])
+    page = next((tmp_path / "pages").glob("*.json.gz"))
+    page.write_bytes(b"junk")
+    with pytest.raises(BundleError, match="damaged"):
+        Replayer(tmp_path).fetcher().fetch(["https://a.example/x"])
+
+
+def test_repeated_requests_replay_in_order(tmp_path: Path) -> None:
+    answers = iter(["first", "second"])
+    llm = FunctionLLM(lambda msgs, p: next(answers))
+    rec = Recorder(tmp_path).wrap_llm(llm)
+    assert rec.generate(["same"]) == [["first"]]
+    assert rec.generate(["same"]) == [["second"]]
+    rep = Replayer(tmp_path).llm()
+    assert [rep.generate(["same"]) for _ in range(3)] == [[["first"]], [["second"]], [["second"]]]
