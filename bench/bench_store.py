@@ -1,0 +1,196 @@
+"""Knowledge-store speed against bm25s (numba) on the shared synthetic corpus, in one process.
+
+Targets (exit 1 if missed):
+* top-10 search WITH a date filter and a site filter (``StoreBackend.search``, hits included)
+  reaches at least the queries/s of bm25s-numba WITHOUT filters (``retrieve``, ids only), one
+  thread each, same queries, same machine, same run;
+* build (parse JSONL + tokenize + index + write) at >= 15,000 documents/s.
+
+Usage: python bench/bench_store.py [--docs 1000000] [--workdir /tmp] [--corpus PREFIX] [--rounds 3]
+Needs /work/shared/bench/corpus.py (generates the corpus once into --workdir); skips otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import datetime as dt  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+SHARED = Path(os.environ.get("FACTSEEK_SHARED", "/work/shared")) / "bench"
+BUILD_TARGET = 15_000
+CLOCK = time.perf_counter
+
+
+def corpus(n_docs: int, workdir: Path) -> Path:
+    prefix = workdir / f"corpus_{n_docs}"
+    if not Path(f"{prefix}.jsonl").exists() or not Path(f"{prefix}_queries.txt").exists():
+        print(f"generating {n_docs:,} documents into {prefix}.jsonl ...", flush=True)
+        subprocess.run(
+            [sys.executable, str(SHARED / "corpus.py"), str(n_docs), str(prefix)], check=True
+        )
+    return prefix
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def warm_up(workdir: Path) -> None:
+    """Compile the numba kernels on a tiny store so the timed build measures work, not the JIT."""
+    from factseek.constraints import Constraints
+    from factseek.store import StoreBackend, build_store
+
+    tiny = Path(tempfile.mkdtemp(dir=workdir))
+    src = tiny / "w.jsonl"
+    src.write_text(
+        "".join(
+            json.dumps({"url": f"https://w.example/{i}", "text": f"word{i % 3} alpha"}) + "\n"
+            for i in range(30)
+        )
+    )
+    build_store([src], tiny / "s")
+    StoreBackend.open(tiny / "s").search("alpha word1", 10, Constraints())
+    shutil.rmtree(tiny)
+
+
+def qps(fn, queries: list) -> float:
+    t = CLOCK()
+    for q in queries:
+        fn(q)
+    return len(queries) / (CLOCK() - t)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--docs", type=int, default=1_000_000)
+    ap.add_argument("--workdir", type=Path, default=Path("/tmp"))
+    ap.add_argument("--rounds", type=int, default=3, help="alternating timing rounds; best kept")
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument(
+        "--corpus", help="an existing corpus.py OUT_PREFIX (else generated in --workdir)"
+    )
+    args = ap.parse_args()
+    if not (SHARED / "corpus.py").exists():
+        print(f"skipped: {SHARED}/corpus.py not found (shared benchmark material is absent)")
+        return 0
+    from factseek.constraints import Constraints
+    from factseek.store import StoreBackend, build_store
+
+    prefix = args.corpus or corpus(args.docs, args.workdir)
+    queries = Path(f"{prefix}_queries.txt").read_text().splitlines()
+    warm_up(args.workdir)
+
+    # ---- ours: build
+    store = args.workdir / f"store_bench_{args.docs}"
+    if store.exists():
+        shutil.rmtree(store)
+    t = CLOCK()
+    report = build_store([f"{prefix}.jsonl"], store)
+    build_s = CLOCK() - t
+    build_rate = report.n_docs / build_s
+    rss_after_build = rss_mb()
+    backend = StoreBackend.open(store)
+    filtered = Constraints(before=dt.date(2020, 1, 1))  # + the default fact-check/video site list
+    k = args.k
+    backend.search(queries[0], k, filtered)  # gate computed once per site policy (cached)
+
+    # exactness of pruning on a sample
+    exact = 0
+    for q in queries[:200]:
+        backend.prune = True
+        a = backend.bm25(q, k, filtered)
+        backend.prune = False
+        b = backend.bm25(q, k, filtered)
+        exact += bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
+    backend.prune = True
+    hits = backend.search(queries[0], k, filtered)
+    assert all(h.published < filtered.before for h in hits)
+
+    # ---- peer: bm25s numba, no filters (as /work/shared/bench/peers.py)
+    import bm25s
+    from bm25s.tokenization import Tokenizer
+
+    with open(f"{prefix}.jsonl") as f:
+        texts = [json.loads(line)["text"] for line in f]
+    tok = Tokenizer(stopwords="en", stemmer=None)
+    t = CLOCK()
+    ids = tok.tokenize(texts, return_as="ids", show_progress=False)
+    peer = bm25s.BM25(backend="numba")
+    peer.index((ids, tok.get_vocab_dict()), show_progress=False)
+    peer_build_rate = len(texts) / (CLOCK() - t)
+    del texts, ids
+    q_ids = tok.tokenize(queries, update_vocab=False, return_as="ids", show_progress=False)
+    q_ids = [x if x else [peer.vocab_dict[""]] for x in q_ids]
+    peer.retrieve(q_ids[:5], k=k, show_progress=False, n_threads=1)
+
+    ours_f, ours_u, peer_u = [], [], []
+    for _ in range(args.rounds):
+        ours_f.append(qps(lambda q: backend.search(q, k, filtered), queries))
+        peer_u.append(
+            qps(lambda q: peer.retrieve([q], k=k, show_progress=False, n_threads=1), q_ids)
+        )
+        ours_u.append(
+            qps(
+                lambda q: backend.search(
+                    q,
+                    k,
+                    Constraints(
+                        excluded_sites=(),
+                        excluded_markers=(),
+                        exclude_pdf=False,
+                        exclude_video=False,
+                    ),
+                ),
+                queries,
+            )
+        )
+
+    kept = np.mean([len(backend.search(q, k, filtered)) for q in queries[:100]])
+    out = {
+        "docs": report.n_docs,
+        "queries": len(queries),
+        "k": k,
+        "build_docs_per_s": round(build_rate),
+        "build_s": round(build_s, 1),
+        "peer_build_docs_per_s (tokenize+index only)": round(peer_build_rate),
+        "qps_ours_date+site_filter": round(max(ours_f)),
+        "qps_ours_no_filter": round(max(ours_u)),
+        "qps_bm25s_numba_no_filter": round(max(peer_u)),
+        "ratio_ours_filtered/peer": round(max(ours_f) / max(peer_u), 2),
+        "rounds_ours_filtered": [round(x) for x in ours_f],
+        "rounds_peer": [round(x) for x in peer_u],
+        "pruned_equals_exhaustive": f"{exact}/200",
+        "mean_hits_per_filtered_query": float(kept),
+        "peak_rss_mb_after_build": round(rss_after_build),
+        "peak_rss_mb": round(rss_mb()),
+    }
+    print(json.dumps(out, indent=1))
+    print(
+        f"\nsearch q/s (top-{k}, one thread): ours with date+site filter {max(ours_f):,.0f}"
+        f"  |  bm25s-numba without filter {max(peer_u):,.0f}"
+    )
+    print(
+        f"build docs/s: ours {build_rate:,.0f} (target {BUILD_TARGET:,})  |  bm25s {peer_build_rate:,.0f}"
+    )
+    shutil.rmtree(store, ignore_errors=True)
+    ok = max(ours_f) >= max(peer_u) and build_rate >= BUILD_TARGET and exact == 200
+    print("TARGET MET" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""``StoreBackend``: the local knowledge store as a ``SearchBackend`` (registered as "local").
+
+Constraints are applied inside the index: every posting's document is checked against a
+per-document gate (``factseek.store.filters``) while scoring, so a top-k is the top-k of the
+allowed documents, never a short list filtered afterwards. Modes:
+
+* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``).
+* ``dense``: cosine similarity to the query's vector (store built with ``--dense``).
+* ``hybrid``: reciprocal-rank fusion (``1 / (60 + rank)``) of the two lists, each ``depth`` deep.
+
+Ties are broken by document number (insertion order), so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from factseek.constraints import Constraints
+from factseek.encode import Encoder
+from factseek.errors import ConfigError, SearchError, StoreError
+from factseek.search.base import Capabilities
+from factseek.store import kernels
+from factseek.store.reader import Store
+from factseek.text import tokenize
+from factseek.types import Document, Hit
+
+SearchMode = Literal["bm25", "dense", "hybrid"]
+MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
+MAX_RESULTS = 10_000
+SNIPPET_CHARS = 300
+RRF_K = 60
+HYBRID_DEPTH = 100
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The first ``limit`` characters of ``text`` on word boundaries, whitespace collapsed."""
+    flat = " ".join(text[: limit * 2].split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+class StoreBackend:
+    """Search a knowledge store; ``documents(hits)`` gives the full texts of its hits."""
+
+    name = "local"
+    capabilities = Capabilities(date_filter=True, domain_exclusion=True, max_results=MAX_RESULTS)
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        mode: SearchMode = "bm25",
+        encoder: Encoder | None = None,
+        prune: bool = True,
+    ) -> None:
+        if mode not in MODES:
+            raise ConfigError(
+                f"unknown store search mode {mode!r}; choose one of: {', '.join(MODES)}"
+            )
+        if mode != "bm25" and not store.config.dense_encoder:
+            raise ConfigError(f"mode {mode!r} needs dense vectors; rebuild the store with --dense")
+        self.store = store
+        self.mode = mode
+        self.prune = prune
+        self._encoder = encoder
+        self._local = threading.local()
+        self._dense: list[tuple[int, np.ndarray]] | None = None
+
+    @classmethod
+    def open(
+        cls,
+        store: str | Path,
+        *,
+        mode: SearchMode = "bm25",
+        encoder: Encoder | None = None,
+        prune: bool = True,
+    ) -> StoreBackend:
+        """Open the store folder ``store`` (``StoreError`` if missing or corrupt)."""
+        return cls(Store.open(store), mode=mode, encoder=encoder, prune=prune)
+
+    # ------------------------------------------------------------------ search
+
+    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
+        """Up to ``k`` hits for ``query`` among documents that satisfy ``constraints``."""
+        k = min(int(k), MAX_RESULTS)
+        if k <= 0 or len(self.store) == 0:
+            return []
+        if self.mode == "bm25":
+            docs, scores = self.bm25(query, k, constraints)
+        elif self.mode == "dense":
+            docs, scores = self.dense(query, k, constraints)
+        else:
+            docs, scores = self.hybrid(query, k, constraints)
+        return [
+            self._hit(int(d), float(s), r, query)
+            for r, (d, s) in enumerate(zip(docs, scores, strict=True), 1)
+        ]
+
+    def query_terms(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """Known term ids of ``query`` and their counts (a repeated term weighs more)."""
+        vocab = self.store.vocab
+        counts = Counter(t for t in tokenize(query) if t in vocab)
+        ids = np.fromiter((vocab[t] for t in counts), np.int32, len(counts))
+        return ids, np.fromiter(counts.values(), np.float32, len(counts))
+
+    def bm25(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
+        """Document numbers and BM25 scores of the top ``k`` allowed documents."""
+        terms, weights = self.query_terms(query)
+        if len(terms) == 0:
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        gate = self.store.gates.gate(constraints)
+        acc, touched = self._buffers()
+        s = self.store
+        return kernels.bm25_search(
+            s.indptr,
+            s.postings_doc,
+            s.postings_impact,
+            s.term_max,
+            terms,
+            weights,
+            gate.gate,
+            gate.lo,
+            gate.hi,
+            k,
+            acc,
+            touched,
+            self.prune,
+        )
+
+    def dense(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
+        """Document numbers and cosine similarities of the top ``k`` allowed documents."""
+        q = np.asarray(self.encoder.encode([query]), np.float32)[0]
+        gate = self.store.gates.gate(constraints)
+        best_d: list[np.ndarray] = []
+        best_s: list[np.ndarray] = []
+        for first, vecs in self.vectors:
+            g = gate.gate[first : first + len(vecs)]
+            allowed = np.flatnonzero((g >= gate.lo) & (g < gate.hi))
+            if not len(allowed):
+                continue
+            sims = vecs[allowed] @ q
+            top = (
+                np.argpartition(-sims, min(k, len(sims)) - 1)[:k]
+                if len(sims) > k
+                else np.arange(len(sims))
+            )
+            best_d.append(allowed[top] + first)
+            best_s.append(sims[top])
+        if not best_d:
+            return np.zeros(0, np.int32), np.zeros(0, np.float32)
+        d, s = np.concatenate(best_d), np.concatenate(best_s)
+        order = np.lexsort((d, -s))[:k]
+        return d[order].astype(np.int32), s[order].astype(np.float32)
+
+    def hybrid(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
+        """Reciprocal-rank fusion of the BM25 and dense lists (each ``max(k, HYBRID_DEPTH)`` deep)."""
+        depth = max(k, HYBRID_DEPTH)
+        fused: dict[int, float] = {}
+        for docs, _ in (
+            self.bm25(query, depth, constraints),
+            self.dense(query, depth, constraints),
+        ):
+            for rank, d in enumerate(docs.tolist(), 1):
+                fused[d] = fused.get(d, 0.0) + 1.0 / (RRF_K + rank)
+        ranked = sorted(fused.items(), key=lambda x: (-x[1], x[0]))[:k]
+        return (
+            np.array([d for d, _ in ranked], np.int32),
+            np.array([s for _, s in ranked], np.float32),
+        )
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            from factseek.encode import encoder_from_name
+
+            self._encoder = encoder_from_name(self.store.config.dense_encoder)
+        if self._encoder.dim != self.store.config.dense_dim:
+            raise ConfigError(
+                f"encoder dim {self._encoder.dim} differs from the store's {self.store.config.dense_dim}"
+            )
+        return self._encoder
+
+    @property
+    def vectors(self) -> list[tuple[int, np.ndarray]]:
+        if self._dense is None:
+            self._dense = self.store.dense()
+        return self._dense
+
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-thread score accumulator (all zero between searches) and touched-list."""
+        buf = getattr(self._local, "buf", None)
+        if buf is None:
+            n = len(self.store)
+            buf = self._local.buf = (np.zeros(n, np.float32), np.empty(n, np.int32))
+        return buf
+
+    # ------------------------------------------------------------------ hits and documents
+
+    def _hit(self, i: int, score: float, rank: int, query: str) -> Hit:
+        rec = self.store.record(i)
+        published = rec.get("published") or None
+        return Hit(
+            url=rec["url"],
+            title=rec.get("title", ""),
+            snippet=snippet(rec.get("text", "")),
+            published=_dt.date.fromisoformat(published) if published else None,
+            rank=rank,
+            score=score,
+            query=query,
+            backend=self.name,
+            doc_id=rec["id"],
+        )
+
+    def documents(self, hits: Sequence[Hit]) -> list[Document]:
+        """Full documents for ``hits`` (in order); a hit this store did not produce is an error."""
+        out = []
+        for hit in hits:
+            i = self.store.ids.get(hit.doc_id) if hit.doc_id is not None else None
+            if i is None:
+                raise SearchError(f"hit {hit.url} has no document in store {self.store.root}")
+            out.append(self.store.document(i))
+        return out
+
+    def document(self, doc_id: str) -> Document:
+        """One document by id (``StoreError`` if absent)."""
+        i = self.store.ids.get(doc_id)
+        if i is None:
+            raise StoreError(f"no document {doc_id!r} in store {self.store.root}")
+        return self.store.document(i)

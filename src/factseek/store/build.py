@@ -1,0 +1,455 @@
+"""Building a knowledge store and adding documents to it.
+
+``build_store(sources, store)`` and ``add_to_store(sources, store)`` read JSONL/HTML inputs
+(``factseek.store.sources``); ``write_documents(store, documents, mode=...)`` takes Documents
+from Python. Documents are streamed to a new immutable segment file while they are tokenized
+(``factseek.text.tokenize`` of title + text); the BM25 index over all segments is then written to
+a new ``index-NNNNNN`` folder and the store switches to it with one atomic ``config.json``
+replace (see ``factseek.store.layout``). Adding merges the old postings with the new ones
+(O(postings), no re-tokenization) and recomputes every impact, since idf and the average
+document length change.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from factseek.constraints import url_host_path
+from factseek.encode import Encoder
+from factseek.errors import DataError, StoreError
+from factseek.store import kernels
+from factseek.store.layout import (
+    CONFIG,
+    Segment,
+    StoreConfig,
+    check_writable_root,
+    collect_garbage,
+    commit,
+    fsync_file,
+    index_name,
+    read_config,
+    segment_name,
+    write_lock,
+)
+from factseek.store.sources import DocumentSource, OnError
+from factseek.text import tokenize
+from factseek.types import Document
+
+DEFAULT_K1 = 1.5
+DEFAULT_B = 0.75
+DENSE_BATCH = 256
+DENSE_CHARS = 2000  # characters of title + text given to the encoder (MiniLM reads 256 tokens)
+
+Mode = Literal["build", "add"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteReport:
+    """What a build or add did."""
+
+    store: str
+    added: int
+    skipped: int
+    n_docs: int
+    seconds: float
+    first_error: str = ""
+
+
+def _progress(enabled: bool) -> AbstractContextManager:
+    if not enabled:
+        return nullcontext(None)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        transient=False,
+    )
+
+
+class _Ingest:
+    """Streams new documents into a segment file and collects what the index needs."""
+
+    def __init__(self, root: Path, segment: str, old: _OldIndex, encoder: Encoder | None) -> None:
+        self.path = root / f"{segment}.jsonl"
+        self.segment = segment
+        self.vocab = old.vocab
+        self.hosts = old.hosts
+        self.seen_ids = old.ids
+        self.encoder = encoder
+        self.tokens = array("i")
+        self.doc_len = array("i")
+        self.days = array("i")
+        self.host_id = array("i")
+        self.flags = array("B")
+        self.offsets = array("q", [0])
+        self.urls: list[str] = []
+        self.ids: list[str] = []
+        self.vectors: list[np.ndarray] = []
+        self._pending: list[str] = []
+        self.duplicates = 0
+
+    def run(self, docs: Iterable[Document], on_dup: OnError, tick: Callable[[], None]) -> None:
+        vocab = self.vocab
+        setdefault = vocab.setdefault
+        pos = 0
+        with self.path.open("wb") as out:
+            for n, doc in enumerate(docs, start=1):
+                doc_id = doc.id or doc.url
+                if doc_id in self.seen_ids or "\n" in doc_id or "\n" in doc.url:
+                    if on_dup == "stop":
+                        raise DataError(
+                            f"duplicate document id {doc_id!r} (--on-error skip drops it)"
+                        )
+                    self.duplicates += 1
+                    continue
+                self.seen_ids.add(doc_id)
+                line = _record_line(doc, doc_id)
+                out.write(line)
+                pos += len(line)
+                self.offsets.append(pos)
+                terms = tokenize(doc.title + "\n" + doc.text)
+                self.tokens.extend([setdefault(t, len(vocab)) for t in terms])
+                self.doc_len.append(len(terms))
+                self.days.append(doc.published.toordinal() if doc.published else 0)
+                host, path = url_host_path(doc.url)
+                self.host_id.append(self.hosts.setdefault(host, len(self.hosts)))
+                self.flags.append(1 if path.lower().endswith(".pdf") else 0)
+                self.urls.append(doc.url.lower())
+                self.ids.append(doc_id)
+                if self.encoder is not None:
+                    self._pending.append((doc.title + "\n" + doc.text)[:DENSE_CHARS])
+                    if len(self._pending) >= DENSE_BATCH:
+                        self._encode()
+                if n % 1000 == 0:
+                    tick()
+            if self.encoder is not None and self._pending:
+                self._encode()
+            out.flush()
+        fsync_file(self.path)
+        np.save(
+            self.path.parent / f"{self.segment}.offsets.npy", np.frombuffer(self.offsets, np.int64)
+        )
+        if self.encoder is not None:
+            dim = self.encoder.dim
+            vecs = np.concatenate(self.vectors) if self.vectors else np.zeros((0, dim), np.float32)
+            np.save(self.path.parent / f"{self.segment}.dense.npy", vecs.astype(np.float32))
+
+    def _encode(self) -> None:
+        assert self.encoder is not None
+        vecs = np.asarray(self.encoder.encode(self._pending), dtype=np.float32)
+        if vecs.shape != (len(self._pending), self.encoder.dim):
+            raise StoreError(f"encoder {self.encoder.name} returned shape {vecs.shape}")
+        self.vectors.append(vecs)
+        self._pending = []
+
+    @property
+    def n(self) -> int:
+        return len(self.doc_len)
+
+
+def _record_line(doc: Document, doc_id: str) -> bytes:
+    rec = {
+        "id": doc_id,
+        "url": doc.url,
+        "title": doc.title,
+        "text": doc.text,
+        "published": doc.published.isoformat() if doc.published else "",
+        "domain": doc.domain or url_host_path(doc.url)[0],
+    }
+    if doc.meta:
+        rec["meta"] = dict(doc.meta)
+    return (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+@dataclass(kw_only=True)
+class _OldIndex:
+    """The current index's vocabulary, hosts, ids and arrays (empty for a fresh build)."""
+
+    vocab: dict[str, int]
+    hosts: dict[str, int]
+    ids: set[str]
+    folder: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.n_terms = len(self.vocab)  # the dicts grow during ingest; remember the old sizes
+        self.n_hosts = len(self.hosts)
+
+
+def _read_lines(path: Path) -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    return text.split("\n")[:-1] if text else []
+
+
+def _load_old(root: Path, cfg: StoreConfig | None) -> _OldIndex:
+    if cfg is None or not cfg.n_docs:
+        return _OldIndex(vocab={}, hosts={}, ids=set())
+    folder = root / cfg.index
+    try:
+        terms = _read_lines(folder / "terms.txt")
+        hosts = _read_lines(folder / "hosts.txt")
+        ids = _read_lines(folder / "ids.txt")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StoreError(f"{root} is corrupt: {e}") from None
+    if len(terms) != cfg.n_terms or len(ids) != cfg.n_docs:
+        raise StoreError(f"{root} is corrupt: term or id count differs from {CONFIG}")
+    return _OldIndex(
+        vocab={t: i for i, t in enumerate(terms)},
+        hosts={h: i for i, h in enumerate(hosts)},
+        ids=set(ids),
+        folder=folder,
+    )
+
+
+def _write_lines(path: Path, lines: Iterable[str], *, append_to: Path | None = None) -> None:
+    if append_to is not None:
+        shutil.copyfile(append_to, path)
+    with path.open("a" if append_to is not None else "w", encoding="utf-8") as f:
+        for line in lines:
+            f.write(line)
+            f.write("\n")
+
+
+def _old_array(old: _OldIndex, name: str, dtype: type) -> np.ndarray:
+    if old.folder is None:
+        return np.zeros(0, dtype)
+    return np.load(old.folder / f"{name}.npy", mmap_mode="r")
+
+
+def _write_index(
+    root: Path, folder: Path, cfg: StoreConfig, old: _OldIndex, new: _Ingest, n_old: int
+) -> tuple[int, int]:
+    """Write the merged index for old + new documents into ``folder``; returns (terms, postings)."""
+    folder.mkdir()
+    n_terms = len(new.vocab)
+    tokens = np.frombuffer(new.tokens, np.int32) if new.tokens else np.zeros(0, np.int32)
+    new_len = np.frombuffer(new.doc_len, np.int32) if new.n else np.zeros(0, np.int32)
+    indptr, pdoc, ptf = kernels.postings_from_tokens(tokens, new_len, n_old, n_terms)
+    if old.folder is not None:
+        indptr, pdoc, ptf = kernels.merge_postings(
+            np.load(old.folder / "indptr.npy"),
+            np.load(old.folder / "postings_doc.npy"),
+            np.load(old.folder / "postings_tf.npy"),
+            indptr,
+            pdoc,
+            ptf,
+        )
+    doc_len = np.concatenate([_old_array(old, "doc_len", np.int32), new_len])
+    impact, term_max = kernels.bm25_impacts(indptr, pdoc, ptf, doc_len, cfg.k1, cfg.b)
+
+    def cat(name: str, values: array, dtype: type) -> np.ndarray:
+        fresh = np.frombuffer(values, dtype) if len(values) else np.zeros(0, dtype)
+        return np.concatenate([_old_array(old, name, dtype), fresh])
+
+    arrays = {
+        "indptr": indptr,
+        "postings_doc": pdoc,
+        "postings_tf": ptf,
+        "postings_impact": impact,
+        "term_max": term_max,
+        "doc_len": doc_len,
+        "days": cat("days", new.days, np.int32),
+        "host_id": cat("host_id", new.host_id, np.int32),
+        "url_flags": cat("url_flags", new.flags, np.uint8),
+    }
+    for name, arr in arrays.items():
+        np.save(folder / f"{name}.npy", arr)
+    new_terms = list(new.vocab)[old.n_terms :]
+    new_hosts = list(new.hosts)[old.n_hosts :]
+    prev = old.folder
+
+    def prior(name: str) -> Path | None:
+        return prev / name if prev is not None else None
+
+    _write_lines(folder / "terms.txt", new_terms, append_to=prior("terms.txt"))
+    _write_lines(folder / "hosts.txt", new_hosts, append_to=prior("hosts.txt"))
+    _write_lines(folder / "ids.txt", new.ids, append_to=prior("ids.txt"))
+    _write_lines(folder / "urls_lower.txt", new.urls, append_to=prior("urls_lower.txt"))
+    for p in folder.iterdir():
+        fsync_file(p)
+    return n_terms, len(pdoc)
+
+
+def write_documents(
+    store: str | Path,
+    documents: Iterable[Document],
+    *,
+    mode: Mode = "build",
+    k1: float = DEFAULT_K1,
+    b: float = DEFAULT_B,
+    encoder: Encoder | None = None,
+    on_duplicate: OnError = "stop",
+    progress: bool = False,
+    total_bytes: int = 0,
+    bytes_read: Callable[[], int] | None = None,
+    skipped: Callable[[], int] | None = None,
+    overwrite: bool = False,
+) -> WriteReport:
+    """Write ``documents`` as a new store (``mode="build"``, replacing any store there) or add them.
+
+    The store changes only at the final atomic commit; an exception before it leaves it as it was.
+    """
+    t0 = time.perf_counter()
+    root = Path(store)
+    if mode not in ("build", "add"):
+        raise StoreError(f"mode must be 'build' or 'add', got {mode!r}")
+    if mode == "build":
+        check_writable_root(root)
+        if (root / CONFIG).exists() and not overwrite:
+            raise StoreError(f"{root} already holds a store; add to it, or replace it (--force)")
+    else:
+        read_config(root)  # a clear error before taking the lock
+    with write_lock(root):
+        current = read_config(root) if (root / CONFIG).exists() else None
+        collect_garbage(root, current or StoreConfig())  # leftovers of a crashed write
+        if mode == "add":
+            assert current is not None
+            base = current
+            if base.dense_encoder and encoder is None:
+                raise StoreError(
+                    f"{root} has dense vectors ({base.dense_encoder}); an encoder is needed to add"
+                )
+            if encoder is not None and not base.dense_encoder and base.n_docs:
+                raise StoreError(f"{root} has no dense vectors; rebuild it with --dense")
+            if encoder is not None and base.dense_dim and encoder.dim != base.dense_dim:
+                raise StoreError(
+                    f"encoder dim {encoder.dim} differs from the store's {base.dense_dim}"
+                )
+            old = _load_old(root, base)
+        else:
+            base = StoreConfig(k1=k1, b=b)
+            old = _load_old(root, None)
+        last = (
+            max((int(s.name.split("-")[1]) for s in current.segments), default=0) if current else 0
+        )
+        seg = segment_name(last + 1)
+        generation = (current.generation if current else 0) + 1
+        ingest = _Ingest(root, seg, old, encoder)
+        with _progress(progress) as bar:
+            task = bar.add_task(f"{mode} {root.name}", total=total_bytes or None) if bar else None
+
+            def tick() -> None:
+                if bar is not None:
+                    done = bytes_read() if bytes_read else ingest.n
+                    bar.update(task, completed=done, description=f"{mode}: {ingest.n:,} docs")
+
+            ingest.run(documents, on_duplicate, tick)
+            tick()
+            if ingest.n == 0:
+                collect_garbage(root, current or StoreConfig())
+                if mode == "build":
+                    raise DataError("no documents were read", str(root))
+                return WriteReport(
+                    store=str(root),
+                    added=0,
+                    skipped=(skipped() if skipped else 0) + ingest.duplicates,
+                    n_docs=base.n_docs,
+                    seconds=time.perf_counter() - t0,
+                )
+            if bar is not None:
+                bar.update(task, description=f"indexing {ingest.n:,} docs")
+            n_old = base.n_docs if mode == "add" else 0
+            folder = root / index_name(generation)
+            n_terms, n_postings = _write_index(root, folder, base, old, ingest, n_old)
+        segments = (base.segments if mode == "add" else ()) + (Segment(name=seg, n_docs=ingest.n),)
+        n_skipped = (skipped() if skipped else 0) + ingest.duplicates
+        cfg = replace(
+            base,
+            generation=generation,
+            index=folder.name,
+            segments=segments,
+            n_docs=n_old + ingest.n,
+            n_terms=n_terms,
+            n_postings=n_postings,
+            dense_encoder=encoder.name if encoder is not None else "",
+            dense_dim=encoder.dim if encoder is not None else 0,
+            skipped_lines=(base.skipped_lines if mode == "add" else 0) + n_skipped,
+        )
+        commit(root, cfg)
+    return WriteReport(
+        store=str(root),
+        added=ingest.n,
+        skipped=n_skipped,
+        n_docs=cfg.n_docs,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _chain(sources: Sequence[DocumentSource]) -> Iterator[Document]:
+    for s in sources:
+        yield from s
+
+
+def _from_sources(
+    paths: Sequence[str | Path], store: str | Path, mode: Mode, on_error: OnError, **kw
+) -> WriteReport:
+    sources = [DocumentSource(p, on_error=on_error) for p in paths]
+    report = write_documents(
+        store,
+        _chain(sources),
+        mode=mode,
+        on_duplicate=on_error,
+        total_bytes=sum(s.total_bytes for s in sources),
+        bytes_read=lambda: sum(s.bytes_read for s in sources),
+        skipped=lambda: sum(s.skipped for s in sources),
+        **kw,
+    )
+    first = next((s.first_error for s in sources if s.first_error), "")
+    return replace(report, first_error=first)
+
+
+def build_store(
+    sources: Sequence[str | Path],
+    store: str | Path,
+    *,
+    on_error: OnError = "stop",
+    k1: float = DEFAULT_K1,
+    b: float = DEFAULT_B,
+    encoder: Encoder | None = None,
+    progress: bool = False,
+    overwrite: bool = False,
+) -> WriteReport:
+    """A new store at ``store`` from JSONL files / HTML folders (``overwrite`` replaces one)."""
+    return _from_sources(
+        sources,
+        store,
+        "build",
+        on_error,
+        k1=k1,
+        b=b,
+        encoder=encoder,
+        progress=progress,
+        overwrite=overwrite,
+    )
+
+
+def add_to_store(
+    sources: Sequence[str | Path],
+    store: str | Path,
+    *,
+    on_error: OnError = "stop",
+    encoder: Encoder | None = None,
+    progress: bool = False,
+) -> WriteReport:
+    """Add documents to an existing store (atomically: all of them or none)."""
+    return _from_sources(sources, store, "add", on_error, encoder=encoder, progress=progress)

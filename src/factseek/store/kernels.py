@@ -1,0 +1,294 @@
+"""numba kernels of the knowledge store: building CSR postings and exact top-k BM25 search.
+
+Search is term-at-a-time over CSR postings whose BM25 contribution ("impact") is precomputed per
+posting. The constraints arrive as one int32 ``gate`` value per document and a range
+``[lo, hi)``: a posting counts only when its document's gate lies in the range (see
+``factseek.store.filters``), so filtered documents are never scored.
+
+Pruning is exact (MaxScore on a term-at-a-time accumulator): terms are processed by decreasing
+upper bound; once the k-th best partial score ``theta`` exceeds the sum of the remaining terms'
+upper bounds, no unseen document can enter the top k, so the remaining (long, low-idf) posting
+lists are only probed, by binary search, for the few candidates that can still make it. Scores
+are summed in the same term order either way, so pruning never changes a score.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_CACHE = True
+#: Recompute the threshold before a posting list at least this long.
+_CHECK_MIN = 256
+#: Relative safety margin on upper bounds (float32 rounding).
+_EPS = 1e-5
+
+
+# ----------------------------------------------------------------------------- building
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def postings_from_tokens(terms, doc_len, first_doc, n_terms):  # pragma: no cover - jitted
+    """CSR postings (indptr, doc, tf) from a token stream (term id per token, docs in order)."""
+    counts = np.zeros(n_terms + 1, np.int64)
+    for t in terms:
+        counts[t + 1] += 1
+    start = np.cumsum(counts)  # token positions per term
+    fill = start[:-1].copy()
+    tokdoc = np.empty(len(terms), np.int32)
+    pos = 0
+    for d in range(len(doc_len)):
+        for _ in range(doc_len[d]):
+            t = terms[pos]
+            tokdoc[fill[t]] = first_doc + d
+            fill[t] += 1
+            pos += 1
+    # run-length encode each term's doc list (docs are already in order)
+    indptr = np.zeros(n_terms + 1, np.int64)
+    out_doc = np.empty(len(terms), np.int32)
+    out_tf = np.empty(len(terms), np.int32)
+    n = 0
+    for t in range(n_terms):
+        last = -1
+        for p in range(start[t], start[t + 1]):
+            d = tokdoc[p]
+            if d == last:
+                out_tf[n - 1] += 1
+            else:
+                out_doc[n] = d
+                out_tf[n] = 1
+                n += 1
+                last = d
+        indptr[t + 1] = n
+    return indptr, out_doc[:n].copy(), out_tf[:n].copy()
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def merge_postings(indptr_a, doc_a, tf_a, indptr_b, doc_b, tf_b):  # pragma: no cover - jitted
+    """Append postings ``b`` (later documents, ``len(indptr_b) >= len(indptr_a)``) to ``a``."""
+    n_terms = len(indptr_b) - 1
+    n_a = len(indptr_a) - 1
+    indptr = np.zeros(n_terms + 1, np.int64)
+    doc = np.empty(len(doc_a) + len(doc_b), np.int32)
+    tf = np.empty(len(doc_a) + len(doc_b), np.int32)
+    n = 0
+    for t in range(n_terms):
+        if t < n_a:
+            for p in range(indptr_a[t], indptr_a[t + 1]):
+                doc[n] = doc_a[p]
+                tf[n] = tf_a[p]
+                n += 1
+        for p in range(indptr_b[t], indptr_b[t + 1]):
+            doc[n] = doc_b[p]
+            tf[n] = tf_b[p]
+            n += 1
+        indptr[t + 1] = n
+    return indptr, doc, tf
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def bm25_impacts(indptr, doc, tf, doc_len, k1, b):  # pragma: no cover - jitted
+    """Per-posting BM25 impacts and per-term maxima (Lucene idf, always positive)."""
+    n_docs = len(doc_len)
+    avgdl = max(doc_len.sum() / max(n_docs, 1), 1e-9)
+    impact = np.empty(len(doc), np.float32)
+    term_max = np.zeros(len(indptr) - 1, np.float32)
+    for t in range(len(indptr) - 1):
+        df = indptr[t + 1] - indptr[t]
+        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        best = np.float32(0.0)
+        for p in range(indptr[t], indptr[t + 1]):
+            f = tf[p]
+            norm = k1 * (1.0 - b + b * doc_len[doc[p]] / avgdl)
+            v = np.float32(idf * f * (k1 + 1.0) / (f + norm))
+            impact[p] = v
+            best = max(best, v)
+        term_max[t] = best
+    return impact, term_max
+
+
+# ----------------------------------------------------------------------------- top-k selection
+
+
+@numba.njit(cache=_CACHE, inline="always")
+def _worse(s1, d1, s2, d2):  # pragma: no cover - jitted
+    return s1 < s2 or (s1 == s2 and d1 > d2)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def topk_of(cands, n, score, k):  # pragma: no cover - jitted
+    """The ``k`` best of ``cands[:n]`` by ``(-score[d], d)``, best first."""
+    k = min(k, n)
+    hs = np.empty(k, np.float32)
+    hd = np.empty(k, np.int32)
+    size = 0
+    for i in range(n):
+        d = cands[i]
+        s = score[d]
+        if size < k:  # push, sift up (root = worst)
+            j = size
+            size += 1
+            while j > 0:
+                parent = (j - 1) // 2
+                if _worse(s, d, hs[parent], hd[parent]):
+                    hs[j] = hs[parent]
+                    hd[j] = hd[parent]
+                    j = parent
+                else:
+                    break
+            hs[j] = s
+            hd[j] = d
+        elif _worse(hs[0], hd[0], s, d):  # replace the root, sift down
+            j = 0
+            while True:
+                c = 2 * j + 1
+                if c >= size:
+                    break
+                if c + 1 < size and _worse(hs[c + 1], hd[c + 1], hs[c], hd[c]):
+                    c += 1
+                if _worse(hs[c], hd[c], s, d):
+                    hs[j] = hs[c]
+                    hd[j] = hd[c]
+                    j = c
+                else:
+                    break
+            hs[j] = s
+            hd[j] = d
+    # pop the worst into the back: best first
+    out_d = np.empty(k, np.int32)
+    out_s = np.empty(k, np.float32)
+    while size > 0:
+        out_d[size - 1] = hd[0]
+        out_s[size - 1] = hs[0]
+        size -= 1
+        s = hs[size]
+        d = hd[size]
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and _worse(hs[c + 1], hd[c + 1], hs[c], hd[c]):
+                c += 1
+            if _worse(hs[c], hd[c], s, d):
+                hs[j] = hs[c]
+                hd[j] = hd[c]
+                j = c
+            else:
+                break
+        if size > 0:
+            hs[j] = s
+            hd[j] = d
+    return out_d, out_s
+
+
+# ----------------------------------------------------------------------------- search
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _find(pdoc, lo, hi, d):  # pragma: no cover - jitted
+    """First position in ``pdoc[lo:hi]`` (sorted) whose doc is >= d."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pdoc[mid] < d:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def bm25_search(
+    indptr, pdoc, pimpact, term_max, qterms, qweights, gate, lo, hi, k, acc, touched, prune
+):  # pragma: no cover - jitted
+    """Exact top-k BM25 over documents with ``lo <= gate[d] < hi``; ``acc`` is left all zero."""
+    nq = len(qterms)
+    ub = np.empty(nq, np.float64)
+    for i in range(nq):
+        ub[i] = qweights[i] * term_max[qterms[i]]
+    order = np.argsort(-ub, kind="mergesort")
+    rest = np.zeros(nq + 1, np.float64)  # rest[i]: upper bound of terms order[i:]
+    for i in range(nq - 1, -1, -1):
+        rest[i] = rest[i + 1] + ub[order[i]]
+    nt = 0
+    i = 0
+    theta = -1.0
+    done = 0.0  # upper bound of the terms processed so far (theta can never exceed it)
+    while i < nq:
+        t = qterms[order[i]]
+        w = np.float32(qweights[order[i]])
+        start = indptr[t]
+        end = indptr[t + 1]
+        # theta costs O(nt): look only when it could prune and the list is worth skipping
+        if (
+            prune
+            and nt >= k
+            and end - start >= _CHECK_MIN
+            and 4 * (end - start) >= nt
+            and done >= rest[i]
+        ):
+            _, sc = topk_of(touched, nt, acc, k)
+            theta = sc[k - 1]
+            if rest[i] * (1.0 + _EPS) < theta:
+                break
+        for p in range(start, end):
+            d = pdoc[p]
+            g = gate[d]
+            if g < lo or g >= hi:
+                continue
+            if acc[d] == 0:
+                touched[nt] = d
+                nt += 1
+            acc[d] += w * pimpact[p]
+        done += ub[order[i]]
+        i += 1
+    if i < nq:  # pruned: only candidates that can still reach theta
+        cand = np.empty(nt, np.int32)
+        nc = 0
+        for j in range(nt):
+            d = touched[j]
+            if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
+                cand[nc] = d
+                nc += 1
+        cand = np.sort(cand[:nc])
+        while i < nq and nc > 0:
+            t = qterms[order[i]]
+            w = np.float32(qweights[order[i]])
+            pos = indptr[t]
+            end = indptr[t + 1]
+            if nc * 8 < end - pos:  # few candidates: binary search each
+                for j in range(nc):
+                    d = cand[j]
+                    pos = _find(pdoc, pos, end, d)
+                    if pos < end and pdoc[pos] == d:
+                        acc[d] += w * pimpact[pos]
+            else:  # many: one merge walk
+                j = 0
+                while j < nc and pos < end:
+                    d = cand[j]
+                    e = pdoc[pos]
+                    if e < d:
+                        pos += 1
+                    elif e > d:
+                        j += 1
+                    else:
+                        acc[d] += w * pimpact[pos]
+                        pos += 1
+                        j += 1
+            i += 1
+            if nc > k:  # tighten: theta only grows
+                _, sc = topk_of(cand, nc, acc, k)
+                theta = max(theta, sc[k - 1])
+                m = 0
+                for j in range(nc):
+                    d = cand[j]
+                    if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
+                        cand[m] = d
+                        m += 1
+                nc = m
+        out_d, out_s = topk_of(cand, nc, acc, k)
+    else:
+        out_d, out_s = topk_of(touched, nt, acc, k)
+    for j in range(nt):
+        acc[touched[j]] = 0
+    return out_d, out_s

@@ -1,0 +1,173 @@
+"""The on-disk layout of a knowledge store, and how a new version of it is committed.
+
+A store is one folder of plain files::
+
+    config.json                  format version, BM25 parameters, segments, current index folder
+    docs-000001.jsonl            documents, one JSON object per line (immutable once written)
+    docs-000001.offsets.npy      int64 byte offsets of each line (n + 1)
+    docs-000001.dense.npy        float32 (n, dim) vectors, only when built with --dense
+    index-000003/                the BM25 index over all segments (rebuilt by every add):
+        terms.txt                one term per line; line i is term id i
+        indptr.npy               int64 (n_terms + 1) CSR row pointers into the postings
+        postings_doc.npy         int32 document number of each posting (sorted within a term)
+        postings_tf.npy          int32 term frequency of each posting
+        postings_impact.npy      float32 precomputed BM25 contribution of each posting
+        term_max.npy             float32 largest impact of each term (for pruning)
+        doc_len.npy              int32 number of terms of each document
+        days.npy                 int32 publication day (date.toordinal()), 0 when undated
+        host_id.npy              int32 index into hosts.txt (URL host without "www.")
+        hosts.txt                one host per line
+        url_flags.npy            uint8 bit 0: the URL path ends with ".pdf"
+        urls_lower.txt           lower-cased URLs, one per line (for marker checks)
+        ids.txt                  document ids, one per line
+
+Every write goes to new files first; ``commit`` then replaces ``config.json`` atomically
+(``os.replace``), so a reader sees the old store or the new one, never a mix, and a crash
+leaves the old store intact. Files no longer named by ``config.json`` are removed afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import StoreError
+
+FORMAT_VERSION = 1
+CONFIG = "config.json"
+LOCK = ".lock"
+ANALYZER = "factseek.text.tokenize"  # lower-cased [^\W_]+ runs, English stop words removed
+_OWNED = re.compile(r"^(docs-\d{6}\.(jsonl|offsets\.npy|dense\.npy)|index-\d{6}|.*\.tmp)$")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Segment:
+    """One immutable batch of documents (one ``build`` or ``add``)."""
+
+    name: str  # "docs-000001"
+    n_docs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoreConfig:
+    """The contents of ``config.json``."""
+
+    format_version: int = FORMAT_VERSION
+    generation: int = 0
+    index: str = ""  # "index-000003"
+    segments: tuple[Segment, ...] = ()
+    n_docs: int = 0
+    n_terms: int = 0
+    n_postings: int = 0
+    k1: float = 1.5
+    b: float = 0.75
+    analyzer: str = ANALYZER
+    dense_encoder: str = ""  # encoder name when documents have vectors, else ""
+    dense_dim: int = 0
+    skipped_lines: int = 0  # total input records skipped with --on-error skip
+    stats: dict[str, Any] = field(default_factory=dict)  # date range, top domains (for info)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True)
+
+
+def read_config(root: Path) -> StoreConfig:
+    """Parse ``config.json``; any problem is a one-line ``StoreError``."""
+    path = root / CONFIG
+    if not root.is_dir():
+        raise StoreError(f"no knowledge store at {root} (build one with: factseek index build)")
+    if not path.is_file():
+        raise StoreError(f"{root} is not a knowledge store: {CONFIG} is missing")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        version = data.get("format_version")
+        if version != FORMAT_VERSION:
+            raise StoreError(
+                f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})"
+            )
+        data["segments"] = tuple(Segment(**s) for s in data["segments"])
+        return StoreConfig(**data)
+    except StoreError:
+        raise
+    except (ValueError, TypeError, KeyError, AttributeError) as e:
+        raise StoreError(f"{path} is corrupt: {type(e).__name__}: {e}") from None
+
+
+def segment_name(i: int) -> str:
+    return f"docs-{i:06d}"
+
+
+def index_name(generation: int) -> str:
+    return f"index-{generation:06d}"
+
+
+@contextlib.contextmanager
+def write_lock(root: Path) -> Iterator[None]:
+    """Exclusive writer lock (released by the OS if the process dies)."""
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / LOCK, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"{root} is being written by another process") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def check_writable_root(root: Path) -> None:
+    """A new store may go into a missing folder, an empty one, or an existing store."""
+    if root.exists() and not root.is_dir():
+        raise StoreError(f"{root} exists and is not a folder")
+    if root.is_dir() and not (root / CONFIG).exists():
+        foreign = [p.name for p in root.iterdir() if p.name != LOCK and not _OWNED.match(p.name)]
+        if foreign:
+            raise StoreError(
+                f"{root} is not empty and not a knowledge store (found {foreign[0]!r}); "
+                "choose another folder"
+            )
+
+
+def fsync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def commit(root: Path, config: StoreConfig) -> None:
+    """Make ``config`` current (atomic replace), then remove files it no longer names."""
+    tmp = root / (CONFIG + ".tmp")
+    tmp.write_text(config.to_json() + "\n", encoding="utf-8")
+    fsync_file(tmp)
+    os.replace(tmp, root / CONFIG)
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(root, os.O_RDONLY)
+        os.fsync(dir_fd)
+        os.close(dir_fd)
+    collect_garbage(root, config)
+
+
+def collect_garbage(root: Path, config: StoreConfig) -> None:
+    """Delete store files that ``config`` does not reference (older generations, crash leftovers)."""
+    live = {config.index, CONFIG, LOCK}
+    for s in config.segments:
+        live.update({f"{s.name}.jsonl", f"{s.name}.offsets.npy", f"{s.name}.dense.npy"})
+    for p in root.iterdir():
+        if p.name in live or not _OWNED.match(p.name):
+            continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                p.unlink()

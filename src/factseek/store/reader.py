@@ -1,0 +1,212 @@
+"""Opening a knowledge store read-only: memory-mapped arrays, documents by number, info.
+
+``Store.open(path)`` validates ``config.json`` and every array's shape against it, so a missing
+or damaged store fails at once with one ``StoreError`` line rather than deep inside a search.
+Documents are read lazily: a document number maps to a segment and a byte range of its JSONL.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import mmap
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factseek.errors import StoreError
+from factseek.store.filters import GateCache, UrlTable
+from factseek.store.layout import StoreConfig, read_config
+from factseek.types import DateEvidence, Document
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoreInfo:
+    """What ``factseek index info`` prints."""
+
+    path: str
+    format_version: int
+    n_docs: int
+    n_terms: int
+    n_postings: int
+    n_segments: int
+    dated: int
+    undated: int
+    first_date: _dt.date | None
+    last_date: _dt.date | None
+    domains: tuple[tuple[str, int], ...]  # most frequent URL hosts with their counts
+    n_domains: int
+    k1: float
+    b: float
+    analyzer: str
+    dense_encoder: str
+    dense_dim: int
+    skipped_lines: int
+
+
+def _load(path: Path, dtype: str, length: int) -> np.ndarray:
+    try:
+        arr = np.load(path, mmap_mode="r")
+    except (OSError, ValueError) as e:
+        raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
+    if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
+        raise StoreError(f"store file {path} is corrupt (dtype {arr.dtype}, shape {arr.shape})")
+    return np.asarray(arr)
+
+
+def _lines(path: Path, count: int) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
+    lines = text.split("\n")[:-1] if text else []
+    if len(lines) != count:
+        raise StoreError(f"store file {path} is corrupt: {len(lines)} lines, expected {count}")
+    return lines
+
+
+class Store:
+    """A knowledge store opened read-only."""
+
+    def __init__(self, root: Path, config: StoreConfig) -> None:
+        self.root = root
+        self.config = config
+        n, idx = config.n_docs, root / config.index
+        if not idx.is_dir() or sum(s.n_docs for s in config.segments) != n:
+            raise StoreError(f"{root} is corrupt: index folder or segment counts do not match")
+        self.indptr = _load(idx / "indptr.npy", "int64", config.n_terms + 1)
+        if int(self.indptr[-1]) != config.n_postings:
+            raise StoreError(f"{root} is corrupt: postings count differs from config.json")
+        self.postings_doc = _load(idx / "postings_doc.npy", "int32", config.n_postings)
+        self.postings_impact = _load(idx / "postings_impact.npy", "float32", config.n_postings)
+        self.term_max = _load(idx / "term_max.npy", "float32", config.n_terms)
+        self.doc_len = _load(idx / "doc_len.npy", "int32", n)
+        self.days = _load(idx / "days.npy", "int32", n)
+        self.host_id = _load(idx / "host_id.npy", "int32", n)
+        self.url_flags = _load(idx / "url_flags.npy", "uint8", n)
+        self.hosts = _lines(idx / "hosts.txt", int(self.host_id.max()) + 1 if n else 0)
+        self._segments = []
+        self._seg_start = np.zeros(len(config.segments) + 1, np.int64)
+        for i, seg in enumerate(config.segments):
+            offsets = _load(root / f"{seg.name}.offsets.npy", "int64", seg.n_docs + 1)
+            path = root / f"{seg.name}.jsonl"
+            try:
+                with path.open("rb") as f:
+                    data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
+            except (OSError, ValueError) as e:
+                raise StoreError(f"store file {path} is missing or unreadable: {e}") from None
+            if len(data) != int(offsets[-1]):
+                raise StoreError(f"store file {path} is corrupt: size differs from its offsets")
+            self._segments.append((data, offsets))
+            self._seg_start[i + 1] = self._seg_start[i] + seg.n_docs
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: str | Path) -> Store:
+        root = Path(path)
+        return cls(root, read_config(root))
+
+    def __len__(self) -> int:
+        return self.config.n_docs
+
+    # ------------------------------------------------------------------ lazily loaded tables
+
+    @cached_property
+    def vocab(self) -> dict[str, int]:
+        terms = _lines(self.root / self.config.index / "terms.txt", self.config.n_terms)
+        return {t: i for i, t in enumerate(terms)}
+
+    @cached_property
+    def ids(self) -> dict[str, int]:
+        ids = _lines(self.root / self.config.index / "ids.txt", self.config.n_docs)
+        return {d: i for i, d in enumerate(ids)}
+
+    @cached_property
+    def gates(self) -> GateCache:
+        path = self.root / self.config.index / "urls_lower.txt"
+        try:
+            urls = UrlTable(path.read_bytes())
+        except OSError as e:
+            raise StoreError(f"store file {path} is missing: {e}") from None
+        if len(urls) != len(self):
+            raise StoreError(f"store file {path} is corrupt: wrong number of URLs")
+        return GateCache(self.days, self.hosts, self.host_id, self.url_flags, urls)
+
+    def dense(self) -> list[tuple[int, np.ndarray]]:
+        """(first document number, float32 (n, dim) memory map) per segment."""
+        out = []
+        for i, seg in enumerate(self.config.segments):
+            path = self.root / f"{seg.name}.dense.npy"
+            try:
+                arr = np.load(path, mmap_mode="r")
+            except (OSError, ValueError) as e:
+                raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
+            if arr.shape != (seg.n_docs, self.config.dense_dim) or arr.dtype != np.float32:
+                raise StoreError(f"store file {path} is corrupt (shape {arr.shape})")
+            out.append((int(self._seg_start[i]), np.asarray(arr)))
+        return out
+
+    # ------------------------------------------------------------------ documents
+
+    def record(self, i: int) -> dict[str, Any]:
+        """The stored JSON object of document number ``i``."""
+        if not 0 <= i < len(self):
+            raise StoreError(f"document number {i} out of range (store has {len(self)})")
+        s = int(np.searchsorted(self._seg_start, i, side="right")) - 1
+        data, offsets = self._segments[s]
+        j = i - int(self._seg_start[s])
+        raw = data[int(offsets[j]) : int(offsets[j + 1])]
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise StoreError(f"{self.root}: document {i} is corrupt") from None
+
+    def document(self, i: int) -> Document:
+        rec = self.record(i)
+        published = _dt.date.fromisoformat(rec["published"]) if rec.get("published") else None
+        return Document(
+            url=rec["url"],
+            text=rec["text"],
+            title=rec.get("title", ""),
+            published=published,
+            domain=rec.get("domain", ""),
+            id=rec["id"],
+            date_evidence=(DateEvidence(source="store", date=published),) if published else (),
+            meta=rec.get("meta", {}),
+        )
+
+    def documents(self) -> list[Document]:
+        return [self.document(i) for i in range(len(self))]
+
+    # ------------------------------------------------------------------ info
+
+    def info(self, top_domains: int = 10) -> StoreInfo:
+        c = self.config
+        dated = self.days[self.days > 0]
+        counts = Counter(dict(enumerate(np.bincount(self.host_id, minlength=len(self.hosts)))))
+        top = tuple((self.hosts[h], int(n)) for h, n in counts.most_common(top_domains) if n)
+        return StoreInfo(
+            path=str(self.root),
+            format_version=c.format_version,
+            n_docs=c.n_docs,
+            n_terms=c.n_terms,
+            n_postings=c.n_postings,
+            n_segments=len(c.segments),
+            dated=len(dated),
+            undated=c.n_docs - len(dated),
+            first_date=_dt.date.fromordinal(int(dated.min())) if len(dated) else None,
+            last_date=_dt.date.fromordinal(int(dated.max())) if len(dated) else None,
+            domains=top,
+            n_domains=int(np.count_nonzero(np.bincount(self.host_id))) if c.n_docs else 0,
+            k1=c.k1,
+            b=c.b,
+            analyzer=c.analyzer,
+            dense_encoder=c.dense_encoder,
+            dense_dim=c.dense_dim,
+            skipped_lines=c.skipped_lines,
+        )

@@ -1,0 +1,245 @@
+"""Where store documents come from: JSONL files and folders of HTML pages.
+
+JSONL: one object per line with ``url``, ``text``, optional ``title``, ``published``
+(``YYYY-MM-DD``, an ISO date-time, or empty), ``id`` (default: the URL) and ``domain`` (default:
+the URL's host); every other field is kept in ``Document.meta`` (non-strings as JSON).
+HTML: every ``*.html``/``*.htm`` file under a folder (sorted), main text, title and date by
+``factseek.extract.extract_html``; the URL is the page's canonical link, else its ``og:url``,
+else the file's ``file://`` URI.
+
+Files must be UTF-8 (HTML may declare another charset in a ``<meta charset>``). A malformed
+record raises ``DataError`` naming ``file:line``; with ``on_error="skip"`` it is counted in
+``DocumentSource.skipped`` instead and reading goes on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime as _dt
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from factseek.constraints import url_host_path
+from factseek.errors import DataError, FactseekError
+from factseek.types import Document
+
+OnError = Literal["stop", "skip"]
+
+MAX_URL_CHARS = 4096
+MAX_TEXT_CHARS = 2_000_000  # longer texts are cut (bounded input)
+MAX_HTML_BYTES = 20_000_000
+HTML_SUFFIXES = (".html", ".htm")
+_STANDARD = ("id", "url", "title", "text", "published", "domain")
+_BAD_URL = re.compile(r"[\x00-\x20\x7f]")
+_CANONICAL = (
+    re.compile(
+        rb"""<link\b[^>]*\brel\s*=\s*["']?canonical\b[^>]*?\bhref\s*=\s*["']([^"'<>\s]+)""", re.I
+    ),
+    re.compile(
+        rb"""<link\b[^>]*\bhref\s*=\s*["']([^"'<>\s]+)["'][^>]*\brel\s*=\s*["']?canonical""", re.I
+    ),
+    re.compile(
+        rb"""<meta\b[^>]*\bproperty\s*=\s*["']og:url["'][^>]*\bcontent\s*=\s*["']([^"'<>\s]+)""",
+        re.I,
+    ),
+)
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def parse_published(value: Any) -> _dt.date | None:
+    """``YYYY-MM-DD`` (or an ISO date-time, or empty/None) -> date; anything else is ValueError."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"published must be a string, got {type(value).__name__}")
+    s = value.strip()
+    if len(s) >= 10 and s[10:11] in ("", "T", " "):
+        return _dt.date.fromisoformat(s[:10])
+    raise ValueError(f"published {value!r} is not YYYY-MM-DD")
+
+
+def _check_url(url: Any) -> str:
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError("url is missing or empty")
+    url = url.strip()
+    if len(url) > MAX_URL_CHARS:
+        raise ValueError(f"url longer than {MAX_URL_CHARS} characters")
+    if _BAD_URL.search(url):
+        raise ValueError("url contains whitespace or control characters")
+    return url
+
+
+def _check_id(value: Any, url: str) -> str:
+    if value is None or value == "":
+        return url
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise ValueError(f"id must be a string or integer, got {type(value).__name__}")
+    s = str(value)
+    if "\n" in s or "\r" in s:
+        raise ValueError("id contains a line break")
+    return s
+
+
+def document_from_record(obj: Any) -> Document:
+    """Validate one JSONL record; ``ValueError`` says what is wrong."""
+    if not isinstance(obj, dict):
+        raise ValueError(f"expected a JSON object, got {type(obj).__name__}")
+    url = _check_url(obj.get("url"))
+    text = obj.get("text", "")
+    title = obj.get("title") or ""
+    if not isinstance(text, str) or not isinstance(title, str):
+        raise ValueError("text and title must be strings")
+    if not text.strip() and not title.strip():
+        raise ValueError("text and title are both empty")
+    domain = obj.get("domain") or url_host_path(url)[0]
+    if not isinstance(domain, str):
+        raise ValueError("domain must be a string")
+    meta: dict[str, str] = {}
+    for key, value in obj.items():
+        if key in _STANDARD:
+            continue
+        if key == "meta" and isinstance(value, dict):
+            meta.update(
+                {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+            )
+        else:
+            meta[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return Document(
+        url=url,
+        text=text[:MAX_TEXT_CHARS],
+        title=" ".join(title.split())[:1000],
+        published=parse_published(obj.get("published")),
+        domain=domain.strip().lower(),
+        id=_check_id(obj.get("id"), url),
+        meta=meta,
+    )
+
+
+def canonical_url(html: bytes) -> str | None:
+    head = html[:200_000]
+    for pattern in _CANONICAL:
+        m = pattern.search(head)
+        if m:
+            url = m.group(1).decode("ascii", "replace")
+            if url.startswith(("http://", "https://")):
+                return url
+    return None
+
+
+def decode_html(raw: bytes) -> str:
+    """UTF-8, or the charset a ``<meta>`` declares; otherwise ``ValueError``."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        m = _CHARSET.search(raw[:10_000])
+        if m:
+            name = m.group(1).decode("ascii")
+            try:
+                codecs.lookup(name)
+                return raw.decode(name)
+            except (LookupError, UnicodeDecodeError):
+                pass
+        raise ValueError(
+            f"not UTF-8 (byte {e.start}) and no usable <meta charset>; convert it, e.g. iconv -t utf-8"
+        ) from None
+
+
+def document_from_html(raw: bytes, path: Path, root: Path) -> Document:
+    """One HTML file -> Document via ``factseek.extract`` (``ValueError`` if unusable)."""
+    from factseek.extract import extract_html
+
+    html = decode_html(raw)
+    url = canonical_url(raw) or path.resolve().as_uri()
+    try:
+        doc = extract_html(html, url)
+    except FactseekError as e:
+        raise ValueError(str(e)) from None
+    rel = path.relative_to(root).as_posix() if path != root else path.name
+    return Document(
+        url=_check_url(doc.url),
+        text=doc.text[:MAX_TEXT_CHARS],
+        title=" ".join(doc.title.split())[:1000],
+        published=doc.published,
+        domain=doc.domain or url_host_path(url)[0],
+        id=url,
+        meta={**dict(doc.meta), "source_file": rel},
+    )
+
+
+class DocumentSource:
+    """Iterate the documents of one input (a ``.jsonl`` file, an ``.html`` file, or a folder).
+
+    ``bytes_read``/``total_bytes`` drive a progress bar; ``skipped`` counts records dropped
+    under ``on_error="skip"`` and ``first_error`` keeps the first message.
+    """
+
+    def __init__(self, path: str | Path, *, on_error: OnError = "stop") -> None:
+        self.path = Path(path)
+        if on_error not in ("stop", "skip"):
+            raise DataError(f"on_error must be 'stop' or 'skip', got {on_error!r}")
+        self.on_error = on_error
+        if self.path.is_dir():
+            self.files = sorted(
+                p for p in self.path.rglob("*") if p.is_file() and p.suffix.lower() in HTML_SUFFIXES
+            )
+            if not self.files:
+                raise DataError("no .html or .htm files in this folder", str(self.path))
+        elif self.path.is_file():
+            self.files = [self.path]
+        else:
+            raise DataError("no such file or folder", str(self.path))
+        self.total_bytes = sum(p.stat().st_size for p in self.files)
+        self.bytes_read = 0
+        self.skipped = 0
+        self.first_error = ""
+
+    def _fail(self, message: str, path: Path, line: int | None) -> None:
+        err = DataError(message, str(path), line)
+        if self.on_error == "stop":
+            raise err
+        self.skipped += 1
+        self.first_error = self.first_error or str(err)
+
+    def __iter__(self) -> Iterator[Document]:
+        for path in self.files:
+            if path.suffix.lower() in HTML_SUFFIXES:
+                yield from self._html(path)
+            else:
+                yield from self._jsonl(path)
+
+    def _jsonl(self, path: Path) -> Iterator[Document]:
+        with path.open("rb") as f:
+            for n, raw in enumerate(f, start=1):
+                self.bytes_read += len(raw)
+                if not raw.strip():
+                    continue
+                try:
+                    line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+                except UnicodeDecodeError as e:
+                    self._fail(f"not valid UTF-8 (byte {e.start}); the file must be UTF-8", path, n)
+                    continue
+                try:
+                    doc = document_from_record(json.loads(line))
+                except json.JSONDecodeError as e:
+                    self._fail(f"invalid JSON: {e.msg} (column {e.colno})", path, n)
+                    continue
+                except ValueError as e:
+                    self._fail(str(e), path, n)
+                    continue
+                yield doc
+
+    def _html(self, path: Path) -> Iterator[Document]:
+        size = path.stat().st_size
+        self.bytes_read += size
+        if size > MAX_HTML_BYTES:
+            self._fail(f"larger than {MAX_HTML_BYTES} bytes", path, None)
+            return
+        try:
+            doc = document_from_html(path.read_bytes(), path, self.path)
+        except ValueError as e:
+            self._fail(str(e), path, None)
+            return
+        yield doc
