@@ -182,3 +182,95 @@ def test_repeated_requests_replay_in_order(tmp_path: Path) -> None:
     assert rec.generate(["same"]) == [["second"]]
     rep = Replayer(tmp_path).llm()
     assert [rep.generate(["same"]) for _ in range(3)] == [[["first"]], [["second"]], [["second"]]]
+
+
+# ----------------------------------------------------------------------------- compare-runs
+
+
+def report(claim_id: str, *urls_kept: tuple[str, bool]) -> str:
+    from factseek.types import Claim, ConstraintDecision, QueryResult, Report
+
+    hits = tuple(Hit(url=u) for u, _ in urls_kept)
+    decisions = tuple(
+        ConstraintDecision(url=u, kept=k, reason="ok" if k else "undated") for u, k in urls_kept
+    )
+    result = QueryResult(query=Query(text="q", question="q"), hits=hits, decisions=decisions)
+    return to_json(Report(claim=Claim(text=f"claim {claim_id}", id=claim_id), results=(result,)))
+
+
+def test_jaccard_by_hand() -> None:
+    from factseek.runs import jaccard
+
+    assert jaccard({"a", "b", "c"}, {"b", "c", "d"}) == 0.5
+    assert jaccard({"a"}, {"a"}) == 1.0
+    assert jaccard({"a"}, set()) == 0.0
+    assert jaccard(set(), set()) is None
+
+
+def test_compare_runs_reports(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "c1.json").write_text(report("c1", ("u1", True), ("u2", True), ("u3", False)))
+    (a / "c2.json").write_text(report("c2", ("u9", True)))
+    (a / "only-a.json").write_text(report("c3"))
+    # B as one JSONL journal
+    (b / "run.jsonl").write_text(
+        report("c1", ("u2", True), ("u3", True), ("u4", False)).replace("\n", "")
+        + "\n"
+        + report("c2", ("u8", True)).replace("\n", "")
+        + "\n"
+    )
+    result = CliRunner().invoke(app, ["compare-runs", str(a), str(b), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    rows = {r["key"]: r for r in data["rows"]}
+    assert rows["c1"]["jaccard"] == pytest.approx(2 / 4)  # {u1,u2,u3} vs {u2,u3,u4}
+    assert rows["c2"]["jaccard"] == 0.0
+    assert data["mean"] == pytest.approx(0.25)
+    assert data["only_a"] == ["c3"] and data["unit"] == "claim"
+
+    kept = CliRunner().invoke(app, ["compare-runs", str(a), str(b), "--kept", "--json"])
+    rows = {r["key"]: r for r in json.loads(kept.output)["rows"]}
+    assert rows["c1"]["jaccard"] == pytest.approx(1 / 3)  # {u1,u2} vs {u2,u3}
+
+    text = CliRunner().invoke(app, ["compare-runs", str(a / "c1.json"), str(b)])
+    assert text.exit_code == 0
+    assert (
+        "c1" in text.output
+        and "0.500" in text.output
+        and "mean Jaccard over 1 claim(s): 0.500" in text.output
+    )
+
+
+def test_compare_runs_bundles_and_errors(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    for name, shift in (("a", 0), ("b", 2)):
+        backend = FunctionSearch(
+            lambda q, k, s=shift: [Hit(url=f"https://x/{i + s}") for i in range(k)]
+        )
+        Recorder(tmp_path / name).wrap_search(backend).search("q1", 4, C)
+    result = CliRunner().invoke(
+        app, ["compare-runs", str(tmp_path / "a"), str(tmp_path / "b"), "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["unit"] == "query" and data["rows"][0]["jaccard"] == pytest.approx(2 / 6)
+
+    (tmp_path / "r.json").write_text(report("c1", ("u", True)))
+    mixed = CliRunner().invoke(app, ["compare-runs", str(tmp_path / "a"), str(tmp_path / "r.json")])
+    assert mixed.exit_code == 2 and "cannot compare" in mixed.output
+    missing = CliRunner().invoke(app, ["compare-runs", str(tmp_path / "nope"), str(tmp_path / "a")])
+    assert missing.exit_code == 2
+    (tmp_path / "bad.json").write_text("{not json")
+    bad = CliRunner().invoke(
+        app, ["compare-runs", str(tmp_path / "bad.json"), str(tmp_path / "r.json")]
+    )
+    assert bad.exit_code == 2 and "not valid JSON" in bad.output
