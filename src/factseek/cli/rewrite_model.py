@@ -1,9 +1,146 @@
-"""Commands registered onto a typer app."""
+"""`factseek rewrite {train,run,eval}`: the decision-transformer rewriter."""
 
 from __future__ import annotations
 
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
 import typer
+
+from factseek.errors import InputError
+
+
+class Preset(StrEnum):
+    small = "small"
+    paper = "paper"
+
+
+class ReturnsMode(StrEnum):
+    dense = "dense"
+    sparse = "sparse"
+
+
+class RetrieverName(StrEnum):
+    bm25 = "bm25"
+    knn = "knn"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``train``, ``run`` and ``eval`` to the ``rewrite`` app."""
+    app.command("train")(train_cmd)
+    app.command("run")(run_cmd)
+    app.command("eval")(eval_cmd)
+
+
+def train_cmd(
+    trajectories: Annotated[Path, typer.Option(help="BFS trajectories folder.")],
+    out: Annotated[Path, typer.Option(help="Model folder to write.")],
+    preset: Annotated[Preset, typer.Option(help="Model size.")] = Preset.small,
+    returns: Annotated[
+        ReturnsMode, typer.Option(help="Return-to-go from dense or sparse rewards.")
+    ] = ReturnsMode.dense,
+    negatives: Annotated[bool, typer.Option(help="Train on negative sequences too.")] = True,
+    epochs: Annotated[int, typer.Option(min=1)] = 5,
+    seed: Annotated[int, typer.Option()] = 0,
+    encoder: Annotated[
+        str, typer.Option(help="State encoder: minilm, mpnet or a folder.")
+    ] = "minilm",
+    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    max_edits: Annotated[int | None, typer.Option(min=1, help="K; default: the BFS depth.")] = None,
+    max_sequences_per_claim: Annotated[int | None, typer.Option(min=1)] = None,
+    device: Annotated[
+        str | None, typer.Option(help="cpu, cuda...; default: cuda if present.")
+    ] = None,
+) -> None:
+    """Train a decision transformer on BFS trajectories."""
+    import dataclasses
+
+    from factseek.rewrite import trajectories as tr
+    from factseek.rewrite.model import PRESETS
+    from factseek.rewrite.train import TrainConfig, train
+
+    depth = tr.read_config(trajectories).get("depth")
+    cfg = PRESETS[preset.value]
+    k = max_edits or (int(depth) if depth else None)
+    if k:
+        cfg = dataclasses.replace(cfg, max_edits=k)
+    result = train(
+        trajectories,
+        out,
+        model_config=cfg,
+        config=TrainConfig(
+            returns=returns.value,
+            negatives=negatives,
+            epochs=epochs,
+            seed=seed,
+            encoder=encoder,
+            batch_size=batch_size,
+            max_sequences_per_claim=max_sequences_per_claim,
+            device=device,
+        ),
+    )
+    c = result.counts
+    val = f", validation loss {result.val_loss:.3f}" if result.val_loss is not None else ""
+    typer.echo(
+        f"trained on {c.episodes} sequences from {c.claims} claims ({c.too_long} too long,"
+        f" {c.out_of_space} outside the action space, {c.negatives_dropped} negatives dropped):"
+        f" {result.steps} steps, loss {result.final_loss:.3f}{val}, {result.seconds:.0f} s"
+        f" -> {result.out}"
+    )
+
+
+def run_cmd(
+    claims: Annotated[list[str], typer.Argument(help="Claims or queries to rewrite.")],
+    model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
+    target_return: Annotated[float | None, typer.Option(help="Gain to aim for.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+) -> None:
+    """Rewrite claims into better queries; prints each rewrite and its edit trace."""
+    import dataclasses
+
+    from factseek.rewrite.infer import Rewriter
+
+    texts = [c.strip() for c in claims]
+    if not all(texts):
+        raise InputError("empty claim")
+    rewriter = Rewriter.load(model)
+    for r in rewriter.rewrite(texts, target_return=target_return):
+        if as_json:
+            typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))
+        else:
+            typer.echo(r.text)
+            typer.echo(f"  trace: {' '.join(r.trace) or '(none)'} [{r.stopped}]")
+
+
+def eval_cmd(
+    model: Annotated[
+        list[Path], typer.Option(help="Model folder(s); several make the ablation table.")
+    ],
+    claims: Annotated[Path, typer.Option(help="Held-out claims JSONL: id, text, relevant ids.")],
+    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, text.")],
+    retriever: Annotated[RetrieverName, typer.Option()] = RetrieverName.bm25,
+    out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
+        "rewrite-eval"
+    ),
+    k: Annotated[int, typer.Option(min=1)] = 50,
+    seed: Annotated[int, typer.Option()] = 0,
+    target_return: Annotated[float | None, typer.Option()] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
+) -> None:
+    """Compare model rewrites with the claim and with random edits (mAP, recall, MRR @k)."""
+    from factseek.rewrite.evaluate import run_eval
+
+    report = run_eval(
+        models=model,
+        claims=claims,
+        corpus=corpus,
+        retriever=retriever.value,
+        out=out,
+        k=k,
+        seed=seed,
+        target_return=target_return,
+        limit=limit,
+    )
+    typer.echo(report)

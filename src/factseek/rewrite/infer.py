@@ -78,6 +78,7 @@ class RewriteResult:
     text: str
     original: str
     trace: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()  # every query from the original to the result: steps + 1 texts
     steps: int = 0
     stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env)
     rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
@@ -161,6 +162,7 @@ class Rewriter:
             return []
         current = list(texts)
         traces: list[list[str]] = [[] for _ in range(n)]
+        paths: list[list[str]] = [[x] for x in texts]
         rewards: list[list[float]] = [[] for _ in range(n)]
         stopped = [""] * n
         rtg = torch.zeros((n, k), device=dev)  # (B, K)
@@ -201,6 +203,7 @@ class Rewriter:
                 kind, pos = divmod(a, cfg.max_positions)
                 current[i] = self.editor.apply(current[i], kind, pos)
                 traces[i].append(f"{self.editor.kinds[kind]}@{pos}")
+                paths[i].append(current[i])
                 drop = self.rtg_step
                 if env is not None:
                     rewards[i].append(float(env(i, current[i])))
@@ -214,6 +217,7 @@ class Rewriter:
                 text=current[i],
                 original=texts[i],
                 trace=tuple(traces[i]),
+                path=tuple(paths[i]),
                 steps=len(traces[i]),
                 stopped=stopped[i] or "budget",
                 rewards=tuple(rewards[i]),

@@ -361,7 +361,7 @@ def train(
     progress: bool = True,
 ) -> TrainResult:
     """Train on a BFS folder and write a checkpoint folder to ``out``; see the module doc."""
-    _, records = read_records(trajectories)
+    bfs, records = read_records(trajectories)
     return train_on_records(
         records,
         out,
@@ -371,6 +371,7 @@ def train(
         editor=editor,
         progress=progress,
         source=str(trajectories),
+        bfs={k: bfs[k] for k in ("retriever", "reward", "k", "depth", "negatives") if k in bfs},
     )
 
 
@@ -384,6 +385,7 @@ def train_on_records(
     editor: Editor | None = None,
     progress: bool = True,
     source: str = "",
+    bfs: Mapping[str, Any] | None = None,
 ) -> TrainResult:
     import time
 
@@ -495,6 +497,7 @@ def train_on_records(
             meta = {
                 "epoch": epoch + 1,
                 "train": {**dataclasses.asdict(config), "source": source},
+                "bfs": dict(bfs or {}),
                 "counts": dataclasses.asdict(counts),
                 "returns": rtg_stats,
                 "kinds": list(editor.kinds),
