@@ -24,14 +24,16 @@ class FactseekGroup(TyperGroup):
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except (typer.Exit, typer.Abort, typer.TyperException):  # typer >= 0.24 vendors click
+            raise
         except FactseekError as e:
             if os.environ.get("FACTSEEK_DEBUG"):
                 raise
             click.echo(f"error: {e}", err=True)
-            raise click.exceptions.Exit(e.exit_code) from None
+            raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
-            raise click.exceptions.Exit(130) from None
+            raise typer.Exit(130) from None
         except Exception as e:  # a bug or an untranslated library error: still one line
             if os.environ.get("FACTSEEK_DEBUG"):
                 raise
@@ -40,7 +42,7 @@ class FactseekGroup(TyperGroup):
                 f"error: unexpected {type(e).__name__}: {first} (FACTSEEK_DEBUG=1 shows the traceback)",
                 err=True,
             )
-            raise click.exceptions.Exit(1) from None
+            raise typer.Exit(1) from None
 
 
 def make_app(help: str) -> typer.Typer:
