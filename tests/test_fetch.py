@@ -375,3 +375,69 @@ def test_fetch_from_running_loop(site: Site) -> None:
         return len(docs)
 
     assert asyncio.run(inside()) == 1
+
+
+# ----------------------------------------------------------------------------- TLS with pinning
+
+
+def _self_signed(tmp: Path, name: str) -> tuple[Path, Path]:
+    pytest.importorskip("cryptography")
+    import datetime as dt
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / f"{name}.crt", tmp / f"{name}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@pytest.mark.parametrize("cert_name", ["localhost", "other.example"])
+def test_https_pinned_to_checked_address_keeps_sni_and_verification(
+    site: Site, tmp_path: Path, cert_name: str
+) -> None:
+    import ssl
+
+    import httpx
+
+    from factseek.fetch import FetchConfig, HttpFetcher
+
+    cert, key = _self_signed(tmp_path, cert_name)
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+    site.httpd.socket = server_ctx.wrap_socket(site.httpd.socket, server_side=True)
+    client_ctx = ssl.create_default_context(cafile=str(cert))
+    f = HttpFetcher(
+        config=FetchConfig(host_delay=0.0, total_timeout=5.0),
+        allow_hosts=["localhost"],
+        transport=httpx.AsyncHTTPTransport(verify=client_ctx),
+    )
+    docs, failures = f.fetch([f"https://localhost:{site.port}/page"])
+    if cert_name == "localhost":  # the IP is pinned, the name still verifies the certificate
+        assert docs and "housing bill" in docs[0].text, failures
+    else:
+        assert not docs and "CERTIFICATE_VERIFY_FAILED" in failures[0].error
