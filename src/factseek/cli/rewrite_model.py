@@ -50,6 +50,10 @@ def train_cmd(
     batch_size: Annotated[int, typer.Option(min=1)] = 64,
     max_edits: Annotated[int | None, typer.Option(min=1, help="K; default: the BFS depth.")] = None,
     max_sequences_per_claim: Annotated[int | None, typer.Option(min=1)] = None,
+    holdout: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
+    ] = 0.0,
     device: Annotated[
         str | None, typer.Option(help="cpu, cuda...; default: cuda if present.")
     ] = None,
@@ -78,6 +82,7 @@ def train_cmd(
             encoder=encoder,
             batch_size=batch_size,
             max_sequences_per_claim=max_sequences_per_claim,
+            holdout=holdout,
             device=device,
         ),
     )
@@ -118,29 +123,41 @@ def eval_cmd(
     model: Annotated[
         list[Path], typer.Option(help="Model folder(s); several make the ablation table.")
     ],
-    claims: Annotated[Path, typer.Option(help="Held-out claims JSONL: id, text, relevant ids.")],
-    corpus: Annotated[Path, typer.Option(help="Corpus JSONL: id, text.")],
+    claims: Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")],
+    corpus: Annotated[
+        Path | None, typer.Option(help="Corpus; some formats find or derive it.")
+    ] = None,
+    data_format: Annotated[
+        str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
+    ] = "jsonl",
     retriever: Annotated[RetrieverName, typer.Option()] = RetrieverName.bm25,
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
     ),
     k: Annotated[int, typer.Option(min=1)] = 50,
     seed: Annotated[int, typer.Option()] = 0,
+    holdout: Annotated[
+        float,
+        typer.Option(min=0.0, max=1.0, help="Evaluate only the claims `train --holdout` held out."),
+    ] = 0.0,
     target_return: Annotated[float | None, typer.Option()] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
 ) -> None:
     """Compare model rewrites with the claim and with random edits (mAP, recall, MRR @k)."""
     from factseek.rewrite.evaluate import run_eval
 
-    report = run_eval(
+    table = run_eval(
         models=model,
         claims=claims,
         corpus=corpus,
+        data_format=data_format,
         retriever=retriever.value,
         out=out,
         k=k,
         seed=seed,
+        holdout=holdout,
         target_return=target_return,
         limit=limit,
     )
-    typer.echo(report)
+    typer.echo(table, nl=False)
+    typer.echo(f"results, table and figures in {out}")

@@ -63,6 +63,7 @@ class TrainConfig:
     encoder: str = "minilm"
     val_fraction: float = 0.05  # of claims, for the validation loss
     max_sequences_per_claim: int | None = None  # the first N of each claim (BFS order: best first)
+    holdout: float = 0.0  # claims held out for evaluation (``is_held_out``), never trained on
     log_every: int = 10
     checkpoint_every: int = 1  # epochs; the last epoch is always saved
     device: str | None = None  # None: cuda when available, else cpu
@@ -183,6 +184,12 @@ def build_episodes(
                 )
             )
     return episodes, Counts(episodes=len(episodes), **n)
+
+
+def is_held_out(claim_id: str, fraction: float, seed: int = 0) -> bool:
+    """Deterministic split by claim: True for about ``fraction`` of ids (hash of seed + id)."""
+    h = hashlib.blake2b(f"{seed}:{claim_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(h) / 2**64 < fraction
 
 
 def _cache_dir() -> Path:
@@ -399,6 +406,8 @@ def train_on_records(
     cfg = dataclasses.replace(
         model_config or SMALL, state_dim=encoder.dim, n_kinds=len(editor.kinds)
     )
+    if config.holdout > 0:
+        records = [r for r in records if not is_held_out(str(r["claim_id"]), config.holdout)]
     episodes, counts = build_episodes(
         records,
         kinds=editor.kinds,

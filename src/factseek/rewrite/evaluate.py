@@ -1,0 +1,305 @@
+"""Evaluate rewriters on held-out claims (``factseek rewrite eval``).
+
+Three systems on the same claims, the same retriever and the same cut-off k (50 by default):
+
+- ``claim``: the claim itself as the query;
+- ``model``: the decision transformer's rewrite (greedy, conditioned on the checkpoint's target
+  return, no relevance judgements at inference: what a user would get);
+- ``random``: as many uniformly random valid edits as the model made on a claim drawn at random
+  (the model's edit-length distribution), seeded.
+
+Metrics per claim, averaged: AP@k (mAP), recall@k and reciprocal rank of the first relevant
+document within the top k (MRR; 0 when none is there). Also the per-step mAP curve (step s =
+the query after ``min(s, steps)`` edits; paper Fig. 4), and for every edit of the model, how it
+changed AP@k, by action kind (Figs. 5 and 6). Several models make the ablation table
+(retriever x reward x returns x negatives; paper Table 4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factseek.metrics.retrieval import average_precision, recall_at_k, reciprocal_rank
+from factseek.rewrite.env import Retriever
+
+SYSTEMS = ("claim", "model", "random")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalClaim:
+    id: str
+    text: str
+    relevant: frozenset[str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Scores:
+    """Mean metrics of one system over the claims, and its mAP after each edit step."""
+
+    map: float
+    recall: float
+    mrr: float
+    steps_map: tuple[float, ...]  # index s: mAP after min(s, steps) edits; [0] is the claim
+    mean_steps: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalResult:
+    model: str
+    retriever: str
+    k: int
+    n_claims: int
+    systems: dict[str, Scores]
+    #: kind -> {"better": n, "same": n, "worse": n} over the model's edits (AP@k before/after)
+    outcomes: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: kind -> mean change in AP@k caused by the model's edits of that kind
+    mean_change: dict[str, float] = field(default_factory=dict)
+    #: the training setting: bfs retriever/reward, returns, negatives
+    setting: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _metrics(rankings: list[list[str]], claims: Sequence[EvalClaim], k: int) -> np.ndarray:
+    """(n, 3): AP@k, recall@k, RR@k per claim."""
+    return np.array(
+        [
+            (
+                average_precision(r, c.relevant, k),
+                recall_at_k(r, c.relevant, k),
+                reciprocal_rank(r, c.relevant, k),
+            )
+            for r, c in zip(rankings, claims, strict=True)
+        ],
+        dtype=np.float64,
+    ).reshape(len(claims), 3)
+
+
+def score_paths(
+    paths: Sequence[Sequence[str]],
+    claims: Sequence[EvalClaim],
+    ranker: Retriever,
+    k: int,
+    n_steps: int,
+) -> tuple[Scores, np.ndarray]:
+    """Scores of the final queries, and AP@k per claim per step: (n, n_steps + 1)."""
+    ap = np.zeros((len(claims), n_steps + 1))
+    finals = None
+    # rank each distinct text once
+    texts = sorted({t for p in paths for t in p})
+    ranked = dict(zip(texts, ranker.rank(texts, k), strict=True))
+    for s in range(n_steps + 1):
+        at_s = [ranked[p[min(s, len(p) - 1)]] for p in paths]
+        ap[:, s] = _metrics(at_s, claims, k)[:, 0]
+    finals = _metrics([ranked[p[-1]] for p in paths], claims, k)
+    mean = finals.mean(axis=0) if len(claims) else np.zeros(3)
+    return (
+        Scores(
+            map=float(mean[0]),
+            recall=float(mean[1]),
+            mrr=float(mean[2]),
+            steps_map=tuple(float(x) for x in ap.mean(axis=0)) if len(claims) else (),
+            mean_steps=float(np.mean([len(p) - 1 for p in paths])) if paths else 0.0,
+        ),
+        ap,
+    )
+
+
+def random_paths(
+    texts: Sequence[str], lengths: Sequence[int], editor: Any, seed: int, max_positions: int
+) -> list[list[str]]:
+    """For each text, a length drawn from ``lengths`` and that many uniformly random valid edits."""
+    rng = np.random.default_rng(seed)
+    drawn = (
+        rng.choice(np.asarray(lengths), size=len(texts))
+        if len(lengths)
+        else np.zeros(len(texts), int)
+    )
+    paths = [[t] for t in texts]
+    for step in range(int(drawn.max()) if len(drawn) else 0):
+        live = [i for i in range(len(texts)) if drawn[i] > step]
+        masks = editor.masks([paths[i][-1] for i in live], max_positions)  # (b, kinds, P)
+        for row, i in enumerate(live):
+            allowed = np.argwhere(masks[row])
+            if not len(allowed):
+                drawn[i] = step  # nothing left to edit
+                continue
+            kind, pos = allowed[rng.integers(len(allowed))]
+            paths[i].append(editor.apply(paths[i][-1], int(kind), int(pos)))
+    return paths
+
+
+def evaluate(
+    rewriter: Any,
+    claims: Sequence[EvalClaim],
+    ranker: Retriever,
+    *,
+    k: int = 50,
+    seed: int = 0,
+    target_return: float | None = None,
+    name: str = "model",
+) -> EvalResult:
+    """Claim vs model vs random edits on ``claims``; see the module doc."""
+    texts = [c.text for c in claims]
+    results = rewriter.rewrite(texts, target_return=target_return)
+    n_steps = rewriter.cfg.max_edits
+    model_paths = [list(r.path) for r in results]
+    claim_scores, _ = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
+    model_scores, model_ap = score_paths(model_paths, claims, ranker, k, n_steps)
+    lengths = [r.steps for r in results]
+    rand = random_paths(texts, lengths, rewriter.editor, seed, rewriter.cfg.max_positions)
+    rand_scores, _ = score_paths(rand, claims, ranker, k, n_steps)
+    outcomes: dict[str, dict[str, int]] = {
+        kind: {"better": 0, "same": 0, "worse": 0} for kind in rewriter.editor.kinds
+    }
+    changes: dict[str, list[float]] = {kind: [] for kind in rewriter.editor.kinds}
+    for i, r in enumerate(results):
+        for s, action in enumerate(r.trace):
+            kind = action.split("@", 1)[0]
+            delta = float(model_ap[i, s + 1] - model_ap[i, s])
+            changes[kind].append(delta)
+            outcome = "better" if delta > 1e-12 else "worse" if delta < -1e-12 else "same"
+            outcomes[kind][outcome] += 1
+    meta = getattr(rewriter, "meta", {})
+    train_cfg = meta.get("train", {})
+    setting = {
+        **{f"bfs_{k_}": v for k_, v in meta.get("bfs", {}).items()},
+        "returns": train_cfg.get("returns"),
+        "negatives": train_cfg.get("negatives"),
+    }
+    return EvalResult(
+        model=name,
+        retriever=ranker.name,
+        k=k,
+        n_claims=len(claims),
+        systems={"claim": claim_scores, "model": model_scores, "random": rand_scores},
+        outcomes=outcomes,
+        mean_change={kd: float(np.mean(v)) if v else math.nan for kd, v in changes.items()},
+        setting=setting,
+    )
+
+
+def _rel(new: float, old: float) -> str:
+    return f"{100 * (new - old) / old:+.1f}%" if old > 0 else "n/a"
+
+
+def ablation_table(results: Sequence[EvalResult]) -> str:
+    """Markdown: one row per (model, retriever), claim / model / random on mAP, recall, MRR."""
+    k = results[0].k if results else 50
+    head = (
+        f"| model | eval retriever | BFS reward | returns | negatives | claims "
+        f"| mAP@{k} claim | mAP@{k} model | rel. | mAP@{k} random "
+        f"| R@{k} claim | R@{k} model | R@{k} random | MRR claim | MRR model | MRR random "
+        f"| mean edits |\n"
+    )
+    sep = "|" + "---|" * 17 + "\n"
+    rows = []
+    for r in results:
+        c, m, x = (r.systems[s] for s in SYSTEMS)
+        st = r.setting
+        rows.append(
+            f"| {r.model} | {r.retriever} | {st.get('bfs_retriever', '?')} {st.get('bfs_reward', '?')}"
+            f" | {st.get('returns', '?')} | {'yes' if st.get('negatives') else 'no'} | {r.n_claims}"
+            f" | {c.map:.3f} | {m.map:.3f} | {_rel(m.map, c.map)} | {x.map:.3f}"
+            f" | {c.recall:.3f} | {m.recall:.3f} | {x.recall:.3f}"
+            f" | {c.mrr:.3f} | {m.mrr:.3f} | {x.mrr:.3f} | {m.mean_steps:.2f} |\n"
+        )
+    return head + sep + "".join(rows)
+
+
+def write_results(results: Sequence[EvalResult], out: str | Path) -> str:
+    """``results.jsonl``, ``table.md`` and the figures (per model) into ``out``; returns the table."""
+    from factseek.rewrite.plots import plot_action_outcomes, plot_mean_change, plot_step_curves
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.jsonl").write_text(
+        "".join(json.dumps(r.to_dict()) + "\n" for r in results), encoding="utf-8"
+    )
+    table = ablation_table(results)
+    (out / "table.md").write_text(table, encoding="utf-8")
+    for r in results:
+        stem = f"{_slug(r.model)}-{r.retriever}"
+        plot_step_curves(
+            {s: r.systems[s].steps_map for s in SYSTEMS}, out / f"{stem}-steps.png", f"mAP@{r.k}"
+        )
+        plot_action_outcomes(r.outcomes, out / f"{stem}-outcomes.png")
+        plot_mean_change(
+            {kd: v for kd, v in r.mean_change.items() if not math.isnan(v)},
+            out / f"{stem}-change.png",
+            f"AP@{r.k}",
+        )
+    return table
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in text).strip("-") or "model"
+
+
+def run_eval(
+    *,
+    models: Sequence[str | Path],
+    claims: str | Path,
+    corpus: str | Path | None,
+    data_format: str = "jsonl",
+    retriever: str = "bm25",
+    out: str | Path,
+    k: int = 50,
+    seed: int = 0,
+    holdout: float = 0.0,
+    target_return: float | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+) -> str:
+    """The ``factseek rewrite eval`` command: load data, build the retriever, evaluate each
+    model, write results, table and figures to ``out``; returns the Markdown table."""
+    from factseek.datasets.retrieval import load_retrieval
+    from factseek.errors import InputError
+    from factseek.rewrite.infer import Rewriter
+    from factseek.rewrite.train import is_held_out
+
+    data = load_retrieval(claims, corpus, data_format)
+    items = [
+        EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
+        for c in data.claims
+        if holdout <= 0 or is_held_out(c.id, holdout)
+    ][:limit]
+    if not items:
+        raise InputError("no claims to evaluate (check --holdout and the data)")
+    ranker = build_retriever(retriever, data.pairs())
+    results = []
+    for path in models:
+        rw = Rewriter.load(path)
+        results.append(
+            evaluate(
+                rw, items, ranker, k=k, seed=seed, target_return=target_return, name=Path(path).name
+            )
+        )
+    return write_results(results, out)
+
+
+RETRIEVERS = ("bm25", "knn")
+
+
+def build_retriever(name: str, docs: Sequence[tuple[str, str]]) -> Retriever:
+    """``bm25`` (exact, factseek's tokenizer) or ``knn`` (MiniLM, embeddings cached on disk)."""
+    from factseek.errors import ConfigError
+    from factseek.rewrite.env import BM25Retriever, KNNRetriever
+
+    if name == "bm25":
+        return BM25Retriever.from_docs(docs)
+    if name == "knn":
+        import os
+
+        cache = Path(os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek")
+        return KNNRetriever.build(list(docs), cache_dir=cache / "rewrite-eval")
+    raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVERS)}")
