@@ -28,6 +28,7 @@ from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
 from factseek.store import kernels
+from factseek.store.analyze import STOP, Vocabulary, host_path
 from factseek.store.layout import (
     CONFIG,
     Segment,
@@ -42,7 +43,7 @@ from factseek.store.layout import (
     write_lock,
 )
 from factseek.store.sources import DocumentSource, OnError
-from factseek.text import tokenize
+from factseek.text import WORD_RE
 from factseek.types import Document
 
 DEFAULT_K1 = 1.5
@@ -65,11 +66,13 @@ class WriteReport:
     first_error: str = ""
 
 
-def _progress(enabled: bool) -> AbstractContextManager:
+def _progress(enabled: bool, in_bytes: bool) -> AbstractContextManager:
+    """A rich progress bar over input bytes (or documents), or nothing."""
     if not enabled:
         return nullcontext(None)
     from rich.progress import (
         BarColumn,
+        DownloadColumn,
         MofNCompleteColumn,
         Progress,
         TextColumn,
@@ -80,10 +83,9 @@ def _progress(enabled: bool) -> AbstractContextManager:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        DownloadColumn() if in_bytes else MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        transient=False,
     )
 
 
@@ -97,8 +99,8 @@ class _Ingest:
         self.hosts = old.hosts
         self.seen_ids = old.ids
         self.encoder = encoder
-        self.tokens = array("i")
-        self.doc_len = array("i")
+        self.tokens = array("i")  # term id per word, STOP for stop words
+        self.raw_len = array("i")  # words per document, stop words included
         self.days = array("i")
         self.host_id = array("i")
         self.flags = array("B")
@@ -110,33 +112,46 @@ class _Ingest:
         self.duplicates = 0
 
     def run(self, docs: Iterable[Document], on_dup: OnError, tick: Callable[[], None]) -> None:
-        vocab = self.vocab
-        setdefault = vocab.setdefault
+        word_ids = self.vocab.__getitem__  # C-speed lookups; new terms get ids in __missing__
+        findall = WORD_RE.findall
+        tokens_extend, raw_len_append = self.tokens.extend, self.raw_len.append
+        offsets_append, ids_append, urls_append = (
+            self.offsets.append,
+            self.ids.append,
+            self.urls.append,
+        )
+        days_append, host_append, flags_append = (
+            self.days.append,
+            self.host_id.append,
+            self.flags.append,
+        )
+        seen, hosts = self.seen_ids, self.hosts
         pos = 0
         with self.path.open("wb") as out:
+            write = out.write
             for n, doc in enumerate(docs, start=1):
                 doc_id = doc.id or doc.url
-                if doc_id in self.seen_ids or "\n" in doc_id or "\n" in doc.url:
+                if doc_id in seen or "\n" in doc_id or "\n" in doc.url:
                     if on_dup == "stop":
                         raise DataError(
                             f"duplicate document id {doc_id!r} (--on-error skip drops it)"
                         )
                     self.duplicates += 1
                     continue
-                self.seen_ids.add(doc_id)
+                seen.add(doc_id)
                 line = _record_line(doc, doc_id)
-                out.write(line)
+                write(line)
                 pos += len(line)
-                self.offsets.append(pos)
-                terms = tokenize(doc.title + "\n" + doc.text)
-                self.tokens.extend([setdefault(t, len(vocab)) for t in terms])
-                self.doc_len.append(len(terms))
-                self.days.append(doc.published.toordinal() if doc.published else 0)
-                host, path = url_host_path(doc.url)
-                self.host_id.append(self.hosts.setdefault(host, len(self.hosts)))
-                self.flags.append(1 if path.lower().endswith(".pdf") else 0)
-                self.urls.append(doc.url.lower())
-                self.ids.append(doc_id)
+                offsets_append(pos)
+                words = findall((doc.title + "\n" + doc.text).lower())
+                tokens_extend(map(word_ids, words))  # stop words become STOP, dropped later
+                raw_len_append(len(words))
+                days_append(doc.published.toordinal() if doc.published else 0)
+                host, path = host_path(doc.url)
+                host_append(hosts.setdefault(host, len(hosts)))
+                flags_append(1 if path.lower().endswith(".pdf") else 0)
+                urls_append(doc.url.lower())
+                ids_append(doc_id)
                 if self.encoder is not None:
                     self._pending.append((doc.title + "\n" + doc.text)[:DENSE_CHARS])
                     if len(self._pending) >= DENSE_BATCH:
@@ -165,7 +180,17 @@ class _Ingest:
 
     @property
     def n(self) -> int:
-        return len(self.doc_len)
+        return len(self.raw_len)
+
+    def terms_and_lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """Term ids without stop words, and the number of terms of each new document."""
+        tokens = np.frombuffer(self.tokens, np.int32) if self.tokens else np.zeros(0, np.int32)
+        raw_len = np.frombuffer(self.raw_len, np.int32) if self.n else np.zeros(0, np.int32)
+        keep = tokens != STOP
+        kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        ends = np.cumsum(raw_len, dtype=np.int64)
+        doc_len = (kept[ends] - kept[ends - raw_len]).astype(np.int32)
+        return tokens[keep], doc_len
 
 
 def _record_line(doc: Document, doc_id: str) -> bytes:
@@ -186,13 +211,13 @@ def _record_line(doc: Document, doc_id: str) -> bytes:
 class _OldIndex:
     """The current index's vocabulary, hosts, ids and arrays (empty for a fresh build)."""
 
-    vocab: dict[str, int]
+    vocab: Vocabulary
     hosts: dict[str, int]
     ids: set[str]
     folder: Path | None = None
 
     def __post_init__(self) -> None:
-        self.n_terms = len(self.vocab)  # the dicts grow during ingest; remember the old sizes
+        self.n_terms = len(self.vocab.terms)  # the dicts grow during ingest; remember the old sizes
         self.n_hosts = len(self.hosts)
 
 
@@ -203,7 +228,7 @@ def _read_lines(path: Path) -> list[str]:
 
 def _load_old(root: Path, cfg: StoreConfig | None) -> _OldIndex:
     if cfg is None or not cfg.n_docs:
-        return _OldIndex(vocab={}, hosts={}, ids=set())
+        return _OldIndex(vocab=Vocabulary(), hosts={}, ids=set())
     folder = root / cfg.index
     try:
         terms = _read_lines(folder / "terms.txt")
@@ -214,7 +239,7 @@ def _load_old(root: Path, cfg: StoreConfig | None) -> _OldIndex:
     if len(terms) != cfg.n_terms or len(ids) != cfg.n_docs:
         raise StoreError(f"{root} is corrupt: term or id count differs from {CONFIG}")
     return _OldIndex(
-        vocab={t: i for i, t in enumerate(terms)},
+        vocab=Vocabulary(terms),
         hosts={h: i for i, h in enumerate(hosts)},
         ids=set(ids),
         folder=folder,
@@ -241,9 +266,8 @@ def _write_index(
 ) -> tuple[int, int]:
     """Write the merged index for old + new documents into ``folder``; returns (terms, postings)."""
     folder.mkdir()
-    n_terms = len(new.vocab)
-    tokens = np.frombuffer(new.tokens, np.int32) if new.tokens else np.zeros(0, np.int32)
-    new_len = np.frombuffer(new.doc_len, np.int32) if new.n else np.zeros(0, np.int32)
+    n_terms = len(new.vocab.terms)
+    tokens, new_len = new.terms_and_lengths()
     indptr, pdoc, ptf = kernels.postings_from_tokens(tokens, new_len, n_old, n_terms)
     if old.folder is not None:
         indptr, pdoc, ptf = kernels.merge_postings(
@@ -274,7 +298,7 @@ def _write_index(
     }
     for name, arr in arrays.items():
         np.save(folder / f"{name}.npy", arr)
-    new_terms = list(new.vocab)[old.n_terms :]
+    new_terms = new.vocab.terms[old.n_terms :]
     new_hosts = list(new.hosts)[old.n_hosts :]
     prev = old.folder
 
@@ -345,7 +369,7 @@ def write_documents(
         seg = segment_name(last + 1)
         generation = (current.generation if current else 0) + 1
         ingest = _Ingest(root, seg, old, encoder)
-        with _progress(progress) as bar:
+        with _progress(progress, bool(total_bytes and bytes_read)) as bar:
             task = bar.add_task(f"{mode} {root.name}", total=total_bytes or None) if bar else None
 
             def tick() -> None:

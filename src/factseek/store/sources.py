@@ -32,7 +32,8 @@ MAX_URL_CHARS = 4096
 MAX_TEXT_CHARS = 2_000_000  # longer texts are cut (bounded input)
 MAX_HTML_BYTES = 20_000_000
 HTML_SUFFIXES = (".html", ".htm")
-_STANDARD = ("id", "url", "title", "text", "published", "domain")
+_STANDARD = frozenset(("id", "url", "title", "text", "published", "domain"))
+_MESSY_SPACE = re.compile(r"\s\s|[^\S ]")
 _BAD_URL = re.compile(r"[\x00-\x20\x7f]")
 _CANONICAL = (
     re.compile(
@@ -57,7 +58,10 @@ def parse_published(value: Any) -> _dt.date | None:
         raise ValueError(f"published must be a string, got {type(value).__name__}")
     s = value.strip()
     if len(s) >= 10 and s[10:11] in ("", "T", " "):
-        return _dt.date.fromisoformat(s[:10])
+        try:
+            return _dt.date.fromisoformat(s[:10])
+        except ValueError:
+            pass
     raise ValueError(f"published {value!r} is not YYYY-MM-DD")
 
 
@@ -98,19 +102,24 @@ def document_from_record(obj: Any) -> Document:
     if not isinstance(domain, str):
         raise ValueError("domain must be a string")
     meta: dict[str, str] = {}
-    for key, value in obj.items():
-        if key in _STANDARD:
-            continue
-        if key == "meta" and isinstance(value, dict):
-            meta.update(
-                {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
-            )
-        else:
-            meta[key] = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if not obj.keys() <= _STANDARD:
+        for key, value in obj.items():
+            if key in _STANDARD:
+                continue
+            if key == "meta" and isinstance(value, dict):
+                meta.update(
+                    {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in value.items()}
+                )
+            else:
+                meta[key] = (
+                    value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+                )
+    if len(title) > 1000 or _MESSY_SPACE.search(title):
+        title = " ".join(title.split())[:1000]
     return Document(
         url=url,
         text=text[:MAX_TEXT_CHARS],
-        title=" ".join(title.split())[:1000],
+        title=title,
         published=parse_published(obj.get("published")),
         domain=domain.strip().lower(),
         id=_check_id(obj.get("id"), url),
