@@ -13,8 +13,9 @@ to the provider's date when the page has none, and applies the undated policy of
 It also returns notes for the report that flag possible leakage, without changing the decision
 unless ``on_conflict="drop"``:
 
-* publication dates on both sides of the cut-off (sources disagree, the provider included);
 * the provider dated the page before the cut-off but the page dates itself after it;
+* otherwise, publication dates on both sides of the cut-off (sources disagree, the provider
+  included);
 * the page was modified on or after the cut-off (its content may postdate the claim).
 """
 
@@ -75,16 +76,16 @@ def post_fetch_check(
     early = [e for e in evidence if e.date < before]
     late = [e for e in evidence if e.date >= before]
     conflict = bool(early and late)
-    if conflict:
-        notes.append(
-            f"possible leakage: {url}: date sources disagree across {before.isoformat()} "
-            f"(before: {_fmt(early)}; on or after: {_fmt(late)})"
-        )
     provider, page = hit.published, doc.published
     if provider is not None and page is not None and provider < before <= page:
         notes.append(
             f"possible leakage: {url}: provider dated it {provider.isoformat()} "
             f"but the page says {page.isoformat()}"
+        )
+    elif conflict:
+        notes.append(
+            f"possible leakage: {url}: date sources disagree across {before.isoformat()} "
+            f"(before: {_fmt(early)}; on or after: {_fmt(late)})"
         )
 
     if date is None:
