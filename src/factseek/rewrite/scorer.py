@@ -1,0 +1,541 @@
+"""Exact BM25 for many small edits of one query: the hot loop of BFS data generation.
+
+A BFS node (the *parent*) yields dozens to hundreds of candidate queries, each one token edit
+away. Scoring each from scratch walks the postings of all its terms; here it does not:
+
+1. ``parent(terms)`` scores the parent once (term-at-a-time over its postings into a dense
+   array ``S_p``) and sorts its best ``depth`` documents by ``(-S_p, doc)``.
+2. For a candidate, only the changed terms matter. Removing a term can only lower a document's
+   score; adding one raises it by at most ``max_contribution[t]``. So the top-k is found by
+   walking the parent's ranking, scoring each document exactly for the candidate (through the
+   forward index), and stopping as soon as ``S_p[d] + (bound of the added common terms)`` falls
+   below the current k-th score. Rare added terms (``df <= scan_df``) are scanned instead: their
+   postings are impact-ordered (largest contribution first), so that scan stops too once
+   ``(best unvisited S_p) + contribution`` cannot reach the k-th score.
+3. When the parent's list runs out before the bound says stop, the candidate is scored from
+   scratch (counted in ``stats.fallbacks``). Results never depend on the path taken.
+
+Exactness: a document's score is summed over the query's distinct terms in ascending term-id
+order, ``qtf * idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` (Lucene's BM25, as bm25s), the
+same float operations on every path, so scores are bit-identical to ``score_dense``; bounds carry
+a 1e-9 slack. Only documents with a positive score are returned; ties break by ``(-score, doc)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from factseek.errors import DataError
+from factseek.text import tokenize
+
+INDEX_FORMAT = 1
+K1 = 1.5
+B = 0.75
+#: Added terms with at most this many postings are scanned, the others bounded.
+SCAN_DF = 50_000
+#: How deep the parent's ranking is kept (in multiples of k).
+PARENT_DEPTH = 200
+EPS = 1e-9
+
+
+# ----------------------------------------------------------------------------- index
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class BM25Index:
+    """An in-memory BM25 index: impact-ordered postings plus a forward index (numpy arrays)."""
+
+    doc_ids: tuple[str, ...]
+    vocab: dict[str, int]
+    idf: np.ndarray  # float64 (n_terms,)
+    norm: np.ndarray  # float64 (n_docs,): k1 * (1 - b + b * dl / avgdl)
+    post_ptr: np.ndarray  # int64 (n_terms + 1,)
+    post_doc: np.ndarray  # int32: documents, each term's run by contribution descending
+    post_tf: np.ndarray  # float32 term frequencies, parallel to post_doc
+    fwd_ptr: np.ndarray  # int64 (n_docs + 1,)
+    fwd_term: np.ndarray  # int32: each document's distinct terms, ascending
+    fwd_tf: np.ndarray  # float32, parallel to fwd_term
+    max_contribution: np.ndarray  # float64 (n_terms,): idf * max tf/(tf+norm) over postings
+    k1: float = K1
+    b: float = B
+    fingerprint: str = ""
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.doc_ids)
+
+    def df(self, term_id: int) -> int:
+        return int(self.post_ptr[term_id + 1] - self.post_ptr[term_id])
+
+    def term_ids(self, text: str) -> np.ndarray:
+        """Query terms as ids (unknown terms dropped), with repetition, in text order."""
+        get = self.vocab.get
+        return np.array([i for i in (get(t) for t in tokenize(text)) if i is not None], np.int32)
+
+    @classmethod
+    def build(
+        cls,
+        docs: Iterable[tuple[str, str]],
+        *,
+        k1: float = K1,
+        b: float = B,
+        analyzer=tokenize,
+    ) -> BM25Index:
+        """Index ``(doc_id, text)`` pairs with ``analyzer`` (factseek's shared tokenizer)."""
+        ids: list[str] = []
+        vocab: dict[str, int] = {}
+        flat: list[int] = []
+        lens: list[int] = []
+        digest = hashlib.blake2b(digest_size=16)
+        for doc_id, text in docs:
+            ids.append(doc_id)
+            toks = analyzer(text)
+            lens.append(len(toks))
+            flat.extend(vocab.setdefault(t, len(vocab)) for t in toks)
+            digest.update(doc_id.encode() + b"\0" + text.encode() + b"\1")
+        return cls.from_token_ids(
+            tuple(ids), vocab, np.array(flat, np.int64), np.array(lens, np.int64), k1=k1, b=b,
+            fingerprint=digest.hexdigest(),
+        )  # fmt: skip
+
+    @classmethod
+    def from_token_ids(
+        cls,
+        doc_ids: tuple[str, ...],
+        vocab: dict[str, int],
+        tokens: np.ndarray,
+        lengths: np.ndarray,
+        *,
+        k1: float = K1,
+        b: float = B,
+        fingerprint: str = "",
+    ) -> BM25Index:
+        """Index documents given as one flat array of term ids and their lengths."""
+        n_docs, n_terms = len(doc_ids), len(vocab)
+        if len(lengths) != n_docs or int(lengths.sum()) != len(tokens):
+            raise DataError("token ids and document lengths disagree")
+        doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
+        width = max(n_terms, 1)
+        key, counts = np.unique(doc_of * width + tokens.astype(np.int64), return_counts=True)
+        key_doc = (key // width).astype(np.int32)  # sorted by (doc, term)
+        key_term = (key % width).astype(np.int32)
+        tf = counts.astype(np.float32)  # exact small integers; arithmetic is float64
+        avgdl = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
+        norm = k1 * (1.0 - b + b * lengths.astype(np.float64) / avgdl)
+        fwd_ptr = np.zeros(n_docs + 1, np.int64)
+        np.cumsum(np.bincount(key_doc, minlength=n_docs), out=fwd_ptr[1:])
+        df = np.bincount(key_term, minlength=n_terms).astype(np.float64)
+        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        contrib = tf / (tf + norm[key_doc])
+        # postings: by term, then contribution descending, then doc ascending
+        order = np.lexsort((key_doc, -contrib, key_term))
+        post_ptr = np.zeros(n_terms + 1, np.int64)
+        np.cumsum(df.astype(np.int64), out=post_ptr[1:])
+        best = np.zeros(n_terms)
+        if len(key):
+            firsts = post_ptr[:-1][df > 0]
+            best[df > 0] = contrib[order][firsts]
+        return cls(
+            doc_ids=tuple(doc_ids),
+            vocab=vocab,
+            idf=idf,
+            norm=norm,
+            post_ptr=post_ptr,
+            post_doc=key_doc[order],
+            post_tf=tf[order],
+            fwd_ptr=fwd_ptr,
+            fwd_term=key_term,
+            fwd_tf=tf,
+            max_contribution=idf * best,
+            k1=k1,
+            b=b,
+            fingerprint=fingerprint,
+        )
+
+    # -- persistence: a folder of .npy files + config.json (memory-mappable)
+
+    _ARRAYS = ("idf", "norm", "post_ptr", "post_doc", "post_tf", "fwd_ptr", "fwd_term", "fwd_tf",
+               "max_contribution")  # fmt: skip
+
+    def save(self, folder: str | Path) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in self._ARRAYS:
+            np.save(folder / f"{name}.npy", getattr(self, name))
+        terms = sorted(self.vocab, key=self.vocab.__getitem__)
+        (folder / "vocab.json").write_text(json.dumps(terms), encoding="utf-8")
+        (folder / "doc_ids.json").write_text(json.dumps(list(self.doc_ids)), encoding="utf-8")
+        config = {"format_version": INDEX_FORMAT, "k1": self.k1, "b": self.b,
+                  "fingerprint": self.fingerprint, "n_docs": self.n_docs}  # fmt: skip
+        (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: str | Path, mmap: bool = True) -> BM25Index:
+        folder = Path(folder)
+        try:
+            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise DataError(f"not a BM25 index folder: {e}", str(folder)) from None
+        if config.get("format_version") != INDEX_FORMAT:
+            raise DataError(f"unknown index format {config.get('format_version')!r}", str(folder))
+        arrays = {
+            n: np.load(folder / f"{n}.npy", mmap_mode="r" if mmap else None) for n in cls._ARRAYS
+        }
+        terms = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        ids = json.loads((folder / "doc_ids.json").read_text(encoding="utf-8"))
+        return cls(
+            doc_ids=tuple(ids),
+            vocab={t: i for i, t in enumerate(terms)},
+            k1=config["k1"],
+            b=config["b"],
+            fingerprint=config.get("fingerprint", ""),
+            **arrays,
+        )
+
+
+# ----------------------------------------------------------------------------- kernels
+
+
+@numba.njit(cache=True)
+def _accumulate(terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores, touched, n_touched):
+    """scores += the query's BM25 (terms ascending); newly touched docs appended to ``touched``."""
+    for i in range(len(terms)):
+        t = terms[i]
+        w = qtf[i] * idf[t]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_doc[j]
+            tf = post_tf[j]
+            if scores[d] == 0.0:
+                touched[n_touched] = d
+                n_touched += 1
+            scores[d] += w * tf / (tf + norm[d])
+    return n_touched
+
+
+@numba.njit(cache=True)
+def _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf):
+    """The query's score of document ``d`` (same float operations as ``_accumulate``)."""
+    s = 0.0
+    j = fwd_ptr[d]
+    end = fwd_ptr[d + 1]
+    for i in range(len(terms)):
+        t = terms[i]
+        while j < end and fwd_term[j] < t:
+            j += 1
+        if j == end:
+            break
+        if fwd_term[j] == t:
+            tf = fwd_tf[j]
+            s += qtf[i] * idf[t] * tf / (tf + norm[d])
+    return s
+
+
+@numba.njit(cache=True)
+def _worse(s1, d1, s2, d2):
+    return s1 < s2 or (s1 == s2 and d1 > d2)
+
+
+@numba.njit(cache=True)
+def _push(hs, hd, size, k, s, d):
+    """Keep the k best (score, doc) in a min-heap (worst at the root). Returns the new size."""
+    if size < k:
+        i = size
+        hs[i] = s
+        hd[i] = d
+        while i > 0:
+            p = (i - 1) // 2
+            if _worse(hs[i], hd[i], hs[p], hd[p]):
+                hs[i], hs[p] = hs[p], hs[i]
+                hd[i], hd[p] = hd[p], hd[i]
+                i = p
+            else:
+                break
+        return size + 1
+    if not _worse(hs[0], hd[0], s, d):
+        return size
+    hs[0] = s
+    hd[0] = d
+    i = 0
+    while True:
+        left = 2 * i + 1
+        right = left + 1
+        m = i
+        if left < size and _worse(hs[left], hd[left], hs[m], hd[m]):
+            m = left
+        if right < size and _worse(hs[right], hd[right], hs[m], hd[m]):
+            m = right
+        if m == i:
+            break
+        hs[i], hs[m] = hs[m], hs[i]
+        hd[i], hd[m] = hd[m], hd[i]
+        i = m
+    return size
+
+
+@numba.njit(cache=True)
+def _sorted_heap(hs, hd, size, out_s, out_d):
+    order = np.argsort(hd[:size])  # doc ascending, then stable by score descending
+    tmp_s = hs[:size][order]
+    tmp_d = hd[:size][order]
+    order2 = np.argsort(-tmp_s, kind="mergesort")
+    for i in range(size):
+        out_s[i] = tmp_s[order2[i]]
+        out_d[i] = tmp_d[order2[i]]
+
+
+@numba.njit(cache=True)
+def _top_from_dense(scores, touched, n_touched, k, out_s, out_d):
+    hs = np.empty(k)
+    hd = np.empty(k, np.int64)
+    size = 0
+    for i in range(n_touched):
+        d = touched[i]
+        s = scores[d]
+        if s > 0.0:
+            size = _push(hs, hd, size, k, s, d)
+    _sorted_heap(hs, hd, size, out_s, out_d)
+    return size
+
+
+@numba.njit(cache=True)
+def _edit_batch(
+    cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, k, scan_df,
+    parent_scores, plist, tail, stamp, stamp0,
+    idf, norm, post_ptr, post_doc, post_tf, fwd_ptr, fwd_term, fwd_tf, max_c,
+    out_s, out_d, out_n,
+):  # fmt: skip
+    """Top-k of each candidate as an edit of the parent. out_n[c] = -1 asks for a fallback."""
+    hs = np.empty(k)
+    hd = np.empty(k, np.int64)
+    n_cand = len(cand_ptr) - 1
+    visited = 0
+    for c in range(n_cand):
+        terms = cand_terms[cand_ptr[c] : cand_ptr[c + 1]]
+        qtf = cand_qtf[cand_ptr[c] : cand_ptr[c + 1]]
+        mark = stamp0 + c + 1
+        bounded = 0.0  # sum of delta * max contribution over added terms not scanned
+        scanned_max = 0.0
+        for a in range(add_ptr[c], add_ptr[c + 1]):
+            t = add_terms[a]
+            if post_ptr[t + 1] - post_ptr[t] <= scan_df:
+                scanned_max += add_delta[a] * max_c[t]
+            else:
+                bounded += add_delta[a] * max_c[t]
+        size = 0
+        # phase 1: the parent's ranking, while it can still matter
+        sigma = tail
+        stopped = False
+        for i in range(len(plist)):
+            d = plist[i]
+            sp = parent_scores[d]
+            if size == k and sp + bounded + EPS < hs[0]:
+                sigma = sp
+                stopped = True
+                break
+            stamp[d] = mark
+            visited += 1
+            s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
+            if s > 0.0:
+                size = _push(hs, hd, size, k, s, d)
+        if not stopped:
+            # the ranking ran out: fine if nothing outside it can reach the top-k
+            covered = tail == 0.0 and bounded == 0.0
+            if not covered and not (size == k and tail + bounded + EPS < hs[0]):
+                out_n[c] = -1
+                continue
+        # phase 2: postings of the scanned added terms, impact-ordered
+        for a in range(add_ptr[c], add_ptr[c + 1]):
+            t = add_terms[a]
+            if post_ptr[t + 1] - post_ptr[t] > scan_df:
+                continue
+            w = add_delta[a] * idf[t]
+            rest = bounded + scanned_max - add_delta[a] * max_c[t]
+            for j in range(post_ptr[t], post_ptr[t + 1]):
+                d = post_doc[j]
+                tf = post_tf[j]
+                gain = w * tf / (tf + norm[d])
+                if size == k and sigma + gain + rest + EPS < hs[0]:
+                    break
+                if stamp[d] == mark:
+                    continue
+                if size == k and parent_scores[d] + gain + rest + EPS < hs[0]:
+                    continue
+                stamp[d] = mark
+                visited += 1
+                s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
+                if s > 0.0:
+                    size = _push(hs, hd, size, k, s, d)
+        _sorted_heap(hs, hd, size, out_s[c], out_d[c])
+        out_n[c] = size
+    return visited
+
+
+# ----------------------------------------------------------------------------- scorer
+
+
+@dataclass
+class ScorerStats:
+    parents: int = 0
+    candidates: int = 0
+    fallbacks: int = 0
+    visited: int = 0  # documents scored exactly on the incremental path
+
+
+@dataclass
+class ParentState:
+    terms: np.ndarray  # distinct term ids, ascending
+    qtf: np.ndarray  # their counts (float64)
+    ranking: np.ndarray  # docs by (-S_p, doc), at most depth
+    tail: float  # an upper bound on S_p of every doc not in ranking
+
+
+def query_terms(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct term ids ascending and their counts (float64): the canonical query form."""
+    terms, counts = np.unique(np.asarray(ids, np.int32), return_counts=True)
+    return terms.astype(np.int32), counts.astype(np.float64)
+
+
+@dataclass
+class IncrementalBM25:
+    """Exact top-k BM25 for a query and for many edits of it. One per process (holds buffers)."""
+
+    index: BM25Index
+    scan_df: int = SCAN_DF
+    parent_depth: int = PARENT_DEPTH
+    stats: ScorerStats = field(default_factory=ScorerStats)
+
+    def __post_init__(self) -> None:
+        n = self.index.n_docs
+        self._scores = np.zeros(n)  # S_p of the current parent; zero elsewhere
+        self._touched = np.empty(n, np.int32)
+        self._n_touched = 0
+        self._stamp = np.zeros(n, np.int64)
+        self._stamp_next = 0
+        self._parent: ParentState | None = None
+
+    def _arrays(self):
+        ix = self.index
+        return ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_tf
+
+    def _clear(self) -> None:
+        self._scores[self._touched[: self._n_touched]] = 0.0
+        self._n_touched = 0
+        self._parent = None
+
+    def score_dense(self, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Top-k (docs, scores) from scratch: term-at-a-time over all postings."""
+        self._clear()
+        terms, qtf = query_terms(ids)
+        self._n_touched = _accumulate(terms, qtf, *self._arrays(), self._scores, self._touched, 0)
+        out_s, out_d = np.empty(k), np.empty(k, np.int64)
+        size = _top_from_dense(self._scores, self._touched, self._n_touched, k, out_s, out_d)
+        self._clear()
+        return out_d[:size], out_s[:size]
+
+    def parent(self, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Make ``ids`` the parent of the next ``edits`` calls; returns its own top-k."""
+        self._clear()
+        terms, qtf = query_terms(ids)
+        self._n_touched = n = _accumulate(
+            terms, qtf, *self._arrays(), self._scores, self._touched, 0
+        )
+        touched = self._touched[:n]
+        vals = self._scores[touched]
+        depth = min(n, self.parent_depth * k)
+        if depth < n:
+            part = np.argpartition(-vals, depth - 1)[:depth]
+            cut = vals[part].min()
+            keep = np.flatnonzero(vals > cut)  # docs left out all have S_p <= cut
+            sel, sel_vals = touched[keep], vals[keep]
+            tail = float(cut)
+        else:
+            sel, sel_vals, tail = touched, vals, 0.0
+        order = np.lexsort((sel, -sel_vals))
+        ranking = sel[order].astype(np.int64)
+        self._parent = ParentState(terms=terms, qtf=qtf, ranking=ranking, tail=tail)
+        self.stats.parents += 1
+        top = ranking[:k]
+        return top, self._scores[top]
+
+    def edits(
+        self, candidates: Sequence[np.ndarray], k: int
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Top-k (docs, scores) of each candidate (term ids) as an edit of the current parent."""
+        p = self._parent
+        if p is None:
+            raise RuntimeError("call parent() before edits()")
+        n = len(candidates)
+        cand_ptr = np.zeros(n + 1, np.int64)
+        add_ptr = np.zeros(n + 1, np.int64)
+        c_terms, c_qtf, a_terms, a_delta = [], [], [], []
+        parent_qtf = dict(zip(p.terms.tolist(), p.qtf.tolist(), strict=True))
+        for i, ids in enumerate(candidates):
+            terms, qtf = query_terms(ids)
+            c_terms.append(terms)
+            c_qtf.append(qtf)
+            cand_ptr[i + 1] = cand_ptr[i] + len(terms)
+            added = [
+                (t, q - parent_qtf.get(t, 0.0))
+                for t, q in zip(terms.tolist(), qtf.tolist(), strict=True)
+                if q > parent_qtf.get(t, 0.0)
+            ]
+            a_terms.extend(t for t, _ in added)
+            a_delta.extend(d for _, d in added)
+            add_ptr[i + 1] = add_ptr[i] + len(added)
+        out_s = np.zeros((n, k))
+        out_d = np.full((n, k), -1, np.int64)
+        out_n = np.zeros(n, np.int64)
+        ix = self.index
+        if self._stamp_next + n + 1 >= np.iinfo(np.int64).max:  # pragma: no cover
+            self._stamp[:] = 0
+            self._stamp_next = 0
+        visited = _edit_batch(
+            cand_ptr,
+            np.concatenate(c_terms) if c_terms else np.zeros(0, np.int32),
+            np.concatenate(c_qtf) if c_qtf else np.zeros(0),
+            add_ptr,
+            np.array(a_terms, np.int32),
+            np.array(a_delta, np.float64),
+            k,
+            self.scan_df,
+            self._scores,
+            p.ranking,
+            p.tail,
+            self._stamp,
+            self._stamp_next,
+            ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_tf,
+            ix.fwd_ptr, ix.fwd_term, ix.fwd_tf, ix.max_contribution,
+            out_s, out_d, out_n,
+        )  # fmt: skip
+        self._stamp_next += n + 1
+        self.stats.candidates += n
+        self.stats.visited += int(visited)
+        results: list[tuple[np.ndarray, np.ndarray]] = []
+        fallback = [i for i in range(n) if out_n[i] < 0]
+        for i in range(n):
+            if out_n[i] >= 0:
+                results.append((out_d[i, : out_n[i]], out_s[i, : out_n[i]]))
+            else:
+                results.append((np.zeros(0, np.int64), np.zeros(0)))
+        if fallback:
+            self.stats.fallbacks += len(fallback)
+            for i in fallback:
+                results[i] = self._dense_keep_parent(candidates[i], k)
+        return results
+
+    def _dense_keep_parent(self, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """A from-scratch top-k that leaves the parent's buffers intact."""
+        terms, qtf = query_terms(ids)
+        scores = np.zeros(self.index.n_docs)
+        touched = np.empty(self.index.n_docs, np.int32)
+        n = _accumulate(terms, qtf, *self._arrays(), scores, touched, 0)
+        out_s, out_d = np.empty(k), np.empty(k, np.int64)
+        size = _top_from_dense(scores, touched, n, k, out_s, out_d)
+        return out_d[:size], out_s[:size]
