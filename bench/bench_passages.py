@@ -12,12 +12,15 @@ Peers, on the same windows (30 words, stride 15) and questions, one claim at a t
     question (fewer repetitions: it is slow).
 Our time covers the whole stage (windows, BM25, pooling, widening, merging, Passage records).
 
-Runs on one core (thread pools pinned to 1, process pinned to one CPU where the OS allows).
-Exits 1 when the median or p95 per claim is over the target (default 30 ms).
+Runs on one core: every thread pool is pinned to one thread. Times are per claim after warm-up,
+as wall clock and as CPU time of the process; the target (default 30 ms) is checked on CPU time,
+median and p95, because these machines are shared and wall clock there includes waiting for a
+core. Exits 1 when the target is missed.
 
     python bench/bench_passages.py [--claims 8] [--repeats 15] [--target-ms 30]
 """
 
+# ruff: noqa: E402  (thread-pool sizes must be set before numpy is imported)
 from __future__ import annotations
 
 import os
@@ -31,11 +34,11 @@ import sys
 import time
 
 T_IMPORT = time.perf_counter()
-import numpy as np  # noqa: E402
+import numpy as np
 
-from factseek.passages import DEFAULT_SPANS, select_passages, window_starts  # noqa: E402
-from factseek.text import STOPWORDS, tokenize  # noqa: E402
-from factseek.types import Document  # noqa: E402
+from factseek.passages import DEFAULT_SPANS, select_passages, window_starts
+from factseek.text import STOPWORDS, tokenize
+from factseek.types import Document
 
 T_IMPORT = time.perf_counter() - T_IMPORT
 
@@ -121,16 +124,22 @@ def run_rank_bm25(docs: list[Document], questions: list[str]) -> None:
         np.argsort(-bm25.get_scores(tokenize(q)))[: DEFAULT_SPANS.top_windows]
 
 
-def timed(fn, *args) -> float:  # noqa: ANN001
-    t = time.perf_counter()
+def timed(fn, *args) -> tuple[float, float]:
+    """(wall, cpu) milliseconds of one call."""
+    t, c = time.perf_counter(), time.process_time()
     fn(*args)
-    return (time.perf_counter() - t) * 1000
+    return (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
 
 
-def summary(name: str, ms: list[float]) -> tuple[float, float]:
-    med, p95 = statistics.median(ms), float(np.percentile(ms, 95))
-    print(f"{name:<26} median {med:8.2f} ms   p95 {p95:8.2f} ms   (n={len(ms)})")
-    return med, p95
+def summary(name: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
+    """Print wall and CPU median/p95; return the CPU (median, p95)."""
+    wall, cpu = [w for w, _ in runs], [c for _, c in runs]
+    print(
+        f"{name:<26} wall median {statistics.median(wall):8.2f} p95 {np.percentile(wall, 95):8.2f}"
+        f"   cpu median {statistics.median(cpu):8.2f} p95 {np.percentile(cpu, 95):8.2f} ms"
+        f"   (n={len(runs)})"
+    )
+    return statistics.median(cpu), float(np.percentile(cpu, 95))
 
 
 def main() -> int:
@@ -141,9 +150,6 @@ def main() -> int:
     ap.add_argument("--target-ms", type=float, default=30.0)
     ap.add_argument("--seed", type=int, default=2024)
     args = ap.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
-
     rng = np.random.default_rng(args.seed)
     vocab = vocabulary()
     claims = [make_claim(rng, vocab) for _ in range(args.claims)]
@@ -152,8 +158,10 @@ def main() -> int:
         f"{args.claims} claims x 45 documents, {words:,.0f} words and 10 questions each; one core"
     )
 
-    cold = timed(select_passages, *claims[0])
-    print(f"cold start: import {T_IMPORT * 1000:.0f} ms, first call {cold:.1f} ms")
+    cold, _ = timed(select_passages, *claims[0])
+    print(f"cold start: import {T_IMPORT * 1000:.0f} ms, first call {cold:.1f} ms (wall)")
+    for c in claims:  # warm-up
+        select_passages(*c)
     ours = [timed(select_passages, *c) for _ in range(args.repeats) for c in claims]
     med, p95 = summary("factseek select_passages", ours)
 
@@ -167,10 +175,12 @@ def main() -> int:
             continue
         peers[name] = summary(name, [timed(fn, *c) for _ in range(reps) for c in claims])[0]
     for name, peer_med in peers.items():
-        print(f"speed-up over {name}: {peer_med / med:.1f}x (median)")
+        print(f"speed-up over {name}: {peer_med / med:.1f}x (median CPU time)")
 
     ok = med <= args.target_ms and p95 <= args.target_ms
-    print(f"target {args.target_ms:.0f} ms per claim: {'met' if ok else 'MISSED'}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"target {args.target_ms:.0f} ms CPU per claim: {'met' if ok else 'MISSED'}"
+          f"   (load average {load:.1f} on {os.cpu_count()} CPUs)")  # fmt: skip
     return 0 if ok else 1
 
 

@@ -90,7 +90,6 @@ def window_starts(n_words: int, window: int, stride: int) -> list[int]:
 # ----------------------------------------------------------------------------- text analysis
 
 _CONTROL_SPACE = np.array([chr(i).isspace() for i in range(32)], dtype=bool)
-_NOT_TOKEN = str.maketrans({c: " " for c in map(chr, range(128)) if not c.isalnum()})
 
 
 def _codes(text: str) -> np.ndarray:
@@ -161,15 +160,15 @@ def _perfect_slots(keys: list[tuple[int, int]]) -> tuple[int, int] | None:
     return None
 
 
-def _term_ids(masked: str, lookup: dict[str, int]) -> np.ndarray:
-    """``lookup.get(token, -2)`` for every token of ``masked`` (tokens separated by spaces).
+def _term_ids(
+    data: np.ndarray, start: np.ndarray, end: np.ndarray, lookup: dict[str, int]
+) -> np.ndarray:
+    """``lookup.get(token, -2)`` for every token ``data[start:end]`` (UTF-8 bytes).
 
     Vectorised: each token's first 16 bytes are read as two uint64 words, hashed into a small
     collision-free table of the keys, and compared word for word, so the result is exact; the
     rare longer tokens are looked up one by one.
     """
-    data = np.frombuffer(masked.encode("utf-8"), dtype=np.uint8)
-    start, end = _runs(data != 32)
     length = end - start
     packed = {w: v for t, v in lookup.items() if (w := _words(t)) is not None}
     table = _perfect_slots(list(packed))
@@ -181,7 +180,7 @@ def _term_ids(masked: str, lookup: dict[str, int]) -> np.ndarray:
         padded = np.concatenate((data, np.zeros(_PACKED, dtype=np.uint8)))
         raw = np.ndarray(shape=(data.size + 9,), dtype="<u8", buffer=padded, strides=(1,))
         w0 = raw[start] & _LOW_BYTES[np.minimum(length, 8)]
-        w1 = raw[start + 8] & _LOW_BYTES[np.clip(length - 8, 0, 8)]
+        w1 = raw[start + 8] & _LOW_BYTES[np.minimum(np.maximum(length, 8) - 8, 8)]
         slot = (((w0 * np.uint64(_MIX_A)) ^ w1) * np.uint64(mul)) >> np.uint64(64 - bits)
         t0 = np.zeros(1 << bits, dtype=np.uint64)  # empty slots hold (0, 0): no token is empty
         t1 = np.zeros(1 << bits, dtype=np.uint64)
@@ -216,26 +215,23 @@ def _analyse(text: str, terms: list[str]) -> _Analysis:
     lower = text.lower()
     lcodes = _codes(lower)
     lspace = _is_space(lcodes)
-    lword_first, _ = _runs(~lspace)
+    lword_first, lword_end = _runs(~lspace)
     if len(lower) == len(text):  # every character lower-cased to one: same offsets
-        first_char, end_char = lword_first, _runs(~lspace)[1]
+        first_char, end_char = lword_first, lword_end
     else:
         first_char, end_char = _runs(~_is_space(_codes(text)))
     token = _is_token(lcodes)
-    counter = np.int32 if lcodes.size < 2**31 else np.int64
-    word_of_char = np.cumsum(~lspace & np.concatenate(([True], lspace[:-1])), dtype=counter) - 1
-    token_word = word_of_char[_runs(token)[0]].astype(np.int64)
-    # Non-token characters become spaces: the space-separated tokens are WORD_RE.findall(lower).
-    if lcodes.dtype == np.uint8:
-        masked = lower.translate(_NOT_TOKEN)
-    else:
-        masked = np.where(token, lcodes, 32).astype("<u4").tobytes().decode("utf-32-le")
+    token_start, token_end = _runs(token)
+    token_word = np.searchsorted(lword_first, token_start, side="right") - 1
     lookup = dict.fromkeys(STOPWORDS, -1) | {t: i for i, t in enumerate(terms)}
+    if lcodes.dtype == np.uint8:  # ASCII: the characters are the UTF-8 bytes
+        token_id = _term_ids(lcodes, token_start, token_end, lookup)
+    else:  # tokens as UTF-8, one space between them: the tokens of WORD_RE.findall(lower)
+        masked = np.where(token, lcodes, 32).astype("<u4").tobytes().decode("utf-32-le")
+        data = np.frombuffer(masked.encode("utf-8"), dtype=np.uint8)
+        token_id = _term_ids(data, *_runs(data != 32), lookup)
     return _Analysis(
-        first_char=first_char,
-        end_char=end_char,
-        token_word=token_word,
-        token_id=_term_ids(masked, lookup),
+        first_char=first_char, end_char=end_char, token_word=token_word, token_id=token_id
     )
 
 
@@ -284,7 +280,7 @@ def _windows(doc_word0: np.ndarray, text: _Analysis, cfg: SpanConfig) -> _Window
         starts.append(s + w0)
         ends.append(np.minimum(s + cfg.window, w1 - w0) + w0)
     start, end = np.concatenate(starts), np.concatenate(ends)
-    content = np.concatenate([[0], np.cumsum(text.token_id != -1)])
+    content = np.concatenate([[0], (text.token_id != -1).astype(np.int64).cumsum()])
     first, past = np.searchsorted(text.token_word, start), np.searchsorted(text.token_word, end)
     return _Windows(
         doc=np.concatenate(docs), start=start, end=end, length=content[past] - content[first]
