@@ -16,6 +16,7 @@ from factseek.constraints import url_host_path
 from factseek.text import STOPWORDS, WORD_RE
 
 STOP = -1
+SNIPPET_CHARS = 300
 _SIMPLE_URL = re.compile(r"(?i)https?://([a-z0-9.\-]+)(?::\d+)?([/?#]|$)")
 _QUERY_OR_FRAGMENT = re.compile(r"[?#]")
 
@@ -57,3 +58,11 @@ def host_path(url: str) -> tuple[str, str]:
     rest = url[m.start(2) :]
     path = _QUERY_OR_FRAGMENT.split(rest, maxsplit=1)[0]
     return host, path or "/"
+
+
+def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The first ``limit`` characters of ``text`` on a word boundary, whitespace collapsed."""
+    flat = " ".join(text[: limit * 2].split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0] + " …"

@@ -34,18 +34,8 @@ from factseek.types import Document, Hit
 SearchMode = Literal["bm25", "dense", "hybrid"]
 MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
 MAX_RESULTS = 10_000
-SNIPPET_CHARS = 300
 RRF_K = 60
 HYBRID_DEPTH = 100
-
-
-def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """The first ``limit`` characters of ``text`` on word boundaries, whitespace collapsed."""
-    flat = " ".join(text[: limit * 2].split())
-    if len(flat) <= limit:
-        return flat
-    cut = flat[:limit].rsplit(" ", 1)[0]
-    return cut + " …"
 
 
 class StoreBackend:
@@ -206,18 +196,17 @@ class StoreBackend:
     # ------------------------------------------------------------------ hits and documents
 
     def _hit(self, i: int, score: float, rank: int, query: str) -> Hit:
-        rec = self.store.record(i)
-        published = rec.get("published") or None
+        doc_id, url, title, published, snip = self.store.card(i)
         return Hit(
-            url=rec["url"],
-            title=rec.get("title", ""),
-            snippet=snippet(rec.get("text", "")),
+            url=url,
+            title=title,
+            snippet=snip,
             published=_dt.date.fromisoformat(published) if published else None,
             rank=rank,
             score=score,
             query=query,
             backend=self.name,
-            doc_id=rec["id"],
+            doc_id=doc_id,
         )
 
     def documents(self, hits: Sequence[Hit]) -> list[Document]:

@@ -28,7 +28,7 @@ from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
 from factseek.store import kernels
-from factseek.store.analyze import STOP, Vocabulary, host_path
+from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
 from factseek.store.layout import (
     CONFIG,
     Segment,
@@ -105,6 +105,7 @@ class _Ingest:
         self.host_id = array("i")
         self.flags = array("B")
         self.offsets = array("q", [0])
+        self.card_offsets = array("q", [0])
         self.urls: list[str] = []
         self.ids: list[str] = []
         self.vectors: list[np.ndarray] = []
@@ -126,9 +127,10 @@ class _Ingest:
             self.flags.append,
         )
         seen, hosts = self.seen_ids, self.hosts
-        pos = 0
-        with self.path.open("wb") as out:
-            write = out.write
+        pos = card_pos = 0
+        cards_path = self.path.with_suffix(".cards.jsonl")
+        with self.path.open("wb") as out, cards_path.open("wb") as cards:
+            write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
                 doc_id = doc.id or doc.url
                 if doc_id in seen or "\n" in doc_id or "\n" in doc.url:
@@ -139,10 +141,13 @@ class _Ingest:
                     self.duplicates += 1
                     continue
                 seen.add(doc_id)
-                line = _record_line(doc, doc_id)
+                line, card = _record_lines(doc, doc_id)
                 write(line)
                 pos += len(line)
                 offsets_append(pos)
+                write_card(card)
+                card_pos += len(card)
+                self.card_offsets.append(card_pos)
                 words = findall((doc.title + "\n" + doc.text).lower())
                 tokens_extend(map(word_ids, words))  # stop words become STOP, dropped later
                 raw_len_append(len(words))
@@ -162,8 +167,11 @@ class _Ingest:
                 self._encode()
             out.flush()
         fsync_file(self.path)
+        fsync_file(cards_path)
+        folder = self.path.parent
+        np.save(folder / f"{self.segment}.offsets.npy", np.frombuffer(self.offsets, np.int64))
         np.save(
-            self.path.parent / f"{self.segment}.offsets.npy", np.frombuffer(self.offsets, np.int64)
+            folder / f"{self.segment}.cards.offsets.npy", np.frombuffer(self.card_offsets, np.int64)
         )
         if self.encoder is not None:
             dim = self.encoder.dim
@@ -193,18 +201,24 @@ class _Ingest:
         return tokens[keep], doc_len
 
 
-def _record_line(doc: Document, doc_id: str) -> bytes:
+def _record_lines(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
+    """The document's JSONL line and its hit card line."""
+    published = doc.published.isoformat() if doc.published else ""
     rec = {
         "id": doc_id,
         "url": doc.url,
         "title": doc.title,
         "text": doc.text,
-        "published": doc.published.isoformat() if doc.published else "",
+        "published": published,
         "domain": doc.domain or url_host_path(doc.url)[0],
     }
     if doc.meta:
         rec["meta"] = dict(doc.meta)
-    return (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8")
+    card = [doc_id, doc.url, doc.title, published, snippet(doc.text)]
+    return (
+        (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"),
+        (json.dumps(card, ensure_ascii=False) + "\n").encode("utf-8"),
+    )
 
 
 @dataclass(kw_only=True)

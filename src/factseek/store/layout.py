@@ -5,6 +5,8 @@ A store is one folder of plain files::
     config.json                  format version, BM25 parameters, segments, current index folder
     docs-000001.jsonl            documents, one JSON object per line (immutable once written)
     docs-000001.offsets.npy      int64 byte offsets of each line (n + 1)
+    docs-000001.cards.jsonl      [id, url, title, published, snippet] per document: what a hit
+    docs-000001.cards.offsets.npy  shows, read without parsing the (long) text
     docs-000001.dense.npy        float32 (n, dim) vectors, only when built with --dense
     index-000003/                the BM25 index over all segments (rebuilt by every add):
         terms.txt                one term per line; line i is term id i
@@ -45,7 +47,10 @@ FORMAT_VERSION = 1
 CONFIG = "config.json"
 LOCK = ".lock"
 ANALYZER = "factseek.text.tokenize"  # lower-cased [^\W_]+ runs, English stop words removed
-_OWNED = re.compile(r"^(docs-\d{6}\.(jsonl|offsets\.npy|dense\.npy)|index-\d{6}|.*\.tmp)$")
+SEGMENT_FILES = ("jsonl", "offsets.npy", "cards.jsonl", "cards.offsets.npy", "dense.npy")
+_OWNED = re.compile(
+    r"^(docs-\d{6}\.(" + "|".join(re.escape(x) for x in SEGMENT_FILES) + r")|index-\d{6}|.*\.tmp)$"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,7 +167,7 @@ def collect_garbage(root: Path, config: StoreConfig) -> None:
     """Delete store files that ``config`` does not reference (older generations, crash leftovers)."""
     live = {config.index, CONFIG, LOCK}
     for s in config.segments:
-        live.update({f"{s.name}.jsonl", f"{s.name}.offsets.npy", f"{s.name}.dense.npy"})
+        live.update(f"{s.name}.{suffix}" for suffix in SEGMENT_FILES)
     for p in root.iterdir():
         if p.name in live or not _OWNED.match(p.name):
             continue

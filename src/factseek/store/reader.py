@@ -10,7 +10,8 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import mmap
-import threading
+import os
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
@@ -70,6 +71,29 @@ def _lines(path: Path, count: int) -> list[str]:
     return lines
 
 
+class _Lines:
+    """One segment's JSONL file (memory-mapped) with its line offsets."""
+
+    def __init__(self, root: Path, stem: str, n: int) -> None:
+        self.path = root / f"{stem}.jsonl"
+        self.offsets = _load(root / f"{stem}.offsets.npy", "int64", n + 1)
+        try:
+            with self.path.open("rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                self.data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        except (OSError, ValueError) as e:
+            raise StoreError(f"store file {self.path} is missing or unreadable: {e}") from None
+        if size != int(self.offsets[-1]):
+            raise StoreError(f"store file {self.path} is corrupt: size differs from its offsets")
+
+    def json(self, j: int) -> Any:
+        try:
+            a, b = self.offsets[j : j + 2].tolist()
+            return json.loads(self.data[a:b].decode("utf-8"))
+        except ValueError:
+            raise StoreError(f"store file {self.path}: line {j + 1} is corrupt") from None
+
+
 class Store:
     """A knowledge store opened read-only."""
 
@@ -90,21 +114,15 @@ class Store:
         self.host_id = _load(idx / "host_id.npy", "int32", n)
         self.url_flags = _load(idx / "url_flags.npy", "uint8", n)
         self.hosts = _lines(idx / "hosts.txt", int(self.host_id.max()) + 1 if n else 0)
-        self._segments = []
-        self._seg_start = np.zeros(len(config.segments) + 1, np.int64)
-        for i, seg in enumerate(config.segments):
-            offsets = _load(root / f"{seg.name}.offsets.npy", "int64", seg.n_docs + 1)
-            path = root / f"{seg.name}.jsonl"
-            try:
-                with path.open("rb") as f:
-                    data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if offsets[-1] else b""
-            except (OSError, ValueError) as e:
-                raise StoreError(f"store file {path} is missing or unreadable: {e}") from None
-            if len(data) != int(offsets[-1]):
-                raise StoreError(f"store file {path} is corrupt: size differs from its offsets")
-            self._segments.append((data, offsets))
-            self._seg_start[i + 1] = self._seg_start[i] + seg.n_docs
-        self._lock = threading.Lock()
+        self._docs: list[_Lines] = []
+        self._cards: list[_Lines] = []
+        self._starts: list[int] = []  # first document number of each segment
+        start = 0
+        for seg in config.segments:
+            self._docs.append(_Lines(root, seg.name, seg.n_docs))
+            self._cards.append(_Lines(root, f"{seg.name}.cards", seg.n_docs))
+            self._starts.append(start)
+            start += seg.n_docs
 
     @classmethod
     def open(cls, path: str | Path) -> Store:
@@ -148,23 +166,26 @@ class Store:
                 raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
             if arr.shape != (seg.n_docs, self.config.dense_dim) or arr.dtype != np.float32:
                 raise StoreError(f"store file {path} is corrupt (shape {arr.shape})")
-            out.append((int(self._seg_start[i]), np.asarray(arr)))
+            out.append((self._starts[i], np.asarray(arr)))
         return out
 
     # ------------------------------------------------------------------ documents
 
-    def record(self, i: int) -> dict[str, Any]:
-        """The stored JSON object of document number ``i``."""
+    def _locate(self, i: int) -> tuple[int, int]:
         if not 0 <= i < len(self):
             raise StoreError(f"document number {i} out of range (store has {len(self)})")
-        s = int(np.searchsorted(self._seg_start, i, side="right")) - 1
-        data, offsets = self._segments[s]
-        j = i - int(self._seg_start[s])
-        raw = data[int(offsets[j]) : int(offsets[j + 1])]
-        try:
-            return json.loads(raw)
-        except ValueError:
-            raise StoreError(f"{self.root}: document {i} is corrupt") from None
+        s = bisect_right(self._starts, i) - 1
+        return s, i - self._starts[s]
+
+    def record(self, i: int) -> dict[str, Any]:
+        """The stored JSON object of document number ``i``."""
+        s, j = self._locate(i)
+        return self._docs[s].json(j)
+
+    def card(self, i: int) -> tuple[str, str, str, str, str]:
+        """``(id, url, title, published, snippet)`` of document number ``i`` (no text parsed)."""
+        s, j = self._locate(i)
+        return tuple(self._cards[s].json(j))  # type: ignore[return-value]
 
     def document(self, i: int) -> Document:
         rec = self.record(i)
