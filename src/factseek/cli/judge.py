@@ -1,7 +1,243 @@
-"""`factseek judge ...`."""
+"""`factseek judge train|eval|predict`: train a veracity classifier, score it, use it."""
 
 from __future__ import annotations
 
-from factseek.cli import make_app
+import enum
+from pathlib import Path
+from typing import Annotated
 
-app = make_app("judge commands.")
+import typer
+
+from factseek.cli import make_app
+from factseek.datasets.claims import FORMATS
+from factseek.judge.inputs import MODES
+from factseek.judge.train import PRESETS
+
+app = make_app("Train, evaluate and use veracity classifiers (the pipeline's last stage).")
+
+# Choices come from the registries, so help and errors never drift from the code.
+DataFormatName = enum.StrEnum("DataFormatName", {x: x for x in ("auto", *FORMATS)})
+PresetName = enum.StrEnum("PresetName", {x: x for x in PRESETS})
+ModeName = enum.StrEnum("ModeName", {x: x for x in MODES})
+
+FormatOpt = Annotated[
+    DataFormatName, typer.Option("--format", help="Data format (auto: guess from the file).")
+]
+SummariesOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--summaries", help="factseek report JSON/JSONL files or folders (mode 'summaries')."
+    ),
+]
+
+
+def _load(path: Path, fmt: str):  # -> (rows, DataFormat)
+    from factseek.datasets.claims import data_format, with_ids
+
+    df = data_format(fmt, path)
+    return with_ids(df.load(path)), df
+
+
+def _summaries(paths: list[Path] | None):
+    from factseek.judge.inputs import load_report_summaries
+
+    return load_report_summaries(paths) if paths else None
+
+
+def _fmt_metrics(m) -> str:
+    parts = [f"n={m.n}", f"accuracy {100 * m.accuracy:.1f}"]
+    if m.soft_accuracy is not None:
+        parts.append(f"soft accuracy {100 * m.soft_accuracy:.1f}")
+    parts.append(f"macro-F1 {100 * m.macro_f1:.1f}")
+    if m.mae is not None:
+        parts.append(f"MAE {m.mae:.3f}")
+    return "  ".join(parts)
+
+
+@app.command()
+def train(
+    data: Annotated[Path, typer.Option("--data", help="Training data file.")],
+    dev: Annotated[Path, typer.Option("--dev", help="Dev data file (selects epoch and seed).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the judge to.")],
+    format: FormatOpt = DataFormatName.auto,
+    dev_format: Annotated[DataFormatName, typer.Option("--dev-format")] = DataFormatName.auto,
+    preset: Annotated[
+        PresetName, typer.Option("--preset", help="Hyperparameters: cpu or paper (GPU).")
+    ] = PresetName.cpu,
+    mode: Annotated[ModeName, typer.Option("--mode", help="Classifier input.")] = ModeName.claim,
+    seeds: Annotated[
+        int | None, typer.Option("--seeds", min=1, help="Seeds to train (best by dev kept).")
+    ] = None,
+    exclude: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--exclude",
+            help="Evaluation files whose claims are removed from training (repeatable).",
+        ),
+    ] = None,
+    backbone: Annotated[
+        str | None, typer.Option("--backbone", help="'minilm' or a local model folder.")
+    ] = None,
+    epochs: Annotated[int | None, typer.Option("--epochs", min=1)] = None,
+    max_length: Annotated[int | None, typer.Option("--max-length", min=8)] = None,
+    lr: Annotated[float | None, typer.Option("--lr")] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1)] = None,
+    freeze_layers: Annotated[int | None, typer.Option("--freeze-layers", min=0)] = None,
+    max_train: Annotated[
+        int | None, typer.Option("--max-train", min=1, help="Subsample training data.")
+    ] = None,
+    device: Annotated[
+        str | None, typer.Option("--device", help="auto, cpu, cuda, cuda:1...")
+    ] = None,
+    summaries: SummariesOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
+) -> None:
+    """Train a judge: several seeds, best by dev MAE, saved as a folder for `factseek check --judge`."""
+    from factseek.datasets.claims import data_format, dedup
+    from factseek.errors import InputError
+    from factseek.judge.train import preset as make_preset
+    from factseek.judge.train import train_classifier
+
+    train_rows, df = _load(data, format.value)
+    dev_rows, dev_df = _load(dev, dev_format.value)
+    if dev_df.labels is not df.labels:
+        raise InputError(
+            f"training labels are {df.labels.name} but dev labels are {dev_df.labels.name}"
+        )
+    held_out = [dev_rows]
+    for path in exclude or []:
+        rows = data_format("auto", path).load(path)
+        held_out.append(rows)
+    train_rows, report = dedup(train_rows, *held_out)
+    typer.echo(f"{data.name}: {report.line()}")
+    config = make_preset(
+        preset.value,
+        mode=mode.value,
+        seeds=seeds,
+        backbone=backbone,
+        epochs=epochs,
+        max_length=max_length,
+        lr=lr,
+        batch_size=batch_size,
+        freeze_layers=freeze_layers,
+        max_train=max_train,
+        device=device,
+    )
+    report_summaries = _summaries(summaries)
+    info = {
+        "data": {"file": data.name, "format": df.name},
+        "dev": {"file": dev.name, "format": dev_df.name},
+        "excluded": [p.name for p in exclude or []],
+        "dedup": {"kept": report.kept, "overlap": report.overlap, "repeated": report.repeated},
+    }
+    result = train_classifier(
+        train_rows,
+        dev_rows,
+        out,
+        df.labels,
+        config,
+        summaries=report_summaries,
+        preset_name=preset.value,
+        info=info,
+        progress=not quiet,
+        log=typer.echo,
+    )
+    typer.echo(
+        f"saved {result.path} (seed {result.best.seed}, epoch {result.best.epoch}; "
+        f"{result.n_train} train / {result.n_dev} dev; {result.seconds:.0f}s)"
+    )
+    typer.echo(f"dev: {_fmt_metrics(result.best.dev)}")
+
+
+@app.command("eval")
+def eval_(
+    model: Annotated[Path, typer.Option("--model", help="Judge folder.")],
+    data: Annotated[Path, typer.Option("--data", help="Labelled data file.")],
+    format: FormatOpt = DataFormatName.auto,
+    summaries: SummariesOpt = None,
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare", help="Another system's predictions JSONL: paired significance test."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write this judge's predictions JSONL.")
+    ] = None,
+    confusion: Annotated[
+        Path | None, typer.Option("--confusion", help="Write a confusion-matrix PNG.")
+    ] = None,
+    resamples: Annotated[int, typer.Option("--resamples", min=100)] = 10_000,
+    device: Annotated[str, typer.Option("--device")] = "auto",
+) -> None:
+    """Accuracy, soft accuracy, macro-F1 and MAE of a judge on a data set (+ majority baseline)."""
+    from factseek.judge.evaluate import compare as compare_preds
+    from factseek.judge.evaluate import predict_rows, read_predictions, score, write_predictions
+    from factseek.metrics.veracity import (
+        confusion_matrix,
+        majority_baseline,
+        plot_confusion,
+        veracity_metrics,
+    )
+
+    judge, rows = _judge_and_rows(model, data, format.value, device)
+    preds, missing = predict_rows(judge, rows, _summaries(summaries))
+    if judge.mode == "summaries":
+        typer.echo(f"no report for {missing} of {len(rows)} claims (claim-only input for those)")
+    m = score(preds, judge.labels)
+    typer.echo(f"{judge.name} on {data.name}: {_fmt_metrics(m)}")
+    counts = judge.config.get("train", {}).get("label_counts")
+    if counts:
+        train_gold = [label for label, c in counts.items() for _ in range(int(c))]
+        base = majority_baseline(train_gold, len(preds), judge.labels)
+        bm = veracity_metrics([p.gold for p in preds], base, judge.labels)  # type: ignore[misc]
+        typer.echo(f"majority class ({base[0]}): {_fmt_metrics(bm)}")
+    if out:
+        write_predictions(out, preds)
+        typer.echo(f"predictions: {out}")
+    if confusion:
+        gold = [p.gold for p in preds]
+        cm = confusion_matrix(gold, [p.label for p in preds], judge.labels)  # type: ignore[arg-type]
+        plot_confusion(cm, judge.labels, confusion, title=f"{judge.name} on {data.name}")
+        typer.echo(f"confusion matrix: {confusion}")
+    if compare:
+        theirs = read_predictions(compare, judge.labels)
+        typer.echo(f"paired permutation test vs {compare.name} ({resamples} resamples, two-sided):")
+        for t in compare_preds(preds, theirs, judge.labels, resamples=resamples):
+            scale = 1.0 if t.metric == "mae" else 100.0
+            typer.echo(
+                f"  {t.metric:<13} ours {scale * t.a:7.3f}  theirs {scale * t.b:7.3f}  "
+                f"delta {scale * t.delta:+7.3f}  95% CI [{scale * t.ci_low:+.3f}, {scale * t.ci_high:+.3f}]  "
+                f"p = {t.p_value:.4f}"
+            )
+
+
+@app.command()
+def predict(
+    model: Annotated[Path, typer.Option("--model", help="Judge folder.")],
+    data: Annotated[Path, typer.Option("--data", help="Data file (labels optional).")],
+    out: Annotated[Path, typer.Option("--out", help="Predictions JSONL to write.")],
+    format: FormatOpt = DataFormatName.auto,
+    summaries: SummariesOpt = None,
+    device: Annotated[str, typer.Option("--device")] = "auto",
+) -> None:
+    """Write one prediction per claim: id, label, gold, per-label probabilities."""
+    from factseek.judge.evaluate import predict_rows, write_predictions
+
+    judge, rows = _judge_and_rows(model, data, format.value, device)
+    preds, _ = predict_rows(judge, rows, _summaries(summaries))
+    write_predictions(out, preds)
+    typer.echo(f"wrote {len(preds)} predictions to {out}")
+
+
+def _judge_and_rows(model: Path, data: Path, fmt: str, device: str):
+    from factseek.errors import InputError
+    from factseek.judge.classifier import ClassifierJudge
+
+    rows, df = _load(data, fmt)
+    judge = ClassifierJudge.load(model, device=device)
+    if df.labels is not judge.labels:
+        raise InputError(
+            f"{data.name} has {df.labels.name} labels but the judge predicts {judge.labels.name} labels"
+        )
+    return judge, rows

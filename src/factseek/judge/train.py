@@ -428,6 +428,7 @@ def train_classifier(
         "train": {
             "n_train": len(train_ex),
             "n_dev": len(dev_ex),
+            "label_counts": {x: sum(1 for e in train_ex if e.label == x) for x in labels.labels},
             "fingerprint": fp,
             **(info or {}),
         },
