@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
+from factseek import passages
 from factseek.errors import ConfigError
 from factseek.passages import DEFAULT_SPANS, SpanConfig, _is_space, _is_token, select_passages
 from factseek.text import tokenize
@@ -177,6 +178,20 @@ def test_matches_reference_on_random_inputs(seed: int) -> None:
             bm25_k1=rng.choice([0.0, 0.9, 1.5]),
             bm25_b=rng.choice([0.0, 0.4, 0.75, 1.0]),
         )
+        assert_same(select_passages(docs, queries, cfg), reference(docs, queries, cfg))
+
+
+def test_matches_reference_without_the_hash_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one-by-one lookup used when no collision-free table is found gives the same result."""
+    monkeypatch.setattr(passages, "_perfect_slots", lambda keys: None)
+    rng = random.Random(99)
+    for _ in range(40):
+        docs = [
+            Document(url=f"u{d}", text=random_text(rng, rng.choice([0, 7, 40]), VOCAB))
+            for d in range(3)
+        ]
+        queries = [" ".join(rng.choices(VOCAB, k=3)) for _ in range(2)]
+        cfg = SpanConfig(window=5, stride=2, top_windows=3, context=2)
         assert_same(select_passages(docs, queries, cfg), reference(docs, queries, cfg))
 
 
