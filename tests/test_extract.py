@@ -204,3 +204,14 @@ def test_plain_text() -> None:
     assert [e.source for e in doc.date_evidence] == ["url", "last-modified"]
     with pytest.raises(ExtractionError):
         extract_text(b"", "https://example.com/empty.txt")
+
+
+def test_tag_cap_bounds_pathological_pages() -> None:
+    from factseek.extract import ExtractConfig
+
+    html = "<html><body>" + "<p>word word</p>" * 50_000 + "<p>THE-END</p>"
+    t0 = time.monotonic()
+    doc = extract_html(html, "https://example.com/x", config=ExtractConfig(max_tags=2_000))
+    assert time.monotonic() - t0 < 10
+    assert doc.meta["truncated"] == "tags"
+    assert "THE-END" not in doc.text and doc.n_words <= 2_000

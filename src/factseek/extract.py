@@ -23,8 +23,10 @@ has no publication date at all, the earliest modification date is used: a page c
 published after it was last modified, so that date is a safe upper bound for a before-date
 filter. Disagreement between sources is not resolved here; ``factseek.temporal`` flags it.
 
-Input is bounded: at most ``max_chars`` characters are parsed, binary content is refused, and
-lxml's own depth limit stops deeply nested trees. Failures raise ``ExtractionError``.
+Input is bounded: at most ``max_chars`` characters and ``max_tags`` tags are parsed (extraction
+time grows with the number of elements; ``Document.meta["truncated"]`` says when a page was
+cut), binary content is refused, and lxml's own depth limit stops deeply nested trees.
+Failures raise ``ExtractionError``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class ExtractConfig:
     """Limits and thresholds for extraction."""
 
     max_chars: int = 3_000_000  # characters of HTML parsed; the rest is dropped
+    max_tags: int = 25_000  # tags parsed (extraction time grows with them); the rest is dropped
     min_words: int = 25  # an extractor yielding fewer words hands over to the next one
     max_title_chars: int = 500
     max_meta_chars: int = 500  # each Document.meta value
@@ -383,6 +386,16 @@ def _parse(html: str) -> Any:
         return None
 
 
+def _tag_cut(html: str, max_tags: int) -> int | None:
+    """Where the tag after the first ``max_tags`` starts, or None if there are not that many."""
+    if html.count("<") <= max_tags:
+        return None
+    pos = -1
+    for _ in range(max_tags + 1):
+        pos = html.find("<", pos + 1)
+    return pos
+
+
 def _words(text: str) -> int:
     return len(text.split())
 
@@ -401,7 +414,12 @@ def extract_html(
     """
     if isinstance(html, bytes):
         html = decode_body(html[: config.max_chars * 4], _header(headers, "content-type"))
-    html = html[: config.max_chars]
+    truncated = ""
+    if len(html) > config.max_chars:
+        html, truncated = html[: config.max_chars], "chars"
+    cut = _tag_cut(html, config.max_tags)
+    if cut is not None:
+        html, truncated = html[:cut], "tags"
     if looks_binary(html, config.binary_ratio):
         raise ExtractionError(f"{url}: binary content, not HTML")
     html = _CONTROL.sub("", html)
@@ -447,6 +465,8 @@ def extract_html(
     ev = tuple(evidence)
     info = {k: clean_text(v)[: config.max_meta_chars] for k, v in meta.items()}
     info["extractor"] = extractor
+    if truncated:
+        info["truncated"] = truncated
     return Document(
         url=url,
         text=text,
