@@ -146,9 +146,16 @@ def check(hit: Hit, c: Constraints, *, native: bool = False) -> ConstraintDecisi
 
 
 def removed_counts(decisions: Iterable[ConstraintDecision]) -> dict[str, int]:
-    """Counts of removed hits by coarse reason ("after-claim-date", "undated", "excluded-site", ...)."""
+    """Distinct URLs removed, by coarse reason ("after-claim-date", "undated", "excluded-site", ...).
+
+    A page removed for several queries counts once per reason.
+    """
+    seen: set[tuple[str, str]] = set()
     counts: Counter[str] = Counter()
     for d in decisions:
         if not d.kept:
-            counts[d.reason.split(":", 1)[0]] += 1
+            reason = d.reason.split(":", 1)[0]
+            if (d.url, reason) not in seen:
+                seen.add((d.url, reason))
+                counts[reason] += 1
     return dict(sorted(counts.items()))

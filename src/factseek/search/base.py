@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from factseek.constraints import Constraints, check
+from factseek.constraints import NO_CONSTRAINTS, Constraints, check
 from factseek.errors import ConfigError, SearchError
 from factseek.types import ConstraintDecision, Hit, Query, QueryResult
 
@@ -26,6 +26,7 @@ class Capabilities:
     domain_exclusion: bool = False  # can exclude a list of sites
     max_results: int = 10  # most results one request can return
     language: bool = False  # can restrict results to a language
+    audit: bool = False  # cheap enough to rerun unfiltered, to show what native filters removed
 
 
 @runtime_checkable
@@ -141,6 +142,8 @@ def constrained_search(
             else:
                 n_kept += 1
         decisions.append(d)
+    if native and caps.audit:
+        hits, decisions = _audit(backend, query, k, constraints, list(hits), decisions)
     return QueryResult(
         query=query,
         hits=tuple(hits),
@@ -148,3 +151,26 @@ def constrained_search(
         native=tuple(native),
         emulated=tuple(emulated),
     )
+
+
+def _audit(
+    backend: SearchBackend,
+    query: Query,
+    k: int,
+    constraints: Constraints,
+    hits: list[Hit],
+    decisions: list[ConstraintDecision],
+) -> tuple[list[Hit], list[ConstraintDecision]]:
+    """Add the unfiltered top-k hits that the native filters removed, so the report can count them."""
+    seen = {h.url for h in hits}
+    try:
+        probe = backend.search(query.text, k, NO_CONSTRAINTS)
+    except SearchError:
+        return hits, decisions
+    for hit in probe:
+        d = check(hit, constraints, native=True)
+        if not d.kept and hit.url not in seen:
+            seen.add(hit.url)
+            hits.append(hit)
+            decisions.append(d)
+    return hits, decisions

@@ -42,7 +42,9 @@ class StoreBackend:
     """Search a knowledge store; ``documents(hits)`` gives the full texts of its hits."""
 
     name = "local"
-    capabilities = Capabilities(date_filter=True, domain_exclusion=True, max_results=MAX_RESULTS)
+    capabilities = Capabilities(
+        date_filter=True, domain_exclusion=True, max_results=MAX_RESULTS, audit=True
+    )
 
     def __init__(
         self,
