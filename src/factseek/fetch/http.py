@@ -205,6 +205,7 @@ class HttpFetcher:
         reason = skip_reason(url)
         if reason:
             return FetchFailure(url=url, error=reason)
+        page: CachedPage | None = None
         try:
             page = self._cache.get(url) if self._cache else None
             if page is None:
@@ -217,7 +218,11 @@ class HttpFetcher:
         except TimeoutError:
             return FetchFailure(url=url, error=f"timed out after {cfg.total_timeout:g}s in total")
         except FactseekError as e:
-            return FetchFailure(url=url, error=_one_line(str(e)))
+            message = str(e)
+            final = page.final_url if page is not None else url
+            for prefix in (f"{url}: ", f"{final}: "):
+                message = message.removeprefix(prefix)  # extraction errors name the URL
+            return FetchFailure(url=url, error=_one_line(message))
         except httpx.TimeoutException as e:
             return FetchFailure(
                 url=url, error=f"{type(e).__name__}: no data within the read timeout"
