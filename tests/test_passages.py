@@ -94,7 +94,7 @@ def reference(
         qt = sorted(set(tokenize(q)))
         scored = [(bm25(windows[i], qt), i) for i in units]
         nominated = sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], x[1]))[
-            : cfg.top_windows
+            : cfg.per_query
         ]
         for score, i in nominated:
             pooled[i] = max(pooled.get(i, 0.0), score)
@@ -172,6 +172,7 @@ def test_matches_reference_on_random_inputs(seed: int) -> None:
         cfg = SpanConfig(
             window=window,
             stride=rng.randint(1, window),
+            per_query=rng.randint(1, 6),
             top_windows=rng.randint(1, 6),
             context=rng.randint(0, 10),
             top_docs=rng.randint(1, 4),
@@ -294,12 +295,39 @@ def test_each_query_nominates_windows() -> None:
     assert {p.url for p in got} == {d0.url, d1.url}
 
 
+def test_each_query_nominates_at_most_per_query_windows() -> None:
+    strong = " ".join(f"apple pie{i}" for i in range(8))  # 8 distinct windows with "apple"
+    docs = [doc(strong, "https://e.example/s"), doc("cherry tart", "https://e.example/w")]
+    queries = ["apple", "cherry"]
+    for per_query, kept in ((1, 2), (3, 4), (10, 9)):
+        cfg = SpanConfig(window=2, stride=2, per_query=per_query, top_windows=10, context=0)
+        got = select_passages(docs, queries, cfg)
+        assert sum(p.end_word - p.start_word for p in got) == 2 * kept
+        assert {p.url for p in got} == {d.url for d in docs}
+        assert_same(got, reference(docs, queries, cfg))
+
+
+def test_repeated_windows_do_not_use_up_nominations() -> None:
+    docs = [
+        doc("apple " * 100, "https://e.example/r"),
+        doc("an apple pie with more words", "https://e.example/p"),
+    ]
+    cfg = SpanConfig(window=4, stride=2, per_query=2, context=0)
+    got = select_passages(docs, ["apple"], cfg)
+    assert [(p.url, p.start_word, p.end_word) for p in got] == [
+        ("https://e.example/r", 0, 4),  # the first of 49 identical windows
+        ("https://e.example/p", 0, 4),
+    ]
+    assert_same(got, reference(docs, ["apple"], cfg))
+
+
 def test_config_is_validated() -> None:
     for bad in ({"window": 0}, {"stride": 0}, {"stride": 31}, {"top_windows": 0}, {"context": -1},
-                {"top_docs": 0}, {"bm25_k1": -1.0}, {"bm25_b": 1.5}):  # fmt: skip
+                {"top_docs": 0}, {"per_query": 0}, {"bm25_k1": -1.0}, {"bm25_b": 1.5}):  # fmt: skip
         with pytest.raises(ConfigError):
             SpanConfig(**bad)
     assert (DEFAULT_SPANS.window, DEFAULT_SPANS.stride, DEFAULT_SPANS.top_windows) == (30, 15, 10)
+    assert DEFAULT_SPANS.per_query == 5
     assert (DEFAULT_SPANS.context, DEFAULT_SPANS.top_docs) == (150, 4)
 
 

@@ -10,19 +10,21 @@ does (see docs/passages.md for every decision):
 2. Every window is scored with BM25 against every query. Terms are ``factseek.text.tokenize``
    terms; statistics (document frequency, average length) are over all windows of this call.
    IDF is Lucene's ``log(1 + (N - df + 0.5) / (df + 0.5))``; each distinct query term counts once.
-3. Each query nominates its ``cfg.top_windows`` best windows; the nominations are pooled and the
-   ``cfg.top_windows`` best windows overall are kept, each at its best score. (This is exactly
-   the top windows by best-over-queries score, which is how it is computed.) Windows with
-   score 0 are never kept; windows whose words repeat an earlier window's words exactly count
-   as that earlier window (the paper's code keys windows by their text).
+3. Each query nominates its ``cfg.per_query`` best windows (5, the paper code's ``--num``);
+   the nominations are pooled, a window nominated by several queries counting once at its best
+   nominated score, and the ``cfg.top_windows`` best pooled windows are kept. Windows with
+   score 0 are never nominated; a window whose words repeat an earlier window's words exactly
+   is that earlier window (the paper's code keys windows by their text), so a query's
+   nominations are distinct texts.
 4. Each kept window is widened by ``cfg.context`` words on both sides within its document,
    and overlapping or touching spans are merged.
 5. Documents are ranked by their best kept window; the top ``cfg.top_docs`` are returned with
    all their merged spans. Ties are broken by document order, then by window start.
 
-The implementation is vectorised with numpy over one concatenated text, so a claim's 45 pages
-(~70k words) take a few milliseconds; ``tests/test_passages.py`` checks it against a plain
-Python reference on randomised inputs.
+Ranking ties are broken by window order (document order, then start) everywhere. The
+implementation is vectorised with numpy over one concatenated text, so a claim's 45 pages
+(~70k words, 10 questions) take about 10 ms of one core; ``tests/test_passages.py`` checks it
+against a plain Python reference on randomised inputs.
 """
 
 from __future__ import annotations
@@ -45,12 +47,14 @@ __all__ = ["DEFAULT_SPANS", "SpanConfig", "select_passages", "window_starts"]
 class SpanConfig:
     """Second-stage settings. Defaults are the paper's (k1=30 words, stride 15, K1=10, k2=150, K2=4).
 
-    ``window`` is the paper's k1 (a window size in words); ``bm25_k1``/``bm25_b`` are BM25's
-    saturation and length-normalisation parameters (rank_bm25's and bm25s's defaults).
+    ``window`` is the paper's k1 (a window size in words); ``per_query`` is how many windows
+    each query nominates (its code's ``--num``); ``bm25_k1``/``bm25_b`` are BM25's saturation and
+    length-normalisation parameters (rank_bm25's and bm25s's defaults).
     """
 
     window: int = 30
     stride: int = 15
+    per_query: int = 5
     top_windows: int = 10
     context: int = 150
     top_docs: int = 4
@@ -62,8 +66,8 @@ class SpanConfig:
             raise ConfigError(f"window must be >= 1 word, got {self.window}")
         if not 1 <= self.stride <= self.window:
             raise ConfigError(f"stride must be in 1..window ({self.window}), got {self.stride}")
-        if self.top_windows < 1 or self.top_docs < 1:
-            raise ConfigError("top_windows and top_docs must be >= 1")
+        if min(self.per_query, self.top_windows, self.top_docs) < 1:
+            raise ConfigError("per_query, top_windows and top_docs must be >= 1")
         if self.context < 0:
             raise ConfigError(f"context must be >= 0 words, got {self.context}")
         if not (self.bm25_k1 >= 0 and 0 <= self.bm25_b <= 1):
@@ -119,8 +123,7 @@ def _is_space(codes: np.ndarray) -> np.ndarray:
 
 def _is_token(codes: np.ndarray) -> np.ndarray:
     """``str.isalnum`` of every code point (the characters of ``factseek.text.WORD_RE``)."""
-    c = codes.astype(np.uint8) if codes.dtype == np.uint8 else codes
-    out = ((c - 48) < 10) | (((c | 32) - 97) < 26)  # unsigned wrap-around: digits, letters
+    out = ((codes - 48) < 10) | (((codes | 32) - 97) < 26)  # unsigned wrap-around: 0-9, a-z, A-Z
     if codes.dtype != np.uint8:
         out &= codes <= 127
     return _fix_high(out, codes, str.isalnum)
@@ -270,9 +273,9 @@ def select_passages(
         return []
     tf_term, tf_win, tf = _term_frequencies(win, text)
     weight = _bm25(tf_term, tf_win, tf, win, len(terms), cfg)
-    best = _best_scores(queries, terms, tf_term, tf_win, weight, win.doc.size)
-    chosen = _choose_windows(best, win, big, text, cfg.top_windows)
-    return _passages(chosen, best, win, documents, doc_word0, doc_char0, text, cfg)
+    pooled = _pool(queries, terms, tf_term, tf_win, weight, _WindowText(big, win, text), cfg)
+    chosen = sorted(pooled, key=lambda j: (-pooled[j], j))[: cfg.top_windows]
+    return _passages(chosen, pooled, win, documents, doc_word0, doc_char0, text, cfg)
 
 
 def _windows(doc_word0: np.ndarray, text: _Analysis, cfg: SpanConfig) -> _Windows:
@@ -298,9 +301,7 @@ def _term_frequencies(win: _Windows, text: _Analysis) -> tuple[np.ndarray, np.nd
     occ = np.flatnonzero(text.token_id >= 0)
     word = text.token_word[occ]
     lo = np.searchsorted(win.end, word, side="right")  # first window ending after the word
-    hi = np.searchsorted(
-        win.start, word, side="right"
-    )  # past the last window starting at/before it
+    hi = np.searchsorted(win.start, word, side="right")  # past the last starting at/before it
     count = hi - lo  # windows holding this occurrence (1 or 2 with stride = window / 2)
     first = np.repeat(np.cumsum(count) - count, count)
     window = np.repeat(lo, count) + (np.arange(first.size) - first)
@@ -332,17 +333,33 @@ def _bm25(
     return idf[tf_term] * (tf * (k1 + 1)) / (tf + k1 * (1 - b + b * win.length[tf_win] / avg))
 
 
-def _best_scores(
+class _WindowText:
+    """A window's words, computed once per window: the identity used to drop repeated windows."""
+
+    def __init__(self, big: str, win: _Windows, text: _Analysis) -> None:
+        self.big, self.win, self.text = big, win, text
+        self.cache: dict[int, tuple[str, ...]] = {}
+
+    def __call__(self, j: int) -> tuple[str, ...]:
+        if j not in self.cache:
+            first = self.text.first_char[self.win.start[j]]
+            self.cache[j] = tuple(self.big[first : self.text.end_char[self.win.end[j] - 1]].split())
+        return self.cache[j]
+
+
+def _pool(
     queries: Sequence[str],
     terms: list[str],
     tf_term: np.ndarray,
     tf_win: np.ndarray,
     weight: np.ndarray,
-    n_windows: int,
-) -> np.ndarray:
-    """Each window's best score over the queries; a query's terms are summed in sorted order."""
+    words: _WindowText,
+    cfg: SpanConfig,
+) -> dict[int, float]:
+    """Window -> best score among the queries that nominated it."""
     index = {t: i for i, t in enumerate(terms)}
-    best = np.zeros(n_windows)
+    n = words.win.doc.size
+    pooled: dict[int, float] = {}
     seen: set[frozenset[int]] = set()
     for q in queries:
         qterms = frozenset(index[t] for t in tokenize(q))
@@ -352,33 +369,36 @@ def _best_scores(
         member = np.zeros(len(terms), dtype=bool)
         member[list(qterms)] = True
         keep = member[tf_term]  # pairs are sorted by term, and bincount adds in input order
-        np.maximum(
-            best, np.bincount(tf_win[keep], weights=weight[keep], minlength=n_windows), out=best
-        )
-    return best
+        scores = np.bincount(tf_win[keep], weights=weight[keep], minlength=n)
+        for j in _nominate(scores, cfg.per_query, words):
+            pooled[j] = max(pooled.get(j, 0.0), float(scores[j]))
+    return pooled
 
 
-def _choose_windows(
-    best: np.ndarray, win: _Windows, big: str, text: _Analysis, k: int
-) -> list[int]:
-    """The ``k`` best windows by ``(-score, window index)``, skipping repeats of earlier words."""
-    cand = np.flatnonzero(best > 0)
-    cand = cand[np.lexsort((cand, -best[cand]))]
-    chosen: list[int] = []
-    seen: set[tuple[str, ...]] = set()
-    for j in cand.tolist():
-        words = tuple(big[text.first_char[win.start[j]] : text.end_char[win.end[j] - 1]].split())
-        if words not in seen:
-            seen.add(words)
-            chosen.append(j)
-            if len(chosen) == k:
-                break
-    return chosen
+def _nominate(scores: np.ndarray, k: int, words: _WindowText) -> list[int]:
+    """The ``k`` best windows with a positive score by ``(-score, window)``, distinct in words."""
+    positive = np.flatnonzero(scores > 0)
+    cand = positive
+    if positive.size > 4 * k:  # sort only the best 4k (and their ties) unless repeats use them up
+        cut = np.partition(scores[positive], positive.size - 4 * k)[positive.size - 4 * k]
+        cand = positive[scores[positive] >= cut]
+    while True:
+        chosen: list[int] = []
+        seen: set[tuple[str, ...]] = set()
+        for j in cand[np.lexsort((cand, -scores[cand]))].tolist():
+            if words(j) not in seen:
+                seen.add(words(j))
+                chosen.append(j)
+                if len(chosen) == k:
+                    return chosen
+        if cand.size == positive.size:
+            return chosen
+        cand = positive
 
 
 def _passages(
     chosen: list[int],
-    best: np.ndarray,
+    best: dict[int, float],
     win: _Windows,
     documents: Sequence[Document],
     doc_word0: np.ndarray,
@@ -399,7 +419,7 @@ def _passages(
         for j in sorted(by_doc[d], key=lambda j: int(win.start[j])):
             s = max(0, int(win.start[j]) - w0 - cfg.context)
             e = min(n, int(win.end[j]) - w0 + cfg.context)
-            score = float(best[j])
+            score = best[j]
             if spans and s <= spans[-1][1]:
                 ps, pe, pscore = spans[-1]
                 spans[-1] = (ps, max(pe, e), max(pscore, score))
