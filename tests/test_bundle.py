@@ -274,3 +274,23 @@ def test_compare_runs_bundles_and_errors(tmp_path: Path) -> None:
         app, ["compare-runs", str(tmp_path / "bad.json"), str(tmp_path / "r.json")]
     )
     assert bad.exit_code == 2 and "not valid JSON" in bad.output
+
+
+def test_llm_usage_replays_as_recorded(tmp_path: Path) -> None:
+    from factseek.llm.base import Price
+
+    llm = FunctionLLM(lambda msgs, p: "answer", price=Price(prompt=1.0, completion=2.0))
+    rec = Recorder(tmp_path).wrap_llm(llm)
+    rec.generate(["a", "b"], n=2)
+    llm.usage.add(prompt_tokens=10, completion_tokens=5)  # outside any call: not recorded
+    rec.generate(["c"])
+    replayed = Replayer(tmp_path).llm()
+    replayed.generate(["a", "b"], n=2)
+    replayed.generate(["c"])
+    assert dict(replayed.usage) == {
+        **dict(llm.usage),
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": 0.0,
+    }
+    assert replayed.usage.requests == 5

@@ -5,7 +5,8 @@ A bundle is a folder of plain files::
     config.json            {"format_version": 1, "kind": "factseek-evidence-bundle"}
     search.jsonl           one search call per line: backend, capabilities, query, k,
                            constraints, and the hit list (or the error it raised)
-    llm.jsonl              one LLM call per line: prompts, sampling parameters, completions
+    llm.jsonl              one LLM call per line: prompts, sampling parameters, completions,
+                           and the usage it added (tokens, price), replayed as recorded
     pages/index.jsonl      one line per fetched URL: its document's sha256, or its error
     pages/<sha256>.json.gz the extracted Document as JSON, gzip-compressed, stored once
 
@@ -178,6 +179,14 @@ class _RecordingFetcher:
         return docs, failures
 
 
+#: Usage counters replayed exactly, so a replayed report accounts the same tokens and cost.
+USAGE_FIELDS = ("requests", "cached", "retries", "prompt_tokens", "completion_tokens")
+
+
+def _usage_counts(usage: Any) -> dict[str, int]:
+    return {k: int(getattr(usage, k, 0) or 0) for k in USAGE_FIELDS}
+
+
 class _RecordingLLM:
     def __init__(self, recorder: Recorder, inner: Any) -> None:
         self._rec = recorder
@@ -198,9 +207,13 @@ class _RecordingLLM:
         stop: Sequence[str] | None = None,
         seed: int | None = None,
     ) -> list[list[str]]:
+        usage = getattr(self._inner, "usage", None)
+        before = _usage_counts(usage)
         outputs = self._inner.generate(
             prompts, n=n, temperature=temperature, max_tokens=max_tokens, stop=stop, seed=seed
         )
+        after = _usage_counts(usage)
+        price = getattr(usage, "price", None)
         self._rec._append(
             LLM_LOG,
             {
@@ -213,6 +226,8 @@ class _RecordingLLM:
                 "stop": list(stop) if stop is not None else None,
                 "seed": seed,
                 "outputs": outputs,
+                "usage": {k: after[k] - before[k] for k in after},
+                "price": price,
             },
         )
         return outputs
@@ -339,19 +354,20 @@ class _ReplayedFetcher:
 
 class _ReplayedLLM:
     def __init__(self, root: Path, records: list[dict[str, Any]]) -> None:
-        from factseek.llm.base import Usage
+        from factseek.llm.base import Price, Usage
 
         self._root = root
         first = records[0] if records else {"llm": "replay", "model": "replay"}
         self.name = first["llm"]
         self.model = first["model"]
-        self.usage = Usage()
+        price = first.get("price")
+        self.usage = Usage(Price(**price) if price else None)
         self._answers = _Queue()
         for r in records:
             key = _llm_key(
                 r["prompts"], r["n"], r["temperature"], r["max_tokens"], r["stop"], r["seed"]
             )
-            self._answers.add(key, r["outputs"])
+            self._answers.add(key, (r["outputs"], r.get("usage") or {}))
 
     def generate(
         self,
@@ -372,9 +388,9 @@ class _ReplayedLLM:
             seed,
         )
         try:
-            outputs = self._answers.take(key)
+            outputs, usage = self._answers.take(key)
         except KeyError:
             first = str(to_dict(prompts[0]))[:80] if prompts else ""
             raise BundleError(f"{self._root}: no recorded LLM call for prompt {first!r}") from None
-        self.usage.add(requests=n * len(prompts), cached=n * len(prompts))
+        self.usage.add(**{k: int(v) for k, v in usage.items() if k in USAGE_FIELDS})
         return [list(o) for o in outputs]
