@@ -153,6 +153,25 @@ def test_deterministic_and_independent_of_passage_order() -> None:
     assert_verbatim(first[0], JOBS)
 
 
+def test_sentences_that_only_restate_the_claim_are_dropped() -> None:
+    doc = Document(
+        url="https://x.example/r",
+        text=(
+            "The unemployment rate fell to 3.5% in 2019, the lowest in 50 years. "
+            "Labor statistics show the unemployment rate was 3.5 percent in late 2019."
+        ),
+    )
+    (summary,) = ExtractiveSummarizer().summarize(CLAIM, QUESTIONS, [whole(doc)])
+    assert texts(summary) == [
+        "Labor statistics show the unemployment rate was 3.5 percent in late 2019."
+    ]
+    keep = ExtractiveSummarizer(ExtractiveConfig(restatement=None))
+    (summary,) = keep.summarize(CLAIM, QUESTIONS, [whole(doc)])
+    assert (
+        texts(summary)[0] == "The unemployment rate fell to 3.5% in 2019, the lowest in 50 years."
+    )
+
+
 def test_max_sentences_and_min_relevance() -> None:
     one = ExtractiveSummarizer(ExtractiveConfig(max_sentences=1))
     (summary,) = one.summarize(CLAIM, QUESTIONS, [whole(JOBS)])
@@ -218,7 +237,7 @@ def test_implements_the_protocol_and_validates_config() -> None:
     assert isinstance(ExtractiveSummarizer(), Summarizer)
     assert ExtractiveSummarizer.name == "extractive"
     for bad in ({"max_sentences": 0}, {"min_relevance": 1.5}, {"redundancy": -0.1},
-                {"min_words": 0}, {"min_words": 9, "max_words": 8}, {"max_chars": 0}):  # fmt: skip
+                {"min_words": 0}, {"min_words": 9, "max_words": 8}, {"max_chars": 0}, {"restatement": 0.0}):  # fmt: skip
         with pytest.raises(ConfigError):
             ExtractiveConfig(**bad)
 

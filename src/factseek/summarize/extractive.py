@@ -4,8 +4,9 @@ For each document that has passages (in ``doc_rank`` order) the summarizer
 
 1. splits the passages into sentences with a fast rule-based splitter (line breaks, and
    ``. ! ?`` before a capital or digit unless the word before is an abbreviation or an initial);
-   over-long sentences are cut at word boundaries, and the cut-off fragments at a passage's
-   edges and very short lines (menus, bylines) are not candidates;
+   over-long sentences are cut at word boundaries; the cut-off fragments at a passage's
+   edges, very short lines (menus, bylines) and sentences that merely restate the claim are
+   not candidates;
 2. scores each sentence's relevance as the best, over the claim and its subquestions, of the
    share of the query's terms it contains (``factseek.text.tokenize`` terms, each weighted
    1 to 2 by its IDF over all candidate sentences of the call), blended with the best cosine to a query when an
@@ -52,6 +53,7 @@ class ExtractiveConfig:
     max_chars: int = 100_000  # passage text read per document
     max_candidates: int = 400  # sentences considered per document (the first ones)
     max_encoded: int = 64  # with an encoder: sentences per document sent to it, best lexical first
+    restatement: float | None = 0.8  # drop sentences that only restate the claim (None: keep)
 
     def __post_init__(self) -> None:
         if self.max_sentences < 1:
@@ -63,6 +65,8 @@ class ExtractiveConfig:
             raise ConfigError("need 1 <= min_words <= max_words")
         if min(self.max_chars, self.max_candidates, self.max_encoded) < 1:
             raise ConfigError("max_chars, max_candidates and max_encoded must be >= 1")
+        if self.restatement is not None and not 0.0 < self.restatement <= 1.0:
+            raise ConfigError(f"restatement must be in (0, 1] or None, got {self.restatement}")
 
 
 DEFAULT_EXTRACTIVE = ExtractiveConfig()
@@ -193,7 +197,11 @@ class ExtractiveSummarizer:
     ) -> list[Summary]:
         """One Summary per document in ``passages``, in doc_rank order."""
         docs = _group(passages)
-        per_doc = [_candidates(doc, self.config) for doc in docs]
+        claim_terms = frozenset(tokenize(claim.text))
+        per_doc = [
+            [s for s in _candidates(doc, self.config) if not self._restates(s.terms, claim_terms)]
+            for doc in docs
+        ]
         flat = [s for sentences in per_doc for s in sentences]
         queries = _queries(claim, questions)
         weights = _Weights(flat)
@@ -210,6 +218,15 @@ class ExtractiveSummarizer:
             )
             out.append(self._summary(doc[0], [flat[span[k]] for k in picked], len(sentences)))
         return out
+
+    def _restates(self, terms: frozenset[str], claim: frozenset[str]) -> bool:
+        """Whether a sentence only restates the claim: most of its terms are the claim's, and
+        it has most of the claim's (the paper's code drops such sentences at ROUGE-1 0.8)."""
+        r = self.config.restatement
+        if r is None or not terms or not claim:
+            return False
+        shared = len(terms & claim)
+        return shared >= r * len(terms) and shared >= r * len(claim)
 
     def _blend(
         self,
