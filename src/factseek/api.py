@@ -18,7 +18,7 @@ from typing import Any
 
 from factseek.constraints import UndatedPolicy
 from factseek.errors import ConfigError, InputError
-from factseek.pipeline import CheckConfig, Parts, Progress, run
+from factseek.pipeline import CheckConfig, Parts, Progress, run, validate_claim
 from factseek.types import Claim, Report
 
 DECOMPOSERS = ("auto", "rules", "llm")
@@ -209,6 +209,7 @@ def check(
     """Check one claim. ``options`` are ``CheckOptions`` fields (store, search, llm, judge, ...)."""
     if isinstance(claim, str):
         claim = make_claim(claim, date=date, speaker=speaker, venue=venue)
+    claim = validate_claim(claim)  # before any part is built: bad input fails fast
     unknown = set(options) - set(CheckOptions.__dataclass_fields__)
     if unknown:
         raise ConfigError(f"unknown option(s): {', '.join(sorted(unknown))}")
