@@ -174,7 +174,7 @@ def _documents(
         return [], [], []
     documents_of = getattr(parts.search, "documents", None)
     if callable(documents_of):
-        return list(documents_of(hits)), [], []
+        return list(documents_of(hits)), [], []  # the store applied the constraints in its index
     if parts.fetcher is None:
         raise InputError(
             f"search backend {parts.search.name!r} returns URLs only and no fetcher is configured"
@@ -252,8 +252,12 @@ def run(
         questions = dedup(_decompose(claim, parts, notes))[: config.max_questions]
     with clock.stage("rewrite"):
         queries = _queries(questions, parts, notes)
+    # Pages fetched from the web are dated by their own content after fetching (temporal.py):
+    # a hit the provider left undated must not be dropped before its page is read.
+    holds_documents = callable(getattr(parts.search, "documents", None))
+    search_constraints = constraints if holds_documents else replace(constraints, undated="keep")
     with clock.stage("search"):
-        results = _search(queries, parts, config, constraints)
+        results = _search(queries, parts, config, search_constraints)
     for r in results:
         if r.error:
             notes.append(f"search failed for {r.query.text!r}: {r.error}")
@@ -273,7 +277,7 @@ def run(
     for reason, n in page_removed.items():
         removed[f"page:{reason}"] = n
     if constraints.undated == "keep":
-        undated_kept = sum(1 for h in hits if h.published is None)
+        undated_kept = sum(1 for d in documents if d.published is None)
         removed["undated-kept (not removed)"] = undated_kept
     all_hits = [h for r in results for h in r.hits]
     kept_docs = {p.url for p in passages}
