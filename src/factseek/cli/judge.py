@@ -90,6 +90,9 @@ def train(
         str | None, typer.Option("--device", help="auto, cpu, cuda, cuda:1...")
     ] = None,
     summaries: SummariesOpt = None,
+    threads: Annotated[
+        int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a judge: several seeds, best by dev MAE, saved as a folder for `factseek check --judge`."""
@@ -140,6 +143,7 @@ def train(
         preset_name=preset.value,
         info=info,
         progress=not quiet,
+        threads=threads,
         log=typer.echo,
     )
     typer.echo(

@@ -119,8 +119,8 @@ class Example:
 def build_examples(
     rows: Sequence[LabeledClaim], mode: Mode, summaries: ReportSummaries | None = None
 ) -> tuple[list[Example], int]:
-    """Classifier inputs for ``rows``; also returns how many claims had no report (summaries mode),
-    which then fall back to the claim segment alone."""
+    """Classifier inputs for ``rows``; also returns how many claims had no report (summaries mode)
+    or no justification (justification mode): those get an empty second segment."""
     mode = check_mode(mode)
     if mode == "summaries" and summaries is None:
         raise InputError("mode 'summaries' needs factseek reports (--summaries DIR)")
@@ -129,11 +129,8 @@ def build_examples(
     for i, row in enumerate(rows):
         second = ""
         if mode == "justification":
-            if not row.justification.strip():
-                raise InputError(
-                    f"claim {row.claim.id or i} has no justification for mode 'justification'"
-                )
             second = " ".join(row.justification.split())
+            missing += not second
         elif mode == "summaries":
             found = summaries.lookup(row.claim)  # type: ignore[union-attr]
             if found is None:

@@ -78,7 +78,9 @@ class TrainConfig:
 #: The paper's GPU setting, and a CPU setting measured on two cores (see docs/judge.md).
 PRESETS: dict[str, TrainConfig] = {
     "paper": TrainConfig(max_length=512, batch_size=32, lr=3e-5, warmup=0.0, epochs=25, seeds=5),
-    "cpu": TrainConfig(max_length=128, batch_size=32, lr=1e-4, warmup=0.06, epochs=3, seeds=1),
+    "cpu": TrainConfig(
+        max_length=128, batch_size=32, lr=2e-4, warmup=0.06, epochs=2, seeds=1, freeze_layers=4
+    ),
 }
 
 
@@ -306,11 +308,13 @@ def train_classifier(
     name: str | None = None,
     info: dict[str, Any] | None = None,
     progress: bool = True,
+    threads: int | None = None,
     log: Callable[[str], None] = lambda _: None,
 ) -> TrainResult:
     """Train ``config.seeds`` seeds on ``train``, select by ``dev``, save the judge folder ``out``.
 
-    ``info`` (data files, dedup counts...) is stored under ``"train"`` in config.json."""
+    ``info`` (data files, dedup counts...) is stored under ``"train"`` in config.json. ``threads``
+    sets torch's CPU threads (on a busy machine one thread per process is often fastest)."""
     started = time.perf_counter()
     out = Path(out)
     train_ex, miss_train = build_examples(train, config.mode, summaries)
@@ -327,9 +331,10 @@ def train_classifier(
         if bad:
             raise InputError(f"{what} labels {bad} are not {labels.name} labels")
     notes = []
-    if config.mode == "summaries":
+    if config.mode != "claim":
+        what = "report" if config.mode == "summaries" else "justification"
         notes.append(
-            f"no report for {miss_train} training and {miss_dev} dev claims (claim-only input for those)"
+            f"no {what} for {miss_train} training and {miss_dev} dev claims (claim-only input for those)"
         )
         log(notes[-1])
     if config.max_train is not None and config.max_train < len(train_ex):
@@ -337,6 +342,9 @@ def train_classifier(
         train_ex = train_ex[: config.max_train]
 
     device = pick_device(config.device)
+    if threads is not None:
+        torch, _ = import_torch_transformers()
+        torch.set_num_threads(threads)
     work = out / WORK_DIR
     work.mkdir(parents=True, exist_ok=True)
     fp = _fingerprint(config, labels, train_ex, dev_ex)
