@@ -256,3 +256,18 @@ def test_training_is_seeded(tmp_path: Path) -> None:
     assert (tmp_path / "a" / WEIGHTS_FILE).read_bytes() == (
         tmp_path / "b" / WEIGHTS_FILE
     ).read_bytes()
+
+
+@pytest.mark.slow  # loads MiniLM
+def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None:
+    from factseek.encode import default_encoder
+
+    folder = write_folder(tmp_path / "bfs", synthetic(4, seed=2))
+    cfg = TrainConfig(epochs=1, batch_size=4, val_fraction=0.0, finetune_encoder=True)
+    model_cfg = DTConfig(n_layer=1, n_head=2, n_embd=32, max_edits=3, max_positions=8)
+    train(folder, tmp_path / "m", model_config=model_cfg, config=cfg, encoder=default_encoder(),
+          editor=WordEditor(), progress=False)  # fmt: skip
+    doc = json.loads((tmp_path / "m" / CONFIG_FILE).read_text())
+    assert doc["encoder_in_checkpoint"] and (tmp_path / "m" / doc["encoder"]).is_dir()
+    rw = Rewriter.load(tmp_path / "m", editor=WordEditor())
+    assert rw.encoder.dim == 384 and len(rw.rewrite(["alpha bravo charlie"])) == 1

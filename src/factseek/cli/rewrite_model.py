@@ -54,6 +54,9 @@ def train_cmd(
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
     ] = 0.0,
+    finetune_encoder: Annotated[
+        bool, typer.Option(help="Fine-tune the sentence encoder jointly (slow without a GPU).")
+    ] = False,
     device: Annotated[
         str | None, typer.Option(help="cpu, cuda...; default: cuda if present.")
     ] = None,
@@ -83,6 +86,7 @@ def train_cmd(
             batch_size=batch_size,
             max_sequences_per_claim=max_sequences_per_claim,
             holdout=holdout,
+            finetune_encoder=finetune_encoder,
             device=device,
         ),
     )

@@ -125,7 +125,11 @@ class Rewriter:
 
         device = pick_device(device)
         model, meta = load_checkpoint(path, device=device)
-        encoder = encoder or encoder_from_name(meta["encoder"])
+        if encoder is None:
+            name = meta["encoder"]
+            if meta.get("encoder_in_checkpoint"):  # fine-tuned jointly, saved with the model
+                name = str(Path(path) / name)
+            encoder = encoder_from_name(name)
         if encoder.dim != model.cfg.state_dim:
             from factseek.errors import ModelError
 

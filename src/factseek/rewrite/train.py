@@ -43,6 +43,7 @@ CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 LOSS_FILE = "loss.jsonl"
 LOSS_PLOT = "loss.png"
+JOINT_ENCODER = "encoder"  # subfolder holding a jointly fine-tuned sentence encoder
 
 Returns = Literal["dense", "sparse"]
 
@@ -64,6 +65,8 @@ class TrainConfig:
     val_fraction: float = 0.05  # of claims, for the validation loss
     max_sequences_per_claim: int | None = None  # the first N of each claim (BFS order: best first)
     holdout: float = 0.0  # claims held out for evaluation (``is_held_out``), never trained on
+    finetune_encoder: bool = False  # train the sentence encoder jointly (slow on a CPU)
+    encoder_lr: float = 2e-5
     log_every: int = 10
     checkpoint_every: int = 1  # epochs; the last epoch is always saved
     device: str | None = None  # None: cuda when available, else cpu
@@ -421,7 +424,7 @@ def train_on_records(
         raise InputError("no usable training sequences in the trajectories")
     texts = sorted({x for ep in episodes for x in ep.texts})
     text_index = {x: i for i, x in enumerate(texts)}
-    states_np = state_table(texts, encoder, progress=progress)
+    states_np = None if config.finetune_encoder else state_table(texts, encoder, progress=progress)
     masks_np = mask_table(texts, editor, cfg.max_positions, progress=progress)
     tensors, keep = drop_forbidden(to_tensors(episodes, text_index, cfg.max_edits), masks_np)
     counts = dataclasses.replace(
@@ -446,9 +449,10 @@ def train_on_records(
     first_rtg = tensors.rtg[train_rows, 0]
     steps_rtg = tensors.rtg[train_rows]
     lens = tensors.lengths[train_rows]
-    drops = [
+    drops = [  # per-step drop of the return-to-go along the positive sequences
         float(r[i] - r[i + 1])
         for r, n in zip(steps_rtg, lens, strict=True)
+        if r[0] > 0
         for i in range(int(n) - 1)
     ]
     positive = first_rtg[first_rtg > 0]
@@ -461,9 +465,18 @@ def train_on_records(
     device = pick_device(config.device)
     torch.manual_seed(config.seed)
     model = DecisionTransformer(cfg).to(device)
-    states = torch.from_numpy(states_np).to(device)
     masks = torch.from_numpy(masks_np).to(device)
     opt = _optimizer(model, config)
+    joint = None
+    if states_np is None:
+        joint = JointStates(_sentence_transformer(encoder), texts, device)
+        opt.add_param_group(
+            {"params": list(joint.model.parameters()), "weight_decay": 0.0,
+             "lr_scale": config.encoder_lr / config.lr}
+        )  # fmt: skip
+        states: Any = joint
+    else:
+        states = torch.from_numpy(states_np).to(device)
     steps_per_epoch = max(1, math.ceil(len(train_rows) / config.batch_size))
     total = steps_per_epoch * config.epochs
     out = Path(out)
@@ -479,14 +492,15 @@ def train_on_records(
             for i in range(0, len(order), config.batch_size):
                 lr = _lr(step, total, config)
                 for g in opt.param_groups:
-                    g["lr"] = lr
+                    g["lr"] = lr * g.get("lr_scale", 1.0)
                 batch = batch_tensors(
                     tensors, order[i : i + config.batch_size], states, masks, cfg.pad_index, device
                 )
                 _, loss = model(**batch)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+                params = [p for g in opt.param_groups for p in g["params"]]
+                torch.nn.utils.clip_grad_norm_(params, config.grad_clip)
                 opt.step()
                 step += 1
                 last_loss = float(loss.item())
@@ -512,7 +526,11 @@ def train_on_records(
                 "kinds": list(editor.kinds),
                 "editor": editor.name,
             }
-            save_checkpoint(out, model, encoder_name=encoder.name, step=step, meta=meta)
+            encoder_name = encoder.name
+            if joint is not None:  # the fine-tuned encoder travels with the model
+                joint.model.save(str(out / JOINT_ENCODER))
+                encoder_name, meta["encoder_in_checkpoint"] = JOINT_ENCODER, True
+            save_checkpoint(out, model, encoder_name=encoder_name, step=step, meta=meta)
     try:
         from factseek.rewrite.plots import plot_loss
 
@@ -528,6 +546,41 @@ def train_on_records(
         seconds=time.perf_counter() - t0,
         extra={"returns": rtg_stats, "params": model.n_params(), "device": device},
     )
+
+
+class JointStates:
+    """State embeddings computed inside the graph, for joint fine-tuning of the encoder.
+
+    Indexed like the frozen table: ``states[text_idx]`` -> (..., dim), each distinct text of
+    the batch encoded once (mean pooling + L2 norm, as sentence-transformers does).
+    """
+
+    def __init__(self, st_model: Any, texts: Sequence[str], device: str) -> None:
+        self.model = st_model.to(device).train()
+        self.texts = list(texts)
+        self.device = device
+
+    def __getitem__(self, text_idx: Any) -> Any:
+        import torch
+
+        uniq, inverse = torch.unique(text_idx, return_inverse=True)
+        prep = getattr(self.model, "preprocess", None) or self.model.tokenize
+        feats = prep([self.texts[i] for i in uniq.tolist()])
+        feats = {k: v.to(self.device) if torch.is_tensor(v) else v for k, v in feats.items()}
+        emb = self.model(feats)["sentence_embedding"]  # (U, dim)
+        emb = torch.nn.functional.normalize(emb, dim=-1)
+        return emb[inverse]  # (*text_idx.shape, dim)
+
+
+def _sentence_transformer(encoder: Encoder) -> Any:
+    """The torch module behind an encoder (unwrapping the cache), for joint fine-tuning."""
+    inner = getattr(encoder, "inner", encoder)
+    model = getattr(inner, "model", None)
+    if model is None or not hasattr(model, "tokenize"):
+        raise InputError(
+            f"encoder {encoder.name!r} cannot be fine-tuned (not sentence-transformers)"
+        )
+    return model
 
 
 def evaluate_loss(
