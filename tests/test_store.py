@@ -308,9 +308,11 @@ def test_registry_and_constrained_search_mark_filters_native(store: Path) -> Non
         backend, Query(text="bridge cost", question="q"), 3, Constraints(before=dt.date(2021, 6, 1))
     )
     assert result.native == ("date", "domain") and result.emulated == ()
-    assert all(d.kept for d in result.decisions)
-    docs = backend.documents(result.hits)
-    assert [d.url for d in docs] == [h.url for h in result.hits]
+    kept = [h for h, d in zip(result.hits, result.decisions, strict=True) if d.kept]
+    assert len(kept) == 3 and all(d.native for d in result.decisions)
+    assert all(h.published < dt.date(2021, 6, 1) for h in kept)
+    docs = backend.documents(kept)
+    assert [d.url for d in docs] == [h.url for h in kept]
     assert docs[0].text and docs[0].date_evidence[0].source == "store"
 
 

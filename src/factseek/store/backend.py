@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -36,6 +36,7 @@ MODES: tuple[str, ...] = ("bm25", "dense", "hybrid")
 MAX_RESULTS = 10_000
 RRF_K = 60
 HYBRID_DEPTH = 100
+PRODUCED_CACHE = 100_000  # recent hits whose documents can be fetched without the id table
 
 
 class StoreBackend:
@@ -66,6 +67,7 @@ class StoreBackend:
         self._encoder = encoder
         self._local = threading.local()
         self._dense: list[tuple[int, np.ndarray]] | None = None
+        self._produced: OrderedDict[str, int] = OrderedDict()  # doc_id -> number, recent hits
 
     @classmethod
     def open(
@@ -199,6 +201,9 @@ class StoreBackend:
 
     def _hit(self, i: int, score: float, rank: int, query: str) -> Hit:
         doc_id, url, title, published, snip = self.store.card(i)
+        self._produced[doc_id] = i
+        if len(self._produced) > PRODUCED_CACHE:
+            self._produced.popitem(last=False)
         return Hit(
             url=url,
             title=title,
@@ -215,7 +220,11 @@ class StoreBackend:
         """Full documents for ``hits`` (in order); a hit this store did not produce is an error."""
         out = []
         for hit in hits:
-            i = self.store.ids.get(hit.doc_id) if hit.doc_id is not None else None
+            i = None
+            if hit.doc_id is not None:
+                i = self._produced.get(hit.doc_id)
+                if i is None:  # not a recent hit: look it up in the full id table
+                    i = self.store.ids.get(hit.doc_id)
             if i is None:
                 raise SearchError(f"hit {hit.url} has no document in store {self.store.root}")
             out.append(self.store.document(i))
