@@ -10,7 +10,7 @@ thresholds, and precision is the share of generated questions that match some go
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,13 +50,17 @@ class DecompScore:
         )
 
 
-def match(generated: Sequence[str], gold: Sequence[str], encoder: Encoder) -> ClaimMatch:
+def match(
+    generated: Sequence[str], gold: Sequence[str], vectors: Mapping[str, np.ndarray]
+) -> ClaimMatch:
+    """Best cosines between one claim's gold and generated questions (``vectors``: text -> row)."""
     if not gold:
         return ClaimMatch(gold_best=(), generated_best=tuple(0.0 for _ in generated))
     if not generated:
         return ClaimMatch(gold_best=tuple(0.0 for _ in gold), generated_best=())
-    vecs = encoder.encode([*gold, *generated])
-    sims = vecs[: len(gold)] @ vecs[len(gold) :].T  # (n_gold, n_generated)
+    g = np.stack([vectors[t] for t in gold])
+    h = np.stack([vectors[t] for t in generated])
+    sims = g @ h.T  # (n_gold, n_generated)
     return ClaimMatch(
         gold_best=tuple(float(x) for x in sims.max(axis=1)),
         generated_best=tuple(float(x) for x in sims.max(axis=0)),
@@ -95,12 +99,12 @@ def evaluate(
     encoder: Encoder,
     *,
     threshold: float = DEFAULT_MATCH_THRESHOLD,
-    on_claim: Callable[[], None] | None = None,
 ) -> DecompScore:
-    """``pairs`` of (generated questions, gold questions) per claim -> aggregate scores."""
-    matches = []
-    for generated, gold in pairs:
-        matches.append(match(generated, gold, encoder))
-        if on_claim is not None:
-            on_claim()
-    return score(matches, threshold)
+    """``pairs`` of (generated questions, gold questions) per claim -> aggregate scores.
+
+    Every distinct question is encoded once, in one batch.
+    """
+    texts = sorted({t for generated, gold in pairs for t in (*generated, *gold)})
+    vecs = encoder.encode(texts) if texts else np.zeros((0, 0), dtype=np.float32)
+    vectors = dict(zip(texts, vecs, strict=True))
+    return score([match(generated, gold, vectors) for generated, gold in pairs], threshold)
