@@ -264,3 +264,14 @@ def test_implements_the_protocol_and_validates_config() -> None:
 def test_sentence_spans(text: str, want: list[str]) -> None:
     spans = sentence_spans(text, max_words=3 if text.startswith("a b") else 60)
     assert [text[s:e] for s, e in spans] == want
+
+
+@pytest.mark.slow
+def test_with_the_default_minilm_encoder() -> None:
+    from factseek.encode import default_encoder
+
+    summarizer = ExtractiveSummarizer(encoder=default_encoder())
+    summaries = summarizer.summarize(CLAIM, QUESTIONS, [whole(JOBS), whole(BAKING, rank=1)])
+    assert [s.relevant for s in summaries] == [True, False]
+    assert "The unemployment rate fell to 3.5 percent in September 2019." in texts(summaries[0])
+    assert_verbatim(summaries[0], JOBS)
