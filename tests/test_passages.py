@@ -222,6 +222,11 @@ def test_empty_inputs() -> None:
     assert select_passages([doc(""), doc("   \n ")], ["tax cut"]) == []
 
 
+def test_one_string_is_not_a_list_of_queries() -> None:
+    with pytest.raises(TypeError):
+        select_passages([doc("tax cut now")], "tax cut")
+
+
 def test_queries_without_matching_or_content_terms() -> None:
     docs = [doc("the senate passed the budget on monday")]
     assert select_passages(docs, ["zebra migration"]) == []

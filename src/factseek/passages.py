@@ -261,6 +261,8 @@ def select_passages(
     documents: Sequence[Document], queries: Sequence[str], cfg: SpanConfig = DEFAULT_SPANS
 ) -> list[Passage]:
     """The passages of the best ``cfg.top_docs`` documents, ordered by ``(doc_rank, start_word)``."""
+    if isinstance(queries, str):
+        raise TypeError("queries must be a sequence of strings, not one string")
     terms = sorted({t for q in queries for t in tokenize(q)})
     if not documents or not terms:
         return []
