@@ -54,6 +54,16 @@ def test_bad_params_and_messages_are_config_errors() -> None:
         to_messages([])
 
 
+def test_function_errors_become_llm_errors() -> None:
+    def broken(messages: list[dict[str, str]], params: GenParams) -> str:
+        raise RuntimeError("model exploded\nwith details")
+
+    with pytest.raises(LLMError, match=r"RuntimeError: model exploded$"):
+        FunctionLLM(broken).generate(["x"])
+    with pytest.raises(LLMError, match="not str"):
+        FunctionLLM(lambda m, p: 42).generate(["x"])  # type: ignore[arg-type,return-value]
+
+
 def test_price_and_cost() -> None:
     llm = FunctionLLM(echo, price=Price.parse("1.0,2.0"))
     llm.usage.add(prompt_tokens=1_000_000, completion_tokens=500_000)

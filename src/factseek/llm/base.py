@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from factseek.errors import ConfigError, LLMError
+from factseek.errors import ConfigError, FactseekError, LLMError
 
 T = TypeVar("T")
 
@@ -225,7 +225,13 @@ class FunctionLLM:
                     seed=seed,
                     sample=i,
                 )
-                text = self._fn([dict(m) for m in messages], params)
+                try:
+                    text = self._fn([dict(m) for m in messages], params)
+                except FactseekError:
+                    raise
+                except Exception as e:  # the seam: a user's function fails as an LLMError
+                    first = str(e).splitlines()[0] if str(e) else ""
+                    raise LLMError(f"{self.model}: {type(e).__name__}: {first}"[:300]) from e
                 if not isinstance(text, str):
                     raise LLMError(
                         f"{self.model}: function returned {type(text).__name__}, not str"
