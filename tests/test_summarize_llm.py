@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from factseek.encode import FunctionEncoder
-from factseek.errors import LLMError
+from factseek.errors import ConfigError, LLMError
 from factseek.llm import FunctionLLM, GenParams
 from factseek.summarize import NOT_RELEVANT, Summarizer
 from factseek.summarize.llm import FEW_SHOT_DEMOS, LLMSummarizer, parse_summary
@@ -189,5 +189,5 @@ def test_verdict_detector() -> None:
 def test_no_passages_no_calls() -> None:
     llm = FunctionLLM(lambda m, p: "x")
     assert LLMSummarizer(llm).summarize(CLAIM, [], []) == [] and llm.usage.requests == 0
-    with pytest.raises(ValueError):
+    with pytest.raises(ConfigError):
         LLMSummarizer(llm, mode="one-shot")  # type: ignore[arg-type]

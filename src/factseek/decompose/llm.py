@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from factseek.decompose import claim_question, dedup
-from factseek.errors import LLMError
+from factseek.errors import ConfigError, LLMError
 from factseek.llm.base import LLM, Unusable, generate_parsed
 from factseek.llm.prompt import Demo, FewShotPrompt, clean_untrusted
 from factseek.types import MAX_CLAIM_CHARS, Claim, Question
@@ -71,7 +71,43 @@ DEFAULT_PROMPT = FewShotPrompt(system=SYSTEM, demos=DEMOS)
 
 #: Words a yes/no question starts with (auxiliaries and modals).
 YES_NO_STARTS: frozenset[str] = frozenset(
-    ["is", "are", "was", "were", "am", "do", "does", "did", "has", "have", "had", "can", "could", "will", "would", "should", "shall", "may", "might", "must", "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't", "didn't", "hasn't", "haven't", "hadn't", "can't", "couldn't", "won't", "wouldn't", "shouldn't"]
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "am",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "isn't",
+        "aren't",
+        "wasn't",
+        "weren't",
+        "don't",
+        "doesn't",
+        "didn't",
+        "hasn't",
+        "haven't",
+        "hadn't",
+        "can't",
+        "couldn't",
+        "won't",
+        "wouldn't",
+        "shouldn't",
+    ]
 )
 
 _LEAD = re.compile(
@@ -141,7 +177,7 @@ class LLMDecomposer:
         max_tokens: int = MAX_TOKENS,
     ) -> None:
         if n < 1 or rounds < 1:
-            raise ValueError("n and rounds must be >= 1")
+            raise ConfigError("n and rounds must be >= 1")
         self.llm = llm
         self.n = n
         self.rounds = rounds

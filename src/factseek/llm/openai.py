@@ -99,6 +99,7 @@ class OpenAILLM:
         retries: int = DEFAULT_RETRIES,
         concurrency: int = DEFAULT_CONCURRENCY,
         price: Price | str | None = None,
+        max_tokens_field: str = "max_tokens",
         transport: httpx.BaseTransport | None = None,
         sleep: Any = time.sleep,
     ) -> None:
@@ -119,6 +120,7 @@ class OpenAILLM:
             price = Price.parse(os.environ[PRICE_ENV])
         self.retries = retries
         self.concurrency = concurrency
+        self.max_tokens_field = max_tokens_field  # "max_completion_tokens" for OpenAI o-series
         self.usage = Usage(price)
         self._sleep = sleep
         headers = {"Content-Type": "application/json"}
@@ -182,7 +184,7 @@ class OpenAILLM:
                 "model": self.model,
                 "messages": messages,
                 "temperature": temperature,
-                "max_tokens": max_tokens,
+                self.max_tokens_field: max_tokens,
             }
             if want > 1:
                 body["n"] = want

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from factseek.encode import Encoder
+from factseek.errors import ConfigError
 from factseek.llm.base import LLM, Unusable, generate_parsed
 from factseek.llm.prompt import Demo, FewShotPrompt, clean_untrusted, fence
 from factseek.summarize import NOT_RELEVANT
@@ -158,7 +159,7 @@ class LLMSummarizer:
         support: SupportConfig = DEFAULT_SUPPORT,
     ) -> None:
         if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+            raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         self.llm = llm
         self.mode = mode
         self.encoder = encoder
