@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -94,17 +94,41 @@ class StoreBackend:
             docs, scores = self.dense(query, k, constraints)
         else:
             docs, scores = self.hybrid(query, k, constraints)
-        return [
-            self._hit(int(d), float(s), r, query)
-            for r, (d, s) in enumerate(zip(docs, scores, strict=True), 1)
-        ]
+        nums = docs.tolist()
+        cards = self.store.cards(nums)
+        hits = []
+        for rank, (i, score, card) in enumerate(zip(nums, scores.tolist(), cards, strict=True), 1):
+            doc_id, url, title, published, snip = card
+            self._produced[doc_id] = i
+            hits.append(
+                Hit(
+                    url=url,
+                    title=title,
+                    snippet=snip,
+                    published=_dt.date.fromisoformat(published) if published else None,
+                    rank=rank,
+                    score=score,
+                    query=query,
+                    backend=self.name,
+                    doc_id=doc_id,
+                )
+            )
+        while len(self._produced) > PRODUCED_CACHE:
+            self._produced.popitem(last=False)
+        return hits
 
     def query_terms(self, query: str) -> tuple[np.ndarray, np.ndarray]:
         """Known term ids of ``query`` and their counts (a repeated term weighs more)."""
         vocab = self.store.vocab
-        counts = Counter(t for t in tokenize(query) if t in vocab)
-        ids = np.fromiter((vocab[t] for t in counts), np.int32, len(counts))
-        return ids, np.fromiter(counts.values(), np.float32, len(counts))
+        counts: dict[int, int] = {}
+        for t in tokenize(query):
+            i = vocab.get(t)
+            if i is not None:
+                counts[i] = counts.get(i, 0) + 1
+        return (
+            np.fromiter(counts.keys(), np.int32, len(counts)),
+            np.fromiter(counts.values(), np.float32, len(counts)),
+        )
 
     def bm25(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
         """Document numbers and BM25 scores of the top ``k`` allowed documents."""
@@ -198,23 +222,6 @@ class StoreBackend:
         return buf
 
     # ------------------------------------------------------------------ hits and documents
-
-    def _hit(self, i: int, score: float, rank: int, query: str) -> Hit:
-        doc_id, url, title, published, snip = self.store.card(i)
-        self._produced[doc_id] = i
-        if len(self._produced) > PRODUCED_CACHE:
-            self._produced.popitem(last=False)
-        return Hit(
-            url=url,
-            title=title,
-            snippet=snip,
-            published=_dt.date.fromisoformat(published) if published else None,
-            rank=rank,
-            score=score,
-            query=query,
-            backend=self.name,
-            doc_id=doc_id,
-        )
 
     def documents(self, hits: Sequence[Hit]) -> list[Document]:
         """Full documents for ``hits`` (in order); a hit this store did not produce is an error."""

@@ -6,12 +6,12 @@ posting. The constraints arrive as one int32 ``gate`` value per document and a r
 ``factseek.store.filters``), so filtered documents are never scored.
 
 Pruning is exact (MaxScore on a term-at-a-time accumulator): terms are processed by decreasing
-upper bound. Before a long list, the k best partial documents are completed by binary search in
-the remaining lists; the smallest of those k full scores, ``theta``, bounds the final k-th score
-from below. Once the remaining terms' upper bounds sum to less than ``theta``, no unseen document
-can enter the top k, so the remaining (long, low-idf) lists are only probed for the candidates
-that can still reach ``theta``. Scores are summed in the same term order either way, so pruning
-never changes a result.
+upper bound; once the k-th best partial score ``theta`` exceeds the sum of the remaining terms'
+upper bounds, no unseen document can enter the top k, so the remaining (long, low-idf) posting
+lists are only probed (binary search, or one merge walk when candidates are many) for the
+candidates that can still make it. ``theta`` is the k-th best *partial* score, a lower bound of
+the final k-th score because impacts are positive. Scores are summed in the same term order either
+way, so pruning never changes a score.
 """
 
 from __future__ import annotations
@@ -215,29 +215,22 @@ def bm25_search(
     nt = 0
     i = 0
     theta = -1.0
+    done = 0.0  # upper bound of the terms processed so far (theta can never exceed it)
     while i < nq:
         t = qterms[order[i]]
         w = np.float32(qweights[order[i]])
         start = indptr[t]
         end = indptr[t + 1]
-        # theta costs O(nt): look only when the list is long enough to be worth skipping
-        if prune and nt >= k and end - start >= _CHECK_MIN and 4 * (end - start) >= nt:
-            # the k best partial documents, completed by probing the remaining lists, are k
-            # real final scores: their minimum is a lower bound of the final k-th score
-            top_d, _ = topk_of(touched, nt, acc, k)
-            low = np.inf
-            for j in range(k):
-                d = top_d[j]
-                full = acc[d]
-                for m in range(i, nq):
-                    tt = qterms[order[m]]
-                    a = indptr[tt]
-                    e = indptr[tt + 1]
-                    p = _find(pdoc, a, e, d)
-                    if p < e and pdoc[p] == d:
-                        full += np.float32(qweights[order[m]]) * pimpact[p]
-                low = min(low, full)
-            theta = max(theta, low)
+        # theta costs O(nt): look only when it could prune and the list is worth skipping
+        if (
+            prune
+            and nt >= k
+            and end - start >= _CHECK_MIN
+            and 4 * (end - start) >= nt
+            and done >= rest[i]
+        ):
+            _, sc = topk_of(touched, nt, acc, k)
+            theta = sc[k - 1]
             if rest[i] * (1.0 + _EPS) < theta:
                 break
         for p in range(start, end):
@@ -249,6 +242,7 @@ def bm25_search(
                 touched[nt] = d
                 nt += 1
             acc[d] += w * pimpact[p]
+        done += ub[order[i]]
         i += 1
     if i < nq:  # pruned: only candidates that can still reach theta
         cand = np.empty(nt, np.int32)

@@ -13,6 +13,7 @@ import mmap
 import os
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -86,10 +87,13 @@ class _Lines:
         if size != int(self.offsets[-1]):
             raise StoreError(f"store file {self.path} is corrupt: size differs from its offsets")
 
+    def raw(self, j: int) -> bytes:
+        a, b = self.offsets[j : j + 2].tolist()
+        return self.data[a:b]
+
     def json(self, j: int) -> Any:
         try:
-            a, b = self.offsets[j : j + 2].tolist()
-            return json.loads(self.data[a:b].decode("utf-8"))
+            return json.loads(self.raw(j))
         except ValueError:
             raise StoreError(f"store file {self.path}: line {j + 1} is corrupt") from None
 
@@ -182,10 +186,16 @@ class Store:
         s, j = self._locate(i)
         return self._docs[s].json(j)
 
-    def card(self, i: int) -> tuple[str, str, str, str, str]:
-        """``(id, url, title, published, snippet)`` of document number ``i`` (no text parsed)."""
-        s, j = self._locate(i)
-        return tuple(self._cards[s].json(j))  # type: ignore[return-value]
+    def cards(self, nums: Sequence[int]) -> list[list[str]]:
+        """``[id, url, title, published, snippet]`` of each document number (no text parsed)."""
+        lines = []
+        for i in nums:
+            s, j = self._locate(i)
+            lines.append(self._cards[s].raw(j))
+        try:
+            return json.loads(b"[" + b",".join(lines) + b"]")
+        except ValueError:
+            raise StoreError(f"{self.root}: a hit card is corrupt") from None
 
     def document(self, i: int) -> Document:
         rec = self.record(i)
