@@ -204,3 +204,38 @@ def test_openai_needs_a_key_only_for_openai(monkeypatch) -> None:
     assert llm.model == "llama3.2"
     with pytest.raises(ConfigError):
         make_llm("openai", base_url="ftp://example.org", use_cache=False)
+
+
+def test_public_api_is_pinned() -> None:
+    import inspect
+
+    from factseek.decompose.llm import LLMDecomposer
+    from factseek.judge.llm_scorer import LLMScorer
+    from factseek.summarize.llm import LLMSummarizer
+
+    assert list(inspect.signature(make_llm).parameters) == [
+        "name",
+        "model",
+        "base_url",
+        "cache_dir",
+        "use_cache",
+        "options",
+    ]
+    assert list(inspect.signature(FunctionLLM.generate).parameters) == [
+        "self",
+        "prompts",
+        "n",
+        "temperature",
+        "max_tokens",
+        "stop",
+        "seed",
+    ]
+    assert set(LLMS) == {"openai", "llamacpp", "function"}
+    assert list(inspect.signature(LLMDecomposer).parameters)[:4] == [
+        "llm",
+        "n",
+        "rounds",
+        "temperature",
+    ]
+    assert list(inspect.signature(LLMSummarizer).parameters)[:3] == ["llm", "mode", "encoder"]
+    assert list(inspect.signature(LLMScorer).parameters)[:2] == ["llm", "thresholds"]
