@@ -121,3 +121,12 @@ def test_dense_mode_on_a_bm25_only_store_is_a_config_error(tmp_path: Path) -> No
         StoreBackend.open(tmp_path / "s", mode="dense")
     with pytest.raises(ConfigError, match="unknown store search mode"):
         StoreBackend.open(tmp_path / "s", mode="sparse")  # type: ignore[arg-type]
+
+
+def test_dense_ties_break_by_document_order(tmp_path: Path) -> None:
+    same = [Document(url=f"https://t.example/{i}", text="identical text") for i in range(7)]
+    write_documents(tmp_path / "s", same, encoder=ENCODER)
+    hits = StoreBackend.open(tmp_path / "s", mode="dense", encoder=ENCODER).search(
+        "identical", 3, NO_CONSTRAINTS
+    )
+    assert [h.url for h in hits] == [f"https://t.example/{i}" for i in range(3)]

@@ -162,15 +162,16 @@ class StoreBackend:
         best_s: list[np.ndarray] = []
         for first, vecs in self.vectors:
             g = gate.gate[first : first + len(vecs)]
+            sims = np.asarray(vecs @ q, np.float32)  # one pass over the memory-mapped rows
             allowed = np.flatnonzero((g >= gate.lo) & (g < gate.hi))
             if not len(allowed):
                 continue
-            sims = vecs[allowed] @ q
-            top = (
-                np.argpartition(-sims, min(k, len(sims)) - 1)[:k]
-                if len(sims) > k
-                else np.arange(len(sims))
-            )
+            sims = sims[allowed]
+            if len(sims) > k:  # all ties of the k-th score, so the final cut is by doc order
+                kth = np.partition(sims, len(sims) - k)[len(sims) - k]
+                top = np.flatnonzero(sims >= kth)
+            else:
+                top = np.arange(len(sims))
             best_d.append(allowed[top] + first)
             best_s.append(sims[top])
         if not best_d:

@@ -161,6 +161,7 @@ class _Ingest:
                     self._pending.append((doc.title + "\n" + doc.text)[:DENSE_CHARS])
                     if len(self._pending) >= DENSE_BATCH:
                         self._encode()
+                        tick()  # encoding is the slow part: show every batch
                 if n % 1000 == 0:
                     tick()
             if self.encoder is not None and self._pending:
