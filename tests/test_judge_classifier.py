@@ -42,14 +42,15 @@ WORDS = [
 @pytest.fixture(scope="session")
 def tiny_backbone(tmp_path_factory):
     """A 2-layer, 32-wide random BERT with a 30-word WordPiece vocabulary."""
+    import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     root = tmp_path_factory.mktemp("tiny-bert")
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, ".", ",", "!"]
     (root / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    BertTokenizerFast(vocab_file=str(root / "vocab.txt"), do_lower_case=True).save_pretrained(
-        str(root)
-    )
+    tok = BertTokenizerFast(str(root / "vocab.txt"))  # positional: vocab_file (4.x), vocab (5.x)
+    assert tok("city jobs")["input_ids"][1:3] == [vocab.index("city"), vocab.index("jobs")]
+    tok.save_pretrained(str(root))
     cfg = BertConfig(
         vocab_size=len(vocab),
         hidden_size=32,
@@ -60,6 +61,7 @@ def tiny_backbone(tmp_path_factory):
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
     )
+    torch.manual_seed(0)
     BertModel(cfg).save_pretrained(str(root))
     return root
 
@@ -209,3 +211,17 @@ def test_claim_segment_is_speaker_venue_claim():
         == "Jane Doe a tweet Taxes doubled."
     )
     assert claim_segment(Claim(text="Taxes doubled.")) == "Taxes doubled."
+
+
+@pytest.mark.slow
+def test_default_minilm_backbone_trains_and_loads(tmp_path):
+    """The pip-shipped MiniLM (a BertModel checkpoint) gets a fresh 6-way head, offline."""
+    cfg = TrainConfig(max_length=32, batch_size=8, epochs=1, seeds=1, freeze_layers=4, device="cpu")
+    result = train_classifier(
+        synthetic(16), synthetic(4), tmp_path / "m", POLITIFACT, cfg, progress=False
+    )
+    judge = load_judge(tmp_path / "m")
+    assert judge.config["backbone"]["name"] == "minilm"
+    assert result.best.dev.n == 4
+    v = judge.predict(Claim(text="city jobs grew"), [])
+    assert v.label in POLITIFACT.labels and len(v.scores) == 6

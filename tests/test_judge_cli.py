@@ -30,12 +30,15 @@ WORDS = [
 
 @pytest.fixture(scope="module")
 def backbone(tmp_path_factory):
+    import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     root = tmp_path_factory.mktemp("bert")
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "."]
     (root / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    BertTokenizerFast(vocab_file=str(root / "vocab.txt")).save_pretrained(str(root))
+    tok = BertTokenizerFast(str(root / "vocab.txt"))  # positional: vocab_file (4.x), vocab (5.x)
+    assert tok("city jobs")["input_ids"][1:3] == [vocab.index("city"), vocab.index("jobs")]
+    tok.save_pretrained(str(root))
     cfg = BertConfig(
         vocab_size=len(vocab),
         hidden_size=32,
@@ -46,6 +49,7 @@ def backbone(tmp_path_factory):
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
     )
+    torch.manual_seed(0)
     BertModel(cfg).save_pretrained(str(root))
     return root
 

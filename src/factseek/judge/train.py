@@ -208,6 +208,7 @@ def _train_seed(
     dev: Sequence[Example],
     device: str,
     progress: Any,
+    log: Callable[[str], None],
 ) -> tuple[SeedResult, Any, Any]:
     """Train one seed; returns its result and (tokenizer, model) restored to the best epoch."""
     torch, transformers = import_torch_transformers()
@@ -267,10 +268,14 @@ def _train_seed(
             running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
             if task is not None:
                 progress.update(task, advance=1, loss=f"loss {running:.3f}")
+            elif step % max(1, len(batches) // 10) == 0:  # no progress bar: a line every ~10%
+                log(f"seed {seed} epoch {epoch}: {step}/{len(batches)} batches, loss {running:.3f}")
         probs = predict_proba(model, tokenizer, dev, config.mode, config.max_length, device)
         pred = [labels.labels[int(i)] for i in probs.argmax(axis=1)]
         metrics = veracity_metrics(gold_dev, pred, labels)  # type: ignore[arg-type]
         history.append(metrics)
+        if task is None:
+            log(f"seed {seed} epoch {epoch}: dev {_describe(metrics)}")
         if task is not None:
             progress.update(
                 task,
@@ -386,7 +391,7 @@ def train_classifier(
                     log(f"seed {seed}: already trained (resumed)")
                     continue
             result, tokenizer, model = _train_seed(
-                seed, config, labels, train_ex, dev_ex, device, bar if progress else None
+                seed, config, labels, train_ex, dev_ex, device, bar if progress else None, log
             )
             is_best = all(_selection_key(result.dev) < _selection_key(r.dev) for r in results)
             if is_best:
