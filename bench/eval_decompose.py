@@ -1,21 +1,13 @@
-"""Decomposition evaluation helpers: calibrate the question-match threshold, then score decomposers.
+"""Calibrate the question-match threshold of `factseek eval decompose`.
 
-    python bench/eval_decompose.py calibrate
-        MiniLM cosine of made-up question pairs: paraphrases vs same-topic different questions
-        vs unrelated; prints the threshold with the best balanced accuracy (paraphrase vs rest).
-    python bench/eval_decompose.py run [--limit N] [--llamacpp]
-        ClaimDecomp dev (../shared/data/claimdecomp/dev.jsonl; skipped with a message when absent):
-        gold-question recall for the annotators (each against the other), the rule decomposer,
-        and SmolLM2 through llama.cpp when --llamacpp is given.
+    python bench/eval_decompose.py
 
-The pairs below were written for this script (no data-set text).
+MiniLM cosine of question pairs written for this script (no data-set text): paraphrases vs
+same-topic different questions vs unrelated; prints the threshold with the best balanced
+accuracy (paraphrase vs the rest). The evaluation itself is the CLI, see docs/llm.md.
 """
 
 from __future__ import annotations
-
-import sys
-import time
-from pathlib import Path
 
 import numpy as np
 
@@ -195,40 +187,5 @@ def calibrate() -> float:
     return t
 
 
-def run(argv: list[str]) -> None:
-    from typer.testing import CliRunner  # noqa: F401  (the CLI is the reproducible entry point)
-
-    data = Path(__file__).resolve().parents[2] / "shared" / "data" / "claimdecomp" / "dev.jsonl"
-    if not data.exists():
-        print(f"skipped: {data} not found (the shared data sets are not in a fresh clone)")
-        return
-    import subprocess
-
-    limit = []
-    if "--limit" in argv:
-        limit = ["--limit", argv[argv.index("--limit") + 1]]
-    for dec in ["annotators", "rules"] + (["llm"] if "--llamacpp" in argv else []):
-        cmd = [
-            sys.executable,
-            "-m",
-            "factseek.cli",
-            "eval",
-            "decompose",
-            "--data",
-            str(data),
-            "--decomposer",
-            dec,
-            *limit,
-        ]
-        if dec == "llm":
-            cmd += ["--llm", "llamacpp"]
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True)
-        print(f"({dec}: {time.perf_counter() - t0:.1f} s)")
-
-
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "run":
-        run(sys.argv[2:])
-    else:
-        calibrate()
+    calibrate()

@@ -2,7 +2,7 @@
 
 A gold question counts as recalled when some generated question (the claim itself excluded)
 has embedding cosine >= ``threshold`` with it (MiniLM by default). ``DEFAULT_MATCH_THRESHOLD``
-was calibrated on made-up question pairs (``bench/eval_decompose.py calibrate``): paraphrases
+was calibrated on made-up question pairs (``python bench/eval_decompose.py``): paraphrases
 scored 0.80-0.97, same-topic different questions 0.41-0.82 (90% below 0.79), unrelated ones
 below 0.38; 0.79 gave the best balanced accuracy. Recall is also reported at a sweep of
 thresholds, and precision is the share of generated questions that match some gold question.
