@@ -51,6 +51,8 @@ SAY_LEMMAS: frozenset[str] = frozenset(
 OPINION_LEMMAS: frozenset[str] = frozenset(
     {"think", "believe", "guess", "feel", "suppose", "bet", "hope"}
 )
+#: Modals of reported forecasts ("said it would cost ...").
+REPORTED_MODALS: frozenset[str] = frozenset({"would", "could", "might", "should"})
 #: Adverbial-clause markers whose clause is a claim in its own right ("... because Y").
 OWN_CLAIM_MARKS: frozenset[str] = frozenset({"because", "although", "though", "whereas"})
 NAME_ENTS: frozenset[str] = frozenset(
@@ -223,7 +225,9 @@ class _Clauses:
         if head.dep_ == "relcl":
             return self._relcl_subject(head) is not None
         if head.dep_ == "ccomp" and head.head.lemma_.lower() in SAY_LEMMAS | OPINION_LEMMAS:
-            return True
+            # "X said the plant would cost $31 million": a reported forecast is only checkable
+            # as the attribution; "X said 300 officers were hired" is a checkable fact too.
+            return not any(c.dep_ == "aux" and c.lower_ in REPORTED_MODALS for c in head.children)
         return head.dep_ in ("ROOT", "conj", "ccomp", "parataxis")
 
     def clause_tokens(self, head: Any) -> set[int]:
@@ -530,8 +534,8 @@ class _Clauses:
                     head = None
                     break
                 head = head.head
-            if head is None:
-                continue
+            if head is None or (head.lemma_.lower() in SAY_LEMMAS and _reported(head)):
+                continue  # a number inside what someone said is asked by the attribution
             keep = self.short_tokens(head, target)
             if target.i not in keep:
                 continue
