@@ -144,6 +144,13 @@ def test_auth_failure_is_not_retried_and_hides_key(serve) -> None:
     assert len(server.requests) == 1
 
 
+def test_redirect_is_a_config_problem(serve) -> None:
+    server = serve(lambda i, b: (307, {"Location": "http://elsewhere.example/v1"}, b""))
+    with pytest.raises(LLMError, match="redirected"):
+        client(server).generate(["x"])
+    assert len(server.requests) == 1
+
+
 def test_400_reason_is_scrubbed_and_bounded(serve) -> None:
     msg = f"context too long for {SECRET} " + "x" * 1000
     server = serve(lambda i, b: (400, {}, json.dumps({"error": {"message": msg}}).encode()))

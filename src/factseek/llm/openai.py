@@ -232,6 +232,10 @@ class OpenAILLM:
             raise LLMError(
                 f"LLM server {self.base_url}: endpoint or model {self.model!r} not found (HTTP 404)"
             )
+        if 300 <= r.status_code < 400:
+            raise LLMError(
+                f"LLM server {self.base_url} redirected (HTTP {r.status_code}); check the base URL"
+            )
         if r.status_code >= 400:
             raise LLMError(f"LLM server {self.base_url}: HTTP {r.status_code}: {self._reason(r)}")
         if len(r.content) > MAX_BODY_BYTES:
