@@ -108,6 +108,8 @@ def model(backbone, files):
         "16",
         "--device",
         "cpu",
+        "--freeze-layers",
+        "0",
         "--quiet",
     ]
     r = runner.invoke(app, args)
@@ -265,6 +267,8 @@ def test_summaries_mode_reads_reports(backbone, files, tmp_path):
         "16",
         "--device",
         "cpu",
+        "--freeze-layers",
+        "0",
         "--quiet",
     ]
     r = runner.invoke(app, args)
