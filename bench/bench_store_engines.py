@@ -4,7 +4,7 @@ Engines: factseek's own numba kernel (CSR impacts, gate per posting, exact MaxSc
 bm25s (numba backend, filter as ``weight_mask``); tantivy (1 writer thread; date as a fast-field
 range query and excluded hosts as MUST_NOT terms); SQLite FTS5 (``bm25()``, filters by join).
 Each prints build docs/s (tokenize + index, from texts already in memory) and single-thread
-filtered q/s. The filter: published before 2020-01-01 and none of the default fact-check/video
+filtered q/s, both per CPU second of this process (tantivy's merge threads count too). The filter: published before 2020-01-01 and none of the default fact-check/video
 hosts (the corpus has 4 of them among 12 sites).
 
 Usage: python bench/bench_store_engines.py PREFIX [--engines ours,bm25s,tantivy,sqlite] [--queries N]
@@ -31,7 +31,7 @@ import numpy as np
 from factseek.constraints import Constraints, site_reason
 from factseek.text import tokenize
 
-CLOCK = time.perf_counter
+CLOCK = time.process_time  # CPU seconds of this process: robust to other load on a shared machine
 BEFORE = dt.date(2020, 1, 1)
 
 
