@@ -524,3 +524,14 @@ def test_html_in_a_foreign_charset_without_declaration_is_an_error(tmp_path: Pat
     (folder / "a.html").write_bytes(declared.encode("latin-1"))
     build_store([folder], tmp_path / "s2")
     assert "café" in Store.open(tmp_path / "s2").document(0).text
+
+
+def test_a_reader_opened_before_an_add_says_to_reopen(store: Path) -> None:
+    old = Store.open(store)  # tables are read lazily
+    write_documents(store, [Document(url="https://new.example/2", text="ferry")], mode="add")
+    with pytest.raises(StoreError, match="changed since it was opened"):
+        _ = old.vocab
+    assert (
+        StoreBackend.open(store).search("ferry", 1, NO_CONSTRAINTS)[0].url
+        == "https://new.example/2"
+    )

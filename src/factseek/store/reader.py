@@ -138,19 +138,34 @@ class Store:
 
     # ------------------------------------------------------------------ lazily loaded tables
 
+    def _index_file(self, name: str) -> Path:
+        """A file of the opened generation; a clear error if a later write removed it."""
+        path = self.root / self.config.index / name
+        if not path.exists():
+            try:
+                now = read_config(self.root).generation
+            except StoreError:
+                now = self.config.generation
+            if now != self.config.generation:
+                raise StoreError(
+                    f"store {self.root} changed since it was opened (generation "
+                    f"{self.config.generation} -> {now}); open it again"
+                )
+        return path
+
     @cached_property
     def vocab(self) -> dict[str, int]:
-        terms = _lines(self.root / self.config.index / "terms.txt", self.config.n_terms)
+        terms = _lines(self._index_file("terms.txt"), self.config.n_terms)
         return {t: i for i, t in enumerate(terms)}
 
     @cached_property
     def ids(self) -> dict[str, int]:
-        ids = _lines(self.root / self.config.index / "ids.txt", self.config.n_docs)
+        ids = _lines(self._index_file("ids.txt"), self.config.n_docs)
         return {d: i for i, d in enumerate(ids)}
 
     @cached_property
     def gates(self) -> GateCache:
-        path = self.root / self.config.index / "urls_lower.txt"
+        path = self._index_file("urls_lower.txt")
         try:
             urls = UrlTable(path.read_bytes())
         except OSError as e:
