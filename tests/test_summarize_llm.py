@@ -191,3 +191,33 @@ def test_no_passages_no_calls() -> None:
     assert LLMSummarizer(llm).summarize(CLAIM, [], []) == [] and llm.usage.requests == 0
     with pytest.raises(ConfigError):
         LLMSummarizer(llm, mode="one-shot")  # type: ignore[arg-type]
+
+
+LAKE = (
+    "The regional water board said on Tuesday that Lake Varna stood 3.1 meters below its average "
+    "level, the lowest reading since records began in 1988. Farmers near the lake have been asked "
+    "to cut irrigation by a fifth. The board blamed two dry winters and rising demand from the "
+    "city of Kessel, which doubled its water use over ten years. A spokesperson said rationing "
+    "for households was not planned this year."
+)
+
+
+@pytest.mark.slow
+def test_support_thresholds_with_minilm() -> None:
+    """The default thresholds separate faithful paraphrases from made-up sentences (MiniLM)."""
+    from factseek.encode import default_encoder
+
+    faithful = [
+        "The water board reported Lake Varna at 3.1 meters below average, its lowest since 1988.",
+        "Farmers were asked to reduce irrigation by one fifth.",
+        "Officials blamed dry winters and higher demand from Kessel.",
+        "Household rationing is not planned this year, according to a spokesperson.",
+    ]
+    made_up = [
+        "The lake has completely dried up for the first time in history.",
+        "The government banned all fishing on the lake last year.",
+        "Kessel built a new desalination plant to replace the lake.",
+        "Lake Varna rose by 2 meters after heavy spring rains.",
+    ]
+    checks = check_support([*faithful, *made_up], LAKE, encoder=default_encoder())
+    assert [c.supported for c in checks] == [True] * 4 + [False] * 4
