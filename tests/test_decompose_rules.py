@@ -115,6 +115,14 @@ CASES: list[tuple[str, str | None, list[tuple[str, str]]]] = [
         ],
     ),
     (
+        "The CEO of Burgerco got paid $21.8 million in 2017.",
+        None,
+        [
+            ("predicate", "Did the CEO of Burgerco get paid $21.8 million in 2017?"),
+            ("number", "Did the CEO of Burgerco get paid $21.8 million?"),
+        ],
+    ),
+    (
         "Says Joe Example voted to raise taxes 12 times.",
         "Jane Doe",
         [("predicate", "Did Joe Example vote to raise taxes 12 times?")],
@@ -188,9 +196,15 @@ def test_speaker_replaces_first_person_but_is_not_asked_about(rules: RuleDecompo
     assert not any(t.startswith("Did Jo Example say") for t in texts)
 
 
-def test_unresolvable_pronoun_gives_no_question(rules: RuleDecomposer) -> None:
-    texts = [q.text for q in rules.decompose(Claim(text="It opened in 2019."))]
-    assert texts == ["It opened in 2019."]
+@pytest.mark.parametrize(
+    "text", ["It opened in 2019.", "Let's move the election to two months later."]
+)
+def test_no_question_without_a_searchable_subject(rules: RuleDecomposer, text: str) -> None:
+    assert [q.text for q in rules.decompose(Claim(text=text, speaker="Jo Example"))] == [text]
+
+
+def test_reported_forecast_is_asked_only_as_attribution(outputs: list[list[Question]]) -> None:
+    assert not any(q.text.startswith("Would the Northside") for q in outputs[0])
 
 
 @pytest.mark.parametrize("text", ODD)

@@ -9,8 +9,8 @@
   ("Did the governor raise taxes ...?"). Conjoined verbs inherit their subject; subject pronouns
   are resolved to the nearest compatible earlier subject; "I/me/my" become the claim's speaker.
 * ``number``: for each quantity (CARDINAL/MONEY/PERCENT/QUANTITY entity or bare number), the
-  shortest clause that carries it: subject, verb, core arguments and the branch with the number
-  ("Have water bills risen 40 percent?").
+  clause that carries it without its circumstances (adverbial clauses, adverbs, dates) unless
+  the number sits in them ("Have water bills risen 40 percent?").
 
 Questions are bounded (``RulesConfig.max_words``), exact-deduplicated, claim first.
 """
@@ -70,7 +70,7 @@ FOREIGN_FUNCTION_WORDS: frozenset[str] = frozenset(
 )
 NUMBER_ENTS: frozenset[str] = frozenset({"CARDINAL", "MONEY", "PERCENT", "QUANTITY"})
 NON_NUMBER_ENTS: frozenset[str] = frozenset({"DATE", "TIME", "ORDINAL"})
-#: Children whose subtrees the short "number" clause keeps besides the branch with the number.
+#: Children the short "number" clause always keeps (with the branch that holds the number).
 CORE_DEPS: frozenset[str] = frozenset(
     {"dobj", "dative", "attr", "acomp", "oprd", "xcomp", "prt", "neg", "aux", "auxpass"}
 )
@@ -283,6 +283,8 @@ class _Clauses:
                 subj_text = self.speaker
             else:
                 return None
+        elif subj.lower_ in ("'s", "us"):
+            return None  # "Let's ...": a proposal, not a claim
         elif subj.lower_ in THIRD_PRONOUNS and subj.i not in self.replace:
             if subj.lower_ in ("it", "they") and subj.dep_ == "expl":
                 pass
@@ -290,7 +292,7 @@ class _Clauses:
                 pass  # "it is likely that ...": extraposition, not a reference
             else:
                 return None  # an unresolved pronoun makes no search query
-        op, op_id, verb = self._operator(head, keep)
+        op, op_id, verbs = self._operator(head, keep)
         if op is None:  # not a finite clause ("the law giving ...")
             return None
         if op_id is not None:
@@ -306,8 +308,7 @@ class _Clauses:
         repl = dict(self.replace)
         if head.dep_ == "relcl" and subj is not None and subj.tag_ in ("WDT", "WP"):
             repl[subj.i] = self._phrase_plain(head.head)  # "which" -> "the new bridge"
-        if verb is not None:
-            repl[head.i] = verb
+        repl.update(verbs)
         for c in head.children:
             if c.dep_ == "neg" and c.lower_ in ("n't", "nt"):
                 repl[c.i] = "not"
@@ -376,23 +377,29 @@ class _Clauses:
             return None
         return text
 
-    def _operator(self, head: Any, keep: set[int]) -> tuple[str | None, int | None, str | None]:
-        """(fronted operator, token id it moves from, replacement verb form)."""
+    def _operator(self, head: Any, keep: set[int]) -> tuple[str | None, int | None, dict[int, str]]:
+        """(fronted operator, token id it moves from, verb forms to replace by token id)."""
         auxes = [
             c
             for c in head.children
             if c.dep_ in ("aux", "auxpass") and c.i < head.i and c.tag_ != "TO" and c.i in keep
         ]
+        if auxes and auxes[0].lemma_.lower() == "get" and auxes[0].tag_ in DO_SUPPORT:
+            return (
+                DO_SUPPORT[auxes[0].tag_],
+                None,
+                {auxes[0].i: "get"},
+            )  # "got paid" -> "did get paid"
         if auxes:
-            return _aux_text(auxes[0]), auxes[0].i, None
+            return _aux_text(auxes[0]), auxes[0].i, {}
         inherited = self._inherited_aux(head)
         if inherited is not None:
-            return inherited, None, None
+            return inherited, None, {}
         if head.lemma_.lower() == "be" and head.tag_ in ("VBZ", "VBP", "VBD"):
-            return _aux_text(head), head.i, None
+            return _aux_text(head), head.i, {}
         if head.tag_ in DO_SUPPORT and (head.tag_ != "VBN" or head.dep_ == "ROOT"):
-            return DO_SUPPORT[head.tag_], None, head.lemma_.lower()
-        return None, None, None
+            return DO_SUPPORT[head.tag_], None, {head.i: head.lemma_.lower()}
+        return None, None, {}
 
     # -- subjects
 
@@ -420,7 +427,7 @@ class _Clauses:
     def _bare_predicate(self, head: Any) -> bool:
         """ "Voted to raise taxes 12 times.": a sentence that starts with its verb, said by the
         claim's speaker."""
-        if not self.speaker or head.dep_ != "ROOT" or head.tag_ not in DO_SUPPORT:
+        if not self.speaker or head.dep_ != "ROOT" or head.tag_ not in ("VBD", "VBZ", "VBN"):
             return False
         return all(not _keep_token(t) or t.is_punct for t in head.doc[head.sent.start : head.i])
 
