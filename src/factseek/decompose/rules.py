@@ -461,7 +461,8 @@ class _Clauses:
             low = t.lower_
             if self.speaker and low in FIRST_PERSON:
                 out[t.i] = FIRST_PERSON[low].format(s=self.speaker)
-            elif low in THIRD_PRONOUNS and t.dep_ in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            elif low in THIRD_PRONOUNS and t.dep_ in ("nsubj", "nsubjpass"):  # subjects only:
+                # an object "it" usually refers back to an object, which this does not track
                 ante = self._antecedent(t)
                 if ante is not None:
                     out[t.i] = ante
