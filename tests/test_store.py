@@ -535,3 +535,9 @@ def test_a_reader_opened_before_an_add_says_to_reopen(store: Path) -> None:
         StoreBackend.open(store).search("ferry", 1, NO_CONSTRAINTS)[0].url
         == "https://new.example/2"
     )
+
+
+def test_ids_with_line_breaks_are_refused(tmp_path: Path) -> None:
+    docs = [Document(url="https://a.example/1", text="x", id="bad\rid")]
+    with pytest.raises(DataError, match="line break"):
+        write_documents(tmp_path / "s", docs)

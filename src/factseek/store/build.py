@@ -13,6 +13,7 @@ document length change.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from array import array
@@ -52,6 +53,7 @@ DENSE_BATCH = 256
 DENSE_CHARS = 2000  # characters of title + text given to the encoder (MiniLM reads 256 tokens)
 
 Mode = Literal["build", "add"]
+_LINE_BREAK = re.compile(r"[\n\r]")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -133,11 +135,10 @@ class _Ingest:
             write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
                 doc_id = doc.id or doc.url
-                if doc_id in seen or "\n" in doc_id or "\n" in doc.url:
+                if doc_id in seen or _LINE_BREAK.search(doc_id) or _LINE_BREAK.search(doc.url):
                     if on_dup == "stop":
-                        raise DataError(
-                            f"duplicate document id {doc_id!r} (--on-error skip drops it)"
-                        )
+                        what = "duplicate document id" if doc_id in seen else "line break in id/url"
+                        raise DataError(f"{what} {doc_id!r} (--on-error skip drops it)")
                     self.duplicates += 1
                     continue
                 seen.add(doc_id)
@@ -237,7 +238,7 @@ class _OldIndex:
 
 
 def _read_lines(path: Path) -> list[str]:
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8")  # no newline translation
     return text.split("\n")[:-1] if text else []
 
 

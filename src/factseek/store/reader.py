@@ -63,7 +63,7 @@ def _load(path: Path, dtype: str, length: int) -> np.ndarray:
 
 def _lines(path: Path, count: int) -> list[str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # no newline translation
     except (OSError, UnicodeDecodeError) as e:
         raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
     lines = text.split("\n")[:-1] if text else []
