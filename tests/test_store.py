@@ -375,9 +375,11 @@ def test_failure_while_reading_input_leaves_the_store_unchanged(
 ) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"url": "https://n.example/1", "text": "fine"}) + "\n{not json\n")
+    names = sorted(p.name for p in store.iterdir())
     with pytest.raises(DataError, match=r"bad.jsonl:2: invalid JSON"):
         add_to_store([bad], store)
     assert len(Store.open(store)) == len(DOCS)
+    assert sorted(p.name for p in store.iterdir()) == names  # the half-written segment is gone
 
 
 def test_build_refuses_to_replace_a_store_unless_asked(store: Path, tmp_path: Path) -> None:

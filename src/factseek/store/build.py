@@ -345,9 +345,10 @@ def write_documents(
     skipped: Callable[[], int] | None = None,
     overwrite: bool = False,
 ) -> WriteReport:
-    """Write ``documents`` as a new store (``mode="build"``, replacing any store there) or add them.
+    """Write ``documents`` as a new store (``mode="build"``; ``overwrite`` replaces one) or add them.
 
-    The store changes only at the final atomic commit; an exception before it leaves it as it was.
+    ``k1``/``b`` apply to a build; an add keeps the store's. The store changes only at the final
+    atomic commit: an exception before it leaves it as it was (new files are removed).
     """
     t0 = time.perf_counter()
     root = Path(store)
@@ -385,47 +386,55 @@ def write_documents(
         seg = segment_name(last + 1)
         generation = (current.generation if current else 0) + 1
         ingest = _Ingest(root, seg, old, encoder)
-        with _progress(progress, bool(total_bytes and bytes_read)) as bar:
-            task = bar.add_task(f"{mode} {root.name}", total=total_bytes or None) if bar else None
-
-            def tick() -> None:
-                if bar is not None:
-                    done = bytes_read() if bytes_read else ingest.n
-                    bar.update(task, completed=done, description=f"{mode}: {ingest.n:,} docs")
-
-            ingest.run(documents, on_duplicate, tick)
-            tick()
-            if ingest.n == 0:
-                collect_garbage(root, current or StoreConfig())
-                if mode == "build":
-                    raise DataError("no documents were read", str(root))
-                return WriteReport(
-                    store=str(root),
-                    added=0,
-                    skipped=(skipped() if skipped else 0) + ingest.duplicates,
-                    n_docs=base.n_docs,
-                    seconds=time.perf_counter() - t0,
+        try:
+            with _progress(progress, bool(total_bytes and bytes_read)) as bar:
+                task = (
+                    bar.add_task(f"{mode} {root.name}", total=total_bytes or None) if bar else None
                 )
-            if bar is not None:
-                bar.update(task, description=f"indexing {ingest.n:,} docs")
-            n_old = base.n_docs if mode == "add" else 0
-            folder = root / index_name(generation)
-            n_terms, n_postings = _write_index(root, folder, base, old, ingest, n_old)
-        segments = (base.segments if mode == "add" else ()) + (Segment(name=seg, n_docs=ingest.n),)
-        n_skipped = (skipped() if skipped else 0) + ingest.duplicates
-        cfg = replace(
-            base,
-            generation=generation,
-            index=folder.name,
-            segments=segments,
-            n_docs=n_old + ingest.n,
-            n_terms=n_terms,
-            n_postings=n_postings,
-            dense_encoder=encoder.name if encoder is not None else "",
-            dense_dim=encoder.dim if encoder is not None else 0,
-            skipped_lines=(base.skipped_lines if mode == "add" else 0) + n_skipped,
-        )
-        commit(root, cfg)
+
+                def tick() -> None:
+                    if bar is not None:
+                        done = bytes_read() if bytes_read else ingest.n
+                        bar.update(task, completed=done, description=f"{mode}: {ingest.n:,} docs")
+
+                ingest.run(documents, on_duplicate, tick)
+                tick()
+                if ingest.n == 0:
+                    collect_garbage(root, current or StoreConfig())
+                    if mode == "build":
+                        raise DataError("no documents were read", str(root))
+                    return WriteReport(
+                        store=str(root),
+                        added=0,
+                        skipped=(skipped() if skipped else 0) + ingest.duplicates,
+                        n_docs=base.n_docs,
+                        seconds=time.perf_counter() - t0,
+                    )
+                if bar is not None:
+                    bar.update(task, description=f"indexing {ingest.n:,} docs")
+                n_old = base.n_docs if mode == "add" else 0
+                folder = root / index_name(generation)
+                n_terms, n_postings = _write_index(root, folder, base, old, ingest, n_old)
+            segments = (base.segments if mode == "add" else ()) + (
+                Segment(name=seg, n_docs=ingest.n),
+            )
+            n_skipped = (skipped() if skipped else 0) + ingest.duplicates
+            cfg = replace(
+                base,
+                generation=generation,
+                index=folder.name,
+                segments=segments,
+                n_docs=n_old + ingest.n,
+                n_terms=n_terms,
+                n_postings=n_postings,
+                dense_encoder=encoder.name if encoder is not None else "",
+                dense_dim=encoder.dim if encoder is not None else 0,
+                skipped_lines=(base.skipped_lines if mode == "add" else 0) + n_skipped,
+            )
+        except BaseException:
+            collect_garbage(root, current or StoreConfig())  # drop this attempt's files
+            raise
+        commit(root, cfg)  # the one atomic step; outside the cleanup above on purpose
     return WriteReport(
         store=str(root),
         added=ingest.n,
