@@ -543,3 +543,16 @@ def test_ids_with_line_breaks_are_refused(tmp_path: Path) -> None:
     docs = [Document(url="https://a.example/1", text="x", id="bad\rid")]
     with pytest.raises(DataError, match="line break"):
         write_documents(tmp_path / "s", docs)
+
+
+def test_concurrent_searches_agree_with_serial_ones(store: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    backend = StoreBackend.open(store)
+    queries = ["bridge cost", "roads money", "gardening", "bridge video", "pinocchios"] * 20
+    serial = [[h.url for h in backend.search(q, 5, Constraints())] for q in queries]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(
+            pool.map(lambda q: [h.url for h in backend.search(q, 5, Constraints())], queries)
+        )
+    assert threaded == serial

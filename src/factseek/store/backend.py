@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -67,7 +66,7 @@ class StoreBackend:
         self._encoder = encoder
         self._local = threading.local()
         self._dense: list[tuple[int, np.ndarray]] | None = None
-        self._produced: OrderedDict[str, int] = OrderedDict()  # doc_id -> number, recent hits
+        self._produced: dict[str, int] = {}  # doc_id -> number of recent hits (thread-safe ops)
 
     @classmethod
     def open(
@@ -95,6 +94,8 @@ class StoreBackend:
         else:
             docs, scores = self.hybrid(query, k, constraints)
         nums = docs.tolist()
+        if len(self._produced) > PRODUCED_CACHE:
+            self._produced = {}  # older hits fall back to the full id table
         cards = self.store.cards(nums)
         hits = []
         for rank, (i, score, card) in enumerate(zip(nums, scores.tolist(), cards, strict=True), 1):
@@ -113,8 +114,6 @@ class StoreBackend:
                     doc_id=doc_id,
                 )
             )
-        while len(self._produced) > PRODUCED_CACHE:
-            self._produced.popitem(last=False)
         return hits
 
     def query_terms(self, query: str) -> tuple[np.ndarray, np.ndarray]:
