@@ -130,7 +130,7 @@ class Store:
 
     @classmethod
     def open(cls, path: str | Path) -> Store:
-        root = Path(path)
+        root = Path(path).expanduser()
         return cls(root, read_config(root))
 
     def __len__(self) -> int:
