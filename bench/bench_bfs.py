@@ -107,8 +107,8 @@ def _same_up_to_f32_ties(a: np.ndarray, b: np.ndarray, bs: np.ndarray) -> bool:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("prefix")
-    ap.add_argument("--claims", type=int, default=10)
-    ap.add_argument("--edits", type=int, default=100)
+    ap.add_argument("--claims", type=int, default=3)
+    ap.add_argument("--edits", type=int, default=1000)
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--bfs-claims", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)

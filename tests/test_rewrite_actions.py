@@ -61,8 +61,13 @@ def test_proper_nouns_numbers_punctuation_and_auxiliaries_are_remove_only():
 def test_each_action_on_a_sentence():
     tq = tag("The mayor signed a new law banning plastic bags")
     assert render(tq, Action(kind=R, position=1)) == "The signed a new law banning plastic bags"
-    assert render(tq, Action(kind=P, position=2)) == "The mayor signs a new law banning plastic bags"
-    assert render(tq, Action(kind=S, position=4)) == "The mayor signed a fresh law banning plastic bags"
+    assert (
+        render(tq, Action(kind=P, position=2)) == "The mayor signs a new law banning plastic bags"
+    )
+    assert (
+        render(tq, Action(kind=S, position=4))
+        == "The mayor signed a fresh law banning plastic bags"
+    )
     assert render(tq, Action(kind=A, position=4)) == (
         "The mayor signed a new fresh law banning plastic bags"
     )

@@ -67,13 +67,13 @@ def one_token_edits(rng: random.Random, query: list[str], words: list[str], n: i
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("scan_df", [0, 5, 10_000])
-def test_edits_match_plain_bm25(seed: int, scan_df: int):
+@pytest.mark.parametrize("scan_cost", [0.0, 0.5, 1e12])
+def test_edits_match_plain_bm25(seed: int, scan_cost: float):
     rng = random.Random(seed)
     docs = random_corpus(rng, 300, 120)
     words = [f"w{i}" for i in range(130)]  # a few unknown to the corpus
     index = BM25Index.build(docs)
-    scorer = IncrementalBM25(index, scan_df=scan_df, parent_depth=2)
+    scorer = IncrementalBM25(index, scan_cost=scan_cost, parent_depth=2)
     k = 10
     for _ in range(6):
         parent = rng.choices(words, k=rng.randint(1, 8))

@@ -53,7 +53,9 @@ def average_precision(ranking: Sequence[str], relevant: Collection[str], k: int 
 
 
 def recall_at_k(ranking: Sequence[str], relevant: Collection[str], k: int = 50) -> float:
-    """>>> recall_at_k(["a", "x", "b"], {"a", "b", "c", "d"}, 2)
+    """Recall@k.
+
+    >>> recall_at_k(["a", "x", "b"], {"a", "b", "c", "d"}, 2)
     0.25
     """
     _check(relevant, k)
@@ -61,7 +63,9 @@ def recall_at_k(ranking: Sequence[str], relevant: Collection[str], k: int = 50) 
 
 
 def reciprocal_rank(ranking: Sequence[str], relevant: Collection[str], k: int = 50) -> float:
-    """>>> reciprocal_rank(["x", "y", "a"], {"a"}, 10)
+    """Reciprocal rank within the top k.
+
+    >>> reciprocal_rank(["x", "y", "a"], {"a"}, 10)
     0.3333333333333333
     """
     _check(relevant, k)

@@ -94,8 +94,12 @@ class BM25Retriever:
         if parent != self._parent or k != getattr(self, "_parent_k", None):
             self.scorer.parent(self.index.term_ids(parent), k)
             self._parent, self._parent_k = parent, k
-        results = self.scorer.edits([self.index.term_ids(q) for q in queries], k)
-        return [self._ids(docs) for docs, _ in results]
+        docs, _, sizes = self.scorer.edits_arrays([self.index.term_ids(q) for q in queries], k)
+        names = self.index.doc_ids
+        return [
+            [names[d] for d in row[:n]]
+            for row, n in zip(docs.tolist(), sizes.tolist(), strict=True)
+        ]
 
 
 # ----------------------------------------------------------------------------- dense kNN

@@ -9,7 +9,8 @@ away. Scoring each from scratch walks the postings of all its terms; here it doe
    score; adding one raises it by at most ``max_contribution[t]``. So the top-k is found by
    walking the parent's ranking, scoring each document exactly for the candidate (through the
    forward index), and stopping as soon as ``S_p[d] + (bound of the added common terms)`` falls
-   below the current k-th score. Rare added terms (``df <= scan_df``) are scanned instead: their
+   below the current k-th score. An added term whose postings are cheaper to read than the
+   deeper walk its bound would cost (judged by the parent's k-th score) is scanned instead: its
    postings are impact-ordered (largest contribution first), so that scan stops too once
    ``(best unvisited S_p) + contribution`` cannot reach the k-th score.
 3. When the parent's list runs out before the bound says stop, the candidate is scored from
@@ -38,11 +39,13 @@ from factseek.text import tokenize
 INDEX_FORMAT = 1
 K1 = 1.5
 B = 0.75
-#: Added terms with at most this many postings are scanned, the others bounded.
-SCAN_DF = 50_000
+#: Cost of reading one posting relative to scoring one ranked document exactly.
+SCAN_COST = 0.25
 #: How deep the parent's ranking is kept (in multiples of k).
 PARENT_DEPTH = 200
 EPS = 1e-9
+#: float32 impacts are rounded; bounds use them scaled up by this much.
+IMP_SLACK = 1.0 + 1e-6
 
 
 # ----------------------------------------------------------------------------- index
@@ -59,6 +62,7 @@ class BM25Index:
     post_ptr: np.ndarray  # int64 (n_terms + 1,)
     post_doc: np.ndarray  # int32: documents, each term's run by contribution descending
     post_tf: np.ndarray  # float32 term frequencies, parallel to post_doc
+    post_imp: np.ndarray  # float32 tf / (tf + norm), parallel to post_doc (descending per term)
     fwd_ptr: np.ndarray  # int64 (n_docs + 1,)
     fwd_term: np.ndarray  # int32: each document's distinct terms, ascending
     fwd_tf: np.ndarray  # float32, parallel to fwd_term
@@ -150,6 +154,7 @@ class BM25Index:
             post_ptr=post_ptr,
             post_doc=key_doc[order],
             post_tf=tf[order],
+            post_imp=contrib[order].astype(np.float32),
             fwd_ptr=fwd_ptr,
             fwd_term=key_term,
             fwd_tf=tf,
@@ -161,8 +166,8 @@ class BM25Index:
 
     # -- persistence: a folder of .npy files + config.json (memory-mappable)
 
-    _ARRAYS = ("idf", "norm", "post_ptr", "post_doc", "post_tf", "fwd_ptr", "fwd_term", "fwd_tf",
-               "max_contribution")  # fmt: skip
+    _ARRAYS = ("idf", "norm", "post_ptr", "post_doc", "post_tf", "post_imp", "fwd_ptr",
+               "fwd_term", "fwd_tf", "max_contribution")  # fmt: skip
 
     def save(self, folder: str | Path) -> None:
         folder = Path(folder)
@@ -305,29 +310,71 @@ def _top_from_dense(scores, touched, n_touched, k, out_s, out_d):
 
 
 @numba.njit(cache=True)
+def _walk(neg_sorted, tail, level):
+    """How many ranked docs have S_p >= level (huge when the ranking may not reach it)."""
+    if level <= tail:
+        return 1e18
+    return float(np.searchsorted(neg_sorted, -level, side="right"))
+
+
+@numba.njit(cache=True)
+def _postings_above(post_ptr, post_imp, t, weight, g):
+    """How many postings of ``t`` (impact-ordered) may contribute at least ``g``."""
+    lo = post_ptr[t]
+    hi = post_ptr[t + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if weight * post_imp[mid] * IMP_SLACK >= g:
+            lo = mid + 1
+        else:
+            hi = mid
+    return float(lo - post_ptr[t])
+
+
+@numba.njit(cache=True)
 def _edit_batch(
-    cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, k, scan_df,
-    parent_scores, plist, tail, stamp, stamp0,
-    idf, norm, post_ptr, post_doc, post_tf, fwd_ptr, fwd_term, fwd_tf, max_c,
-    out_s, out_d, out_n,
+    cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, k, scan_cost,
+    parent_scores, plist, neg_sorted, tail, stamp, stamp0,
+    idf, norm, post_ptr, post_doc, post_imp, fwd_ptr, fwd_term, fwd_tf, max_c,
+    out_s, out_d, out_n, counters, which,
 ):  # fmt: skip
-    """Top-k of each candidate as an edit of the parent. out_n[c] = -1 asks for a fallback."""
+    """Top-k of candidates ``which`` as edits of the parent; out_n[c] = -1: ranking too short.
+
+    Phase 1 walks the parent's ranking until ``S_p + gap < theta``; phase 2 reads each added
+    term's impact-ordered postings until ``sigma + contribution + rest < theta``. The gap trades
+    one for the other and is chosen per candidate by a cost estimate; any gap is exact.
+    """
     hs = np.empty(k)
     hd = np.empty(k, np.int64)
-    n_cand = len(cand_ptr) - 1
     visited = 0
-    for c in range(n_cand):
+    scanned = 0
+    theta_est = -neg_sorted[k - 1] if len(neg_sorted) >= k else 0.0
+    for ci in range(len(which)):
+        c = which[ci]
         terms = cand_terms[cand_ptr[c] : cand_ptr[c + 1]]
         qtf = cand_qtf[cand_ptr[c] : cand_ptr[c + 1]]
-        mark = stamp0 + c + 1
-        bounded = 0.0  # sum of delta * max contribution over added terms not scanned
-        scanned_max = 0.0
-        for a in range(add_ptr[c], add_ptr[c + 1]):
-            t = add_terms[a]
-            if post_ptr[t + 1] - post_ptr[t] <= scan_df:
-                scanned_max += add_delta[a] * max_c[t]
-            else:
-                bounded += add_delta[a] * max_c[t]
+        mark = stamp0 + ci + 1
+        a0 = add_ptr[c]
+        a1 = add_ptr[c + 1]
+        total = 0.0  # the most the added terms can add to any document
+        for a in range(a0, a1):
+            total += add_delta[a] * max_c[add_terms[a]]
+        # choose the gap: walk cost (ranked docs above theta - gap) + scan cost (postings whose
+        # contribution may exceed gap - rest)
+        gap = 0.0
+        best = 1e30
+        for f in (0.0, 0.125, 0.25, 0.5, 0.75, 1.0):
+            g = total * f
+            cost = _walk(neg_sorted, tail, theta_est - g)
+            for a in range(a0, a1):
+                t = add_terms[a]
+                b = add_delta[a] * max_c[t]
+                cost += scan_cost * _postings_above(
+                    post_ptr, post_imp, t, add_delta[a] * idf[t], g - (total - b)
+                )
+            if cost < best:
+                best = cost
+                gap = g
         size = 0
         # phase 1: the parent's ranking, while it can still matter
         sigma = tail
@@ -335,7 +382,7 @@ def _edit_batch(
         for i in range(len(plist)):
             d = plist[i]
             sp = parent_scores[d]
-            if size == k and sp + bounded + EPS < hs[0]:
+            if size == k and sp + gap + EPS < hs[0]:
                 sigma = sp
                 stopped = True
                 break
@@ -344,28 +391,26 @@ def _edit_batch(
             s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
             if s > 0.0:
                 size = _push(hs, hd, size, k, s, d)
-        if not stopped:
-            # the ranking ran out: fine if nothing outside it can reach the top-k
-            covered = tail == 0.0 and bounded == 0.0
-            if not covered and not (size == k and tail + bounded + EPS < hs[0]):
-                out_n[c] = -1
-                continue
-        # phase 2: postings of the scanned added terms, impact-ordered
-        for a in range(add_ptr[c], add_ptr[c + 1]):
+        if not stopped and tail > 0.0 and not (size == k and tail + gap + EPS < hs[0]):
+            out_n[c] = -1  # docs beyond the ranking may matter: retry with a deeper one
+            continue
+        # phase 2: the added terms' postings, impact-ordered; docs with S_p > sigma were walked
+        for a in range(a0, a1):
             t = add_terms[a]
-            if post_ptr[t + 1] - post_ptr[t] > scan_df:
-                continue
-            w = add_delta[a] * idf[t]
-            rest = bounded + scanned_max - add_delta[a] * max_c[t]
+            w = add_delta[a] * idf[t] * IMP_SLACK
+            rest = total - add_delta[a] * max_c[t]
             for j in range(post_ptr[t], post_ptr[t + 1]):
-                d = post_doc[j]
-                tf = post_tf[j]
-                gain = w * tf / (tf + norm[d])
+                gain = w * post_imp[j]
                 if size == k and sigma + gain + rest + EPS < hs[0]:
                     break
-                if stamp[d] == mark:
+                scanned += 1
+                d = post_doc[j]
+                sp = parent_scores[d]
+                if sp > sigma:
                     continue
-                if size == k and parent_scores[d] + gain + rest + EPS < hs[0]:
+                if size == k and sp + gain + rest + EPS < hs[0]:
+                    continue
+                if stamp[d] == mark:
                     continue
                 stamp[d] = mark
                 visited += 1
@@ -374,7 +419,44 @@ def _edit_batch(
                     size = _push(hs, hd, size, k, s, d)
         _sorted_heap(hs, hd, size, out_s[c], out_d[c])
         out_n[c] = size
-    return visited
+    counters[0] += visited
+    counters[1] += scanned
+
+
+@numba.njit(cache=True)
+def _prepare(flat, ptr, parent_terms, parent_qtf):
+    """Per candidate: distinct terms ascending with counts, and the terms it has more of."""
+    n = len(ptr) - 1
+    cand_ptr = np.zeros(n + 1, np.int64)
+    add_ptr = np.zeros(n + 1, np.int64)
+    cand_terms = np.empty(len(flat), np.int32)
+    cand_qtf = np.empty(len(flat), np.float64)
+    add_terms = np.empty(len(flat), np.int32)
+    add_delta = np.empty(len(flat), np.float64)
+    nc = 0
+    na = 0
+    for c in range(n):
+        seg = np.sort(flat[ptr[c] : ptr[c + 1]])
+        i = 0
+        while i < len(seg):
+            t = seg[i]
+            j = i
+            while j < len(seg) and seg[j] == t:
+                j += 1
+            q = float(j - i)
+            cand_terms[nc] = t
+            cand_qtf[nc] = q
+            nc += 1
+            pos = np.searchsorted(parent_terms, t)
+            had = parent_qtf[pos] if pos < len(parent_terms) and parent_terms[pos] == t else 0.0
+            if q > had:
+                add_terms[na] = t
+                add_delta[na] = q - had
+                na += 1
+            i = j
+        cand_ptr[c + 1] = nc
+        add_ptr[c + 1] = na
+    return cand_ptr, cand_terms[:nc], cand_qtf[:nc], add_ptr, add_terms[:na], add_delta[:na]
 
 
 # ----------------------------------------------------------------------------- scorer
@@ -384,8 +466,10 @@ def _edit_batch(
 class ScorerStats:
     parents: int = 0
     candidates: int = 0
-    fallbacks: int = 0
+    fallbacks: int = 0  # candidates scored from scratch
+    deepened: int = 0  # times a parent's ranking was made deeper
     visited: int = 0  # documents scored exactly on the incremental path
+    scanned: int = 0  # postings read in phase 2
 
 
 @dataclass
@@ -393,6 +477,7 @@ class ParentState:
     terms: np.ndarray  # distinct term ids, ascending
     qtf: np.ndarray  # their counts (float64)
     ranking: np.ndarray  # docs by (-S_p, doc), at most depth
+    neg_sorted: np.ndarray  # -S_p of ranking (ascending)
     tail: float  # an upper bound on S_p of every doc not in ranking
 
 
@@ -407,7 +492,7 @@ class IncrementalBM25:
     """Exact top-k BM25 for a query and for many edits of it. One per process (holds buffers)."""
 
     index: BM25Index
-    scan_df: int = SCAN_DF
+    scan_cost: float = SCAN_COST
     parent_depth: int = PARENT_DEPTH
     stats: ScorerStats = field(default_factory=ScorerStats)
 
@@ -419,6 +504,7 @@ class IncrementalBM25:
         self._stamp = np.zeros(n, np.int64)
         self._stamp_next = 0
         self._parent: ParentState | None = None
+        self._scratch: tuple[np.ndarray, np.ndarray] | None = None
 
     def _arrays(self):
         ix = self.index
@@ -443,99 +529,104 @@ class IncrementalBM25:
         """Make ``ids`` the parent of the next ``edits`` calls; returns its own top-k."""
         self._clear()
         terms, qtf = query_terms(ids)
-        self._n_touched = n = _accumulate(
-            terms, qtf, *self._arrays(), self._scores, self._touched, 0
-        )
+        self._n_touched = _accumulate(terms, qtf, *self._arrays(), self._scores, self._touched, 0)
+        self._parent = self._ranked(terms, qtf, self.parent_depth * k)
+        self.stats.parents += 1
+        top = self._parent.ranking[:k]
+        return top, self._scores[top]
+
+    def _ranked(self, terms: np.ndarray, qtf: np.ndarray, depth: int) -> ParentState:
+        """The parent's best ``depth`` docs by (-S_p, doc) and a bound on all the others."""
+        n = self._n_touched
         touched = self._touched[:n]
         vals = self._scores[touched]
-        depth = min(n, self.parent_depth * k)
         if depth < n:
             part = np.argpartition(-vals, depth - 1)[:depth]
-            cut = vals[part].min()
-            keep = np.flatnonzero(vals > cut)  # docs left out all have S_p <= cut
-            sel, sel_vals = touched[keep], vals[keep]
-            tail = float(cut)
+            cut = float(vals[part].min())
+            keep = part[vals[part] > cut]  # the docs left out all have S_p <= cut
+            sel, sel_vals, tail = touched[keep], vals[keep], cut
         else:
             sel, sel_vals, tail = touched, vals, 0.0
         order = np.lexsort((sel, -sel_vals))
-        ranking = sel[order].astype(np.int64)
-        self._parent = ParentState(terms=terms, qtf=qtf, ranking=ranking, tail=tail)
-        self.stats.parents += 1
-        top = ranking[:k]
-        return top, self._scores[top]
+        return ParentState(
+            terms=terms,
+            qtf=qtf,
+            ranking=sel[order].astype(np.int64),
+            neg_sorted=-sel_vals[order],
+            tail=tail,
+        )
 
     def edits(
         self, candidates: Sequence[np.ndarray], k: int
     ) -> list[tuple[np.ndarray, np.ndarray]]:
         """Top-k (docs, scores) of each candidate (term ids) as an edit of the current parent."""
+        docs, scores, sizes = self.edits_arrays(candidates, k)
+        return [(docs[i, : sizes[i]], scores[i, : sizes[i]]) for i in range(len(candidates))]
+
+    def edits_arrays(
+        self, candidates: Sequence[np.ndarray], k: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """As ``edits``: docs (n, k) padded with -1, scores (n, k), and the count per row.
+
+        Candidates the parent's ranking is too short for are retried with a ranking 8x deeper
+        (kept for the next batch); only if the whole ranking is not enough are they scored from
+        scratch.
+        """
         p = self._parent
         if p is None:
             raise RuntimeError("call parent() before edits()")
         n = len(candidates)
-        cand_ptr = np.zeros(n + 1, np.int64)
-        add_ptr = np.zeros(n + 1, np.int64)
-        c_terms, c_qtf, a_terms, a_delta = [], [], [], []
-        parent_qtf = dict(zip(p.terms.tolist(), p.qtf.tolist(), strict=True))
-        for i, ids in enumerate(candidates):
-            terms, qtf = query_terms(ids)
-            c_terms.append(terms)
-            c_qtf.append(qtf)
-            cand_ptr[i + 1] = cand_ptr[i] + len(terms)
-            added = [
-                (t, q - parent_qtf.get(t, 0.0))
-                for t, q in zip(terms.tolist(), qtf.tolist(), strict=True)
-                if q > parent_qtf.get(t, 0.0)
-            ]
-            a_terms.extend(t for t, _ in added)
-            a_delta.extend(d for _, d in added)
-            add_ptr[i + 1] = add_ptr[i] + len(added)
+        lens = np.fromiter((len(c) for c in candidates), np.int64, n)
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(lens, out=ptr[1:])
+        flat = (
+            np.concatenate([np.asarray(c, np.int32) for c in candidates])
+            if n
+            else np.zeros(0, np.int32)
+        )
+        prep = _prepare(flat, ptr, p.terms, p.qtf)
         out_s = np.zeros((n, k))
         out_d = np.full((n, k), -1, np.int64)
         out_n = np.zeros(n, np.int64)
+        which = np.arange(n, dtype=np.int64)
         ix = self.index
-        if self._stamp_next + n + 1 >= np.iinfo(np.int64).max:  # pragma: no cover
-            self._stamp[:] = 0
-            self._stamp_next = 0
-        visited = _edit_batch(
-            cand_ptr,
-            np.concatenate(c_terms) if c_terms else np.zeros(0, np.int32),
-            np.concatenate(c_qtf) if c_qtf else np.zeros(0),
-            add_ptr,
-            np.array(a_terms, np.int32),
-            np.array(a_delta, np.float64),
-            k,
-            self.scan_df,
-            self._scores,
-            p.ranking,
-            p.tail,
-            self._stamp,
-            self._stamp_next,
-            ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_tf,
-            ix.fwd_ptr, ix.fwd_term, ix.fwd_tf, ix.max_contribution,
-            out_s, out_d, out_n,
-        )  # fmt: skip
-        self._stamp_next += n + 1
-        self.stats.candidates += n
-        self.stats.visited += int(visited)
-        results: list[tuple[np.ndarray, np.ndarray]] = []
-        fallback = [i for i in range(n) if out_n[i] < 0]
-        for i in range(n):
-            if out_n[i] >= 0:
-                results.append((out_d[i, : out_n[i]], out_s[i, : out_n[i]]))
+        depth = len(p.ranking)
+        while len(which):
+            counters = np.zeros(2, np.int64)
+            _edit_batch(
+                *prep, k, self.scan_cost, self._scores, p.ranking, p.neg_sorted, p.tail, self._stamp,
+                self._stamp_next,
+                ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_imp,
+                ix.fwd_ptr, ix.fwd_term, ix.fwd_tf, ix.max_contribution,
+                out_s, out_d, out_n, counters, which,
+            )  # fmt: skip
+            self._stamp_next += len(which) + 1
+            self.stats.visited += int(counters[0])
+            self.stats.scanned += int(counters[1])
+            which = which[out_n[which] < 0]
+            if len(which) and p.tail > 0.0:  # grow the parent's ranking, retry
+                depth *= 8
+                p = self._parent = self._ranked(p.terms, p.qtf, depth)
+                self.stats.deepened += 1
             else:
-                results.append((np.zeros(0, np.int64), np.zeros(0)))
-        if fallback:
-            self.stats.fallbacks += len(fallback)
-            for i in fallback:
-                results[i] = self._dense_keep_parent(candidates[i], k)
-        return results
+                break
+        self.stats.candidates += n
+        for i in which.tolist():
+            self.stats.fallbacks += 1
+            d, s = self._dense_keep_parent(candidates[i], k)
+            out_d[i, : len(d)] = d
+            out_s[i, : len(s)] = s
+            out_n[i] = len(d)
+        return out_d, out_s, out_n
 
     def _dense_keep_parent(self, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """A from-scratch top-k that leaves the parent's buffers intact."""
+        if self._scratch is None:
+            self._scratch = (np.zeros(self.index.n_docs), np.empty(self.index.n_docs, np.int32))
+        scores, touched = self._scratch
         terms, qtf = query_terms(ids)
-        scores = np.zeros(self.index.n_docs)
-        touched = np.empty(self.index.n_docs, np.int32)
         n = _accumulate(terms, qtf, *self._arrays(), scores, touched, 0)
         out_s, out_d = np.empty(k), np.empty(k, np.int64)
         size = _top_from_dense(scores, touched, n, k, out_s, out_d)
+        scores[touched[:n]] = 0.0
         return out_d[:size], out_s[:size]
