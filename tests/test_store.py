@@ -392,7 +392,7 @@ def test_build_refuses_to_replace_a_store_unless_asked(store: Path, tmp_path: Pa
 
 def test_duplicate_ids_stop_or_are_skipped(tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "d.jsonl", [DOCS[0], DOCS[0], DOCS[1]])
-    with pytest.raises(DataError, match="duplicate document id"):
+    with pytest.raises(DataError, match=r"d\.jsonl:2: duplicate document id"):
         build_store([src], tmp_path / "s")
     report = build_store([src], tmp_path / "s2", on_error="skip")
     assert (report.added, report.skipped) == (2, 1)

@@ -114,7 +114,13 @@ class _Ingest:
         self._pending: list[str] = []
         self.duplicates = 0
 
-    def run(self, docs: Iterable[Document], on_dup: OnError, tick: Callable[[], None]) -> None:
+    def run(
+        self,
+        docs: Iterable[Document],
+        on_dup: OnError,
+        tick: Callable[[], None],
+        where: Callable[[], str] | None = None,
+    ) -> None:
         word_ids = self.vocab.__getitem__  # C-speed lookups; new terms get ids in __missing__
         findall = WORD_RE.findall
         tokens_extend, raw_len_append = self.tokens.extend, self.raw_len.append
@@ -138,7 +144,8 @@ class _Ingest:
                 if doc_id in seen or _LINE_BREAK.search(doc_id) or _LINE_BREAK.search(doc.url):
                     if on_dup == "stop":
                         what = "duplicate document id" if doc_id in seen else "line break in id/url"
-                        raise DataError(f"{what} {doc_id!r} (--on-error skip drops it)")
+                        at = f"{where()}: " if where is not None else ""
+                        raise DataError(f"{at}{what} {doc_id!r} (--on-error skip drops it)")
                     self.duplicates += 1
                     continue
                 seen.add(doc_id)
@@ -343,6 +350,7 @@ def write_documents(
     total_bytes: int = 0,
     bytes_read: Callable[[], int] | None = None,
     skipped: Callable[[], int] | None = None,
+    where: Callable[[], str] | None = None,
     overwrite: bool = False,
 ) -> WriteReport:
     """Write ``documents`` as a new store (``mode="build"``; ``overwrite`` replaces one) or add them.
@@ -397,7 +405,7 @@ def write_documents(
                         done = bytes_read() if bytes_read else ingest.n
                         bar.update(task, completed=done, description=f"{mode}: {ingest.n:,} docs")
 
-                ingest.run(documents, on_duplicate, tick)
+                ingest.run(documents, on_duplicate, tick, where)
                 tick()
                 if ingest.n == 0:
                     collect_garbage(root, current or StoreConfig())
@@ -461,6 +469,7 @@ def _from_sources(
         total_bytes=sum(s.total_bytes for s in sources),
         bytes_read=lambda: sum(s.bytes_read for s in sources),
         skipped=lambda: sum(s.skipped for s in sources),
+        where=lambda: next((s.where for s in reversed(sources) if s.where), ""),
         **kw,
     )
     first = next((s.first_error for s in sources if s.first_error), "")

@@ -204,6 +204,7 @@ class DocumentSource:
         self.bytes_read = 0
         self.skipped = 0
         self.first_error = ""
+        self.where = ""  # "file:line" of the document last yielded
 
     def _fail(self, message: str, path: Path, line: int | None) -> None:
         err = DataError(message, str(path), line)
@@ -238,6 +239,7 @@ class DocumentSource:
                 except ValueError as e:
                     self._fail(str(e), path, n)
                     continue
+                self.where = f"{path}:{n}"
                 yield doc
 
     def _html(self, path: Path) -> Iterator[Document]:
@@ -251,4 +253,5 @@ class DocumentSource:
         except ValueError as e:
             self._fail(str(e), path, None)
             return
+        self.where = str(path)
         yield doc
