@@ -37,9 +37,8 @@ import os
 import re
 import shutil
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from factseek.errors import StoreError
 
@@ -78,7 +77,6 @@ class StoreConfig:
     dense_encoder: str = ""  # encoder name when documents have vectors, else ""
     dense_dim: int = 0
     skipped_lines: int = 0  # total input records skipped with --on-error skip
-    stats: dict[str, Any] = field(default_factory=dict)  # date range, top domains (for info)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -99,11 +97,16 @@ def read_config(root: Path) -> StoreConfig:
                 f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})"
             )
         data["segments"] = tuple(Segment(**s) for s in data["segments"])
-        return StoreConfig(**data)
+        config = StoreConfig(**data)
     except StoreError:
         raise
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise StoreError(f"{path} is corrupt: {type(e).__name__}: {e}") from None
+    if config.analyzer != ANALYZER:
+        raise StoreError(
+            f"{root} was indexed with analyzer {config.analyzer!r}; this version uses {ANALYZER!r}"
+        )
+    return config
 
 
 def segment_name(i: int) -> str:
