@@ -6,8 +6,8 @@ history so far, take the most likely allowed action (greedy; ties: lowest action
 A query stops on STOP, after K edits, or, when an environment with relevance judgements is
 given, once its reward is at the maximum (it cannot improve).
 
-Conditioning: the first return-to-go is ``target_return`` (default: the checkpoint's, the 90th
-percentile of the training sequences' gains). After each edit it drops by the observed gain
+Conditioning: the first return-to-go is ``target_return`` (default: the checkpoint's, the median
+gain of the training sequences). After each edit it drops by the observed gain
 when an environment is given, else by the mean per-step drop seen in training (dense returns;
 0 for sparse ones, whose return-to-go is constant).
 

@@ -14,6 +14,11 @@ Actions are discrete: ``kind * max_positions + position`` for each ``(kind, posi
 past the query, a kind the token's part of speech does not allow) are masked to ``-inf`` with
 the boolean mask the caller gives, so they can never be predicted; STOP is always allowed.
 
+One addition to the paper (``mask_input``, on by default): the state token also embeds the action
+mask. A pooled sentence embedding does not say which token sits at position p; the mask does say
+how long the query is and which positions are verbs, content words or stop words, which is what
+a (kind, position) decision needs to generalise to unseen claims.
+
 torch is imported when this module is; import it only where a model is built.
 """
 
@@ -44,6 +49,7 @@ class DTConfig:
     max_positions: int = 48  # query tokens an edit can address (longer queries: the first ones)
     n_kinds: int = 4  # len(actions.KINDS)
     state_dim: int = 384  # MiniLM; 768 for all-mpnet-base-v2
+    mask_input: bool = True  # the state token also sees the action mask (not in the paper)
 
     def __post_init__(self) -> None:
         if self.n_embd % self.n_head:
@@ -149,6 +155,10 @@ class DecisionTransformer(nn.Module):
         self.cfg = cfg
         self.embed_rtg = nn.Linear(1, cfg.n_embd)
         self.embed_state = nn.Linear(cfg.state_dim, cfg.n_embd)
+        # which edits the query allows: its length and each token's part-of-speech class
+        self.embed_mask = (
+            nn.Linear(cfg.n_actions, cfg.n_embd, bias=False) if cfg.mask_input else None
+        )
         self.embed_action = nn.Embedding(cfg.n_actions + 1, cfg.n_embd)  # + pad
         self.embed_timestep = nn.Embedding(cfg.max_edits, cfg.n_embd)
         self.embed_type = nn.Embedding(3, cfg.n_embd)  # which of R, s, a a token is
@@ -197,6 +207,8 @@ class DecisionTransformer(nn.Module):
         t_emb = self.embed_timestep(timesteps)  # (B, T, C)
         r = self.embed_rtg(rtg.unsqueeze(-1)) + t_emb  # (B, T, 1) -> (B, T, C)
         s = self.embed_state(states) + t_emb  # (B, T, state_dim) -> (B, T, C)
+        if self.embed_mask is not None and masks is not None:
+            s = s + self.embed_mask(masks.to(s.dtype))  # (B, T, n_actions) -> (B, T, C)
         a = self.embed_action(actions) + t_emb  # (B, T) -> (B, T, C)
         x = torch.stack((r, s, a), dim=2) + self.embed_type.weight  # (B, T, 3, C)
         x = x.reshape(B, 3 * T, cfg.n_embd)  # interleaved R_0 s_0 a_0 R_1 ... : (B, 3T, C)

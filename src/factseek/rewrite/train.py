@@ -457,7 +457,8 @@ def train_on_records(
     ]
     positive = first_rtg[first_rtg > 0]
     rtg_stats = {
-        "target_return": float(np.quantile(positive, 0.9)) if len(positive) else 0.0,
+        "target_return": float(np.median(positive)) if len(positive) else 0.0,
+        "target_return_q90": float(np.quantile(positive, 0.9)) if len(positive) else 0.0,
         "rtg_step": float(np.mean(drops)) if drops else 0.0,
         "max_return": float(first_rtg.max()) if len(first_rtg) else 0.0,
     }
