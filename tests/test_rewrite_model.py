@@ -88,6 +88,21 @@ def test_logits_at_step_t_never_see_action_t_or_later() -> None:
     assert not torch.allclose(out[:, 1], base[:, 1])
 
 
+def test_pointer_head_shapes_and_causality() -> None:
+    import dataclasses
+
+    cfg = dataclasses.replace(TINY, pointer_head=True)
+    model = DecisionTransformer(cfg).eval()
+    x = _inputs(cfg, b=2, t=3)
+    masks = torch.rand(2, 3, cfg.n_actions) < 0.5
+    logits, _ = model(**x, masks=masks)
+    assert logits.shape == (2, 3, cfg.n_actions)
+    y = {k: v.clone() for k, v in x.items()}
+    y["actions"][:, 1:] = 0
+    out, _ = model(**y, masks=masks)
+    torch.testing.assert_close(out[:, :2], logits[:, :2])
+
+
 @pytest.mark.parametrize("seed", range(25))
 def test_masking_never_lets_an_invalid_action_through(seed: int) -> None:
     """Property: under any mask, argmax and sampling pick allowed actions (or STOP)."""
@@ -97,6 +112,7 @@ def test_masking_never_lets_an_invalid_action_through(seed: int) -> None:
         n_head=2,
         n_embd=16,
         dropout=0.0,
+        pointer_head=bool(seed % 2),
         max_edits=int(rng.integers(1, 5)),
         max_positions=int(rng.integers(1, 9)),
         n_kinds=int(rng.integers(1, 5)),
@@ -110,7 +126,8 @@ def test_masking_never_lets_an_invalid_action_through(seed: int) -> None:
     mask[..., cfg.stop_index] = bool(rng.integers(0, 2))  # the model must allow STOP anyway
     # huge raw logits on the forbidden actions must not matter
     with torch.no_grad():
-        model.head.weight.mul_(100.0)
+        for p in model.parameters():
+            p.mul_(10.0)
     logits, _ = model(**_inputs(cfg, b, t, seed), masks=mask)
     allowed = mask.clone()
     allowed[..., cfg.stop_index] = True

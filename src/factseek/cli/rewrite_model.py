@@ -22,6 +22,11 @@ class ReturnsMode(StrEnum):
     sparse = "sparse"
 
 
+class Head(StrEnum):
+    linear = "linear"
+    pointer = "pointer"
+
+
 class RetrieverName(StrEnum):
     bm25 = "bm25"
     knn = "knn"
@@ -38,6 +43,9 @@ def train_cmd(
     trajectories: Annotated[Path, typer.Option(help="BFS trajectories folder.")],
     out: Annotated[Path, typer.Option(help="Model folder to write.")],
     preset: Annotated[Preset, typer.Option(help="Model size.")] = Preset.small,
+    head: Annotated[
+        Head, typer.Option(help="Action head: linear (paper) or pointer (shared over positions).")
+    ] = Head.linear,
     returns: Annotated[
         ReturnsMode, typer.Option(help="Return-to-go from dense or sparse rewards.")
     ] = ReturnsMode.dense,
@@ -69,7 +77,7 @@ def train_cmd(
     from factseek.rewrite.train import TrainConfig, train
 
     depth = tr.read_config(trajectories).get("depth")
-    cfg = PRESETS[preset.value]
+    cfg = dataclasses.replace(PRESETS[preset.value], pointer_head=head is Head.pointer)
     k = max_edits or (int(depth) if depth else None)
     if k:
         cfg = dataclasses.replace(cfg, max_edits=k)

@@ -50,6 +50,9 @@ class DTConfig:
     n_kinds: int = 4  # len(actions.KINDS)
     state_dim: int = 384  # MiniLM; 768 for all-mpnet-base-v2
     mask_input: bool = True  # the state token also sees the action mask (not in the paper)
+    pointer_head: bool = (
+        False  # score (kind, position) against per-position features (not in the paper)
+    )
 
     def __post_init__(self) -> None:
         if self.n_embd % self.n_head:
@@ -165,7 +168,14 @@ class DecisionTransformer(nn.Module):
         self.drop = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
         self.ln_f = nn.LayerNorm(cfg.n_embd, bias=cfg.bias)
-        self.head = nn.Linear(cfg.n_embd, cfg.n_actions, bias=False)
+        if cfg.pointer_head:
+            # logit(kind, p) = <query_kind(h), features(p)>: parameters shared across positions
+            self.tok_proj = nn.Linear(cfg.n_kinds, cfg.n_embd)
+            self.tok_pos = nn.Embedding(cfg.max_positions, cfg.n_embd)
+            self.kind_query = nn.Linear(cfg.n_embd, cfg.n_kinds * cfg.n_embd)
+            self.stop_head = nn.Linear(cfg.n_embd, 1)
+        else:
+            self.head = nn.Linear(cfg.n_embd, cfg.n_actions, bias=False)
         self.apply(self._init_weights)
         for name, p in self.named_parameters():  # GPT-2 scaled init of residual projections
             if name.endswith("proj.weight") or name.endswith("mlp.2.weight"):
@@ -182,6 +192,19 @@ class DecisionTransformer(nn.Module):
 
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+    def _pointer(self, h: torch.Tensor, masks: torch.Tensor | None) -> torch.Tensor:
+        cfg = self.cfg
+        B, T, C = h.shape
+        K, P = cfg.n_kinds, cfg.max_positions
+        if masks is None:
+            feats = h.new_zeros(B, T, P, K)
+        else:  # which kinds each position allows: (B, T, K*P) -> (B, T, P, K)
+            feats = masks[..., : K * P].reshape(B, T, K, P).transpose(2, 3).to(h.dtype)
+        tok = self.tok_proj(feats) + self.tok_pos.weight  # (B, T, P, C)
+        q = self.kind_query(h).view(B, T, K, C)  # (B, T, K, C)
+        kp = torch.einsum("btkc,btpc->btkp", q, tok) / math.sqrt(C)  # (B, T, K, P)
+        return torch.cat((kp.reshape(B, T, K * P), self.stop_head(h)), dim=-1)
 
     def forward(
         self,
@@ -216,7 +239,8 @@ class DecisionTransformer(nn.Module):
         for block in self.blocks:
             x = block(x)
         x = self.ln_f(x)
-        logits = self.head(x[:, 1::3])  # from the state tokens: (B, T, n_actions)
+        h = x[:, 1::3]  # the state tokens: (B, T, C)
+        logits = self._pointer(h, masks) if cfg.pointer_head else self.head(h)  # (B, T, n_actions)
         if masks is not None:
             stop = torch.tensor([cfg.stop_index], device=masks.device)
             allowed = masks.index_fill(-1, stop, True)  # STOP always allowed: no all--inf row
