@@ -130,3 +130,23 @@ def test_dense_ties_break_by_document_order(tmp_path: Path) -> None:
         "identical", 3, NO_CONSTRAINTS
     )
     assert [h.url for h in hits] == [f"https://t.example/{i}" for i in range(3)]
+
+
+@pytest.mark.slow
+def test_minilm_dense_store_end_to_end(tmp_path: Path) -> None:
+    from factseek.encode import default_encoder
+
+    texts = [
+        "The council approved money for a new bridge.",
+        "Teachers went on strike over pay.",
+        "Tulips bloom in April gardens.",
+    ]
+    write_documents(tmp_path / "s", docs(texts=texts), encoder=default_encoder())
+    assert Store.open(tmp_path / "s").config.dense_dim == 384
+    backend = StoreBackend.open(tmp_path / "s", mode="dense")  # encoder named in config.json
+    assert (
+        backend.search("funding for a river crossing", 1, NO_CONSTRAINTS)[0].url
+        == "https://n.example/0"
+    )
+    hybrid = StoreBackend.open(tmp_path / "s", mode="hybrid")
+    assert hybrid.search("school staff walkout", 1, NO_CONSTRAINTS)[0].url == "https://n.example/1"
