@@ -357,7 +357,7 @@ def _consume(
     ) as bar:
         job = bar.add_task("claims", total=total)
         for res in results:
-            tj.append(out, res.record, res.status)
+            tj.append(out, res.record, res.status, asdict(res.stats))
             if on_result is not None:
                 on_result(res)
             bar.advance(job)

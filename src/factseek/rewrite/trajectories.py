@@ -187,8 +187,14 @@ def read_config(folder: str | Path) -> dict[str, Any]:
     return data
 
 
-def append(folder: str | Path, record: ClaimTrajectories, status: str) -> None:
-    """Record one finished claim: its trajectories line (if any sequences), then its journal line."""
+def append(
+    folder: str | Path,
+    record: ClaimTrajectories,
+    status: str,
+    stats: Mapping[str, Any] | None = None,
+) -> None:
+    """Record one finished claim: its trajectories line (if any sequences), then its journal line
+    (with ``stats``, e.g. queries expanded, candidates scored, seconds, when given)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if status not in STATUSES:
@@ -202,6 +208,7 @@ def append(folder: str | Path, record: ClaimTrajectories, status: str) -> None:
             "status": status,
             "reward0": float(record.reward0),
             "sequences": len(record.sequences),
+            **(stats or {}),
         },
     )
 
@@ -290,3 +297,46 @@ def write(
         ),
     )
     write_config(folder, config)
+
+
+def summarize(folder: str | Path) -> dict[str, Any]:
+    """The numbers a trajectory folder is judged by (the paper's Table 2 and more).
+
+    Gains are per claim, from its best sequence; action statistics count every edit of every
+    kept positive sequence (a prefix shared by several sequences counts once per sequence).
+    """
+    config = read_config(folder)
+    best: list[float] = []
+    lengths: list[int] = []
+    per_action: dict[str, list[float]] = {}
+    n_seq = 0
+    for rec in read(folder):
+        pos = [s for s in rec.sequences if not s.negative]
+        if not pos:
+            continue
+        best.append(max(s.gain for s in pos))
+        for s in pos:
+            n_seq += 1
+            lengths.append(len(s.actions))
+            for a, r0, r1 in zip(s.actions, s.rewards, s.rewards[1:], strict=False):
+                per_action.setdefault(a.kind.value, []).append(r1 - r0)
+    n_edits = sum(len(v) for v in per_action.values())
+    counts = config.get("counts", {})
+    return {
+        "claims": counts.get("claims", 0),
+        "at_max": counts.get("at_max", 0),
+        "no_improvement": counts.get("no_improvement", 0),
+        "improvable": len(best),
+        "sequences": n_seq,
+        "mean_gain": sum(best) / len(best) if best else None,
+        "max_gain": max(best) if best else None,
+        "mean_edits": sum(lengths) / len(lengths) if lengths else None,
+        "actions": {
+            kind: {
+                "share": len(v) / n_edits,
+                "mean_improvement": sum(v) / len(v),
+            }
+            for kind, v in sorted(per_action.items())
+        },
+        "seconds": config.get("seconds"),
+    }
