@@ -556,3 +556,12 @@ def test_concurrent_searches_agree_with_serial_ones(store: Path) -> None:
             pool.map(lambda q: [h.url for h in backend.search(q, 5, Constraints())], queries)
         )
     assert threaded == serial
+
+
+def test_site_gate_is_computed_once_per_site_policy(store: Path) -> None:
+    gates = Store.open(store).gates
+    a = gates.gate(Constraints(before=dt.date(2020, 1, 1)))
+    b = gates.gate(Constraints(before=dt.date(2010, 5, 5), undated="keep"))
+    assert a.gate is b.gate  # dates differ, sites do not: one cached array
+    assert (a.lo, a.hi) == (1, dt.date(2020, 1, 1).toordinal()) and b.lo == 0
+    assert gates.gate(Constraints().with_sites("x.example")).gate is not a.gate
