@@ -456,6 +456,7 @@ def train_classifier(
                     "epoch": r.epoch,
                     "dev": asdict(r.dev),
                     "seconds": round(r.seconds, 1),
+                    "history": [asdict(h) for h in r.history],
                 }
                 for r in results
             ],
