@@ -175,6 +175,9 @@ def evaluate(
         **{f"bfs_{k_}": v for k_, v in meta.get("bfs", {}).items()},
         "returns": train_cfg.get("returns"),
         "negatives": train_cfg.get("negatives"),
+        "target_return": getattr(rewriter, "default_target", None)
+        if target_return is None
+        else target_return,
     }
     return EvalResult(
         model=name,
@@ -188,6 +191,10 @@ def evaluate(
     )
 
 
+def _num(x: float | None) -> str:
+    return "?" if x is None else f"{x:.3f}"
+
+
 def _rel(new: float, old: float) -> str:
     return f"{100 * (new - old) / old:+.1f}%" if old > 0 else "n/a"
 
@@ -196,19 +203,20 @@ def ablation_table(results: Sequence[EvalResult]) -> str:
     """Markdown: one row per (model, retriever), claim / model / random on mAP, recall, MRR."""
     k = results[0].k if results else 50
     head = (
-        f"| model | eval retriever | BFS reward | returns | negatives | claims "
+        f"| model | eval retriever | BFS reward | returns | negatives | target R | claims "
         f"| mAP@{k} claim | mAP@{k} model | rel. | mAP@{k} random "
         f"| R@{k} claim | R@{k} model | R@{k} random | MRR claim | MRR model | MRR random "
         f"| mean edits |\n"
     )
-    sep = "|" + "---|" * 17 + "\n"
+    sep = "|" + "---|" * 18 + "\n"
     rows = []
     for r in results:
         c, m, x = (r.systems[s] for s in SYSTEMS)
         st = r.setting
         rows.append(
             f"| {r.model} | {r.retriever} | {st.get('bfs_retriever', '?')} {st.get('bfs_reward', '?')}"
-            f" | {st.get('returns', '?')} | {'yes' if st.get('negatives') else 'no'} | {r.n_claims}"
+            f" | {st.get('returns', '?')} | {'yes' if st.get('negatives') else 'no'}"
+            f" | {_num(st.get('target_return'))} | {r.n_claims}"
             f" | {c.map:.3f} | {m.map:.3f} | {_rel(m.map, c.map)} | {x.map:.3f}"
             f" | {c.recall:.3f} | {m.recall:.3f} | {x.recall:.3f}"
             f" | {c.mrr:.3f} | {m.mrr:.3f} | {x.mrr:.3f} | {m.mean_steps:.2f} |\n"
@@ -279,10 +287,9 @@ def run_eval(
     results = []
     for path in models:
         rw = Rewriter.load(path)
+        name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
         results.append(
-            evaluate(
-                rw, items, ranker, k=k, seed=seed, target_return=target_return, name=Path(path).name
-            )
+            evaluate(rw, items, ranker, k=k, seed=seed, target_return=target_return, name=name)
         )
     return write_results(results, out)
 
