@@ -339,6 +339,7 @@ def _consume(
     progress: bool,
     on_result: Callable[[ClaimResult], None] | None,
 ) -> None:
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -352,6 +353,7 @@ def _consume(
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
+        console=Console(stderr=True),
         disable=not progress,
         transient=False,
     ) as bar:
