@@ -62,6 +62,9 @@ def train_cmd(
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
     ] = 0.0,
+    threads: Annotated[
+        int, typer.Option(min=1, help="torch CPU threads (1 is fastest on a busy machine).")
+    ] = 1,
     finetune_encoder: Annotated[
         bool, typer.Option(help="Fine-tune the sentence encoder jointly (slow without a GPU).")
     ] = False,
@@ -96,6 +99,7 @@ def train_cmd(
             holdout=holdout,
             finetune_encoder=finetune_encoder,
             device=device,
+            threads=threads,
         ),
     )
     c = result.counts
@@ -113,12 +117,14 @@ def run_cmd(
     model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
     target_return: Annotated[float | None, typer.Option(help="Gain to aim for.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Rewrite claims into better queries; prints each rewrite and its edit trace."""
     import dataclasses
 
     from factseek.rewrite.infer import Rewriter
 
+    _set_threads(threads)
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
@@ -154,10 +160,12 @@ def eval_cmd(
     ] = 0.0,
     target_return: Annotated[float | None, typer.Option()] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
+    threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Compare model rewrites with the claim and with random edits (mAP, recall, MRR @k)."""
     from factseek.rewrite.evaluate import run_eval
 
+    _set_threads(threads)
     table = run_eval(
         models=model,
         claims=claims,
@@ -173,3 +181,9 @@ def eval_cmd(
     )
     typer.echo(table, nl=False)
     typer.echo(f"results, table and figures in {out}")
+
+
+def _set_threads(n: int) -> None:
+    import torch
+
+    torch.set_num_threads(n)

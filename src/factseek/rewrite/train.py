@@ -70,6 +70,7 @@ class TrainConfig:
     log_every: int = 10
     checkpoint_every: int = 1  # epochs; the last epoch is always saved
     device: str | None = None  # None: cuda when available, else cpu
+    threads: int | None = 1  # torch CPU threads; 1 avoids spin-waiting on a busy machine
 
 
 DEFAULT_TRAIN = TrainConfig()
@@ -404,6 +405,8 @@ def train_on_records(
     from factseek.rewrite.model import SMALL, DecisionTransformer
 
     t0 = time.perf_counter()
+    if pick_device(config.device) == "cpu" and config.threads:
+        torch.set_num_threads(config.threads)  # before encoding: the encoder runs on torch too
     encoder = encoder or encoder_from_name(config.encoder)
     editor = editor or ActionsEditor()
     cfg = dataclasses.replace(
