@@ -60,6 +60,7 @@ def tiny_backbone(tmp_path_factory):
         max_position_embeddings=64,
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
+        initializer_range=0.5,  # distinct [CLS] states even before training (head-only test)
     )
     torch.manual_seed(0)
     BertModel(cfg).save_pretrained(str(root))
@@ -225,3 +226,34 @@ def test_default_minilm_backbone_trains_and_loads(tmp_path):
     assert result.best.dev.n == 4
     v = judge.predict(Claim(text="city jobs grew"), [])
     assert v.label in POLITIFACT.labels and len(v.scores) == 6
+
+
+def test_head_only_training_matches_the_full_model(tiny_backbone, tmp_path):
+    """freeze_layers=-1 trains pooler + classifier on cached [CLS] states; the saved model, run
+    end to end, must reproduce the dev metrics measured on the cache, and the encoder is unchanged."""
+    from safetensors.torch import load_file
+
+    cfg = TrainConfig(
+        backbone=str(tiny_backbone),
+        max_length=16,
+        batch_size=8,
+        lr=1e-2,
+        epochs=40,
+        freeze_layers=-1,
+        device="cpu",
+    )
+    result = train_classifier(
+        synthetic(), synthetic(8), tmp_path / "h", POLITIFACT, cfg, progress=False
+    )
+    judge = ClassifierJudge.load(tmp_path / "h", device="cpu")
+    examples, _ = build_examples(synthetic(8), "claim")
+    preds = [v.label for v in judge.predict_examples(examples)]
+    assert (
+        sum(p == e.label for p, e in zip(preds, examples, strict=True)) / 8
+        == result.best.dev.accuracy
+    )
+    assert result.best.dev.accuracy == 1.0
+    before = load_file(str(tiny_backbone / "model.safetensors"))
+    after = load_file(str(tmp_path / "h" / "model" / "model.safetensors"))
+    key = next(k for k in after if k.endswith("encoder.layer.1.output.dense.weight"))
+    assert (after[key] == before[key.removeprefix("bert.")]).all()

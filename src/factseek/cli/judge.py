@@ -82,7 +82,12 @@ def train(
     max_length: Annotated[int | None, typer.Option("--max-length", min=8)] = None,
     lr: Annotated[float | None, typer.Option("--lr")] = None,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1)] = None,
-    freeze_layers: Annotated[int | None, typer.Option("--freeze-layers", min=0)] = None,
+    freeze_layers: Annotated[
+        int | None,
+        typer.Option(
+            "--freeze-layers", min=-1, help="Frozen lower layers; -1: all (train the head only)."
+        ),
+    ] = None,
     max_train: Annotated[
         int | None, typer.Option("--max-train", min=1, help="Subsample training data.")
     ] = None,

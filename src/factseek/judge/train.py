@@ -43,6 +43,7 @@ from factseek.labels import LabelSet
 from factseek.metrics.veracity import VeracityMetrics, veracity_metrics
 
 WORK_DIR = ".work"
+ALL_LAYERS = -1  # freeze_layers value: freeze the whole encoder, train the head on cached states
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,7 +59,7 @@ class TrainConfig:
     warmup: float = 0.06  # fraction of steps with a linear warm-up, then linear decay to 0
     epochs: int = 3
     seeds: int = 1
-    freeze_layers: int = 0  # freeze the embeddings and this many lower encoder layers
+    freeze_layers: int = 0  # freeze the embeddings and this many lower layers; -1: all (head only)
     device: str = "auto"
     max_train: int | None = (
         None  # keep this many training examples (first ones after a seeded shuffle)
@@ -73,13 +74,15 @@ class TrainConfig:
             raise ConfigError("lr must be in (0, 1)")
         if not 0 <= self.warmup < 1:
             raise ConfigError("warmup must be a fraction in [0, 1)")
+        if self.freeze_layers < ALL_LAYERS:
+            raise ConfigError("freeze_layers must be -1 (all), 0 (none) or a number of layers")
 
 
 #: The paper's GPU setting, and a CPU setting measured on two cores (see docs/judge.md).
 PRESETS: dict[str, TrainConfig] = {
     "paper": TrainConfig(max_length=512, batch_size=32, lr=3e-5, warmup=0.0, epochs=25, seeds=5),
     "cpu": TrainConfig(
-        max_length=128, batch_size=32, lr=2e-4, warmup=0.06, epochs=2, seeds=1, freeze_layers=4
+        max_length=128, batch_size=32, lr=1e-3, warmup=0.06, epochs=20, seeds=1, freeze_layers=-1
     ),
 }
 
@@ -161,20 +164,51 @@ def _batches(examples: Sequence[Example], batch_size: int, rng: random.Random) -
     return batches
 
 
-def _freeze(model: Any, n_layers: int) -> None:
-    if n_layers <= 0:
-        return
+def _freeze(model: Any, n_layers: int) -> bool:
+    """Freeze the embeddings and the ``n_layers`` lowest layers (-1: all). True when all are."""
+    if n_layers == 0:
+        return False
     base = model.base_model
     layers = getattr(getattr(base, "encoder", None), "layer", None)
     if layers is None or not hasattr(base, "embeddings"):
         raise ConfigError(
             "freeze_layers works for BERT-like backbones (embeddings + encoder.layer) only"
         )
+    if n_layers == ALL_LAYERS:
+        n_layers = len(layers)
     if n_layers > len(layers):
         raise ConfigError(f"freeze_layers={n_layers} but the backbone has {len(layers)} layers")
     for module in (base.embeddings, *layers[:n_layers]):
         for p in module.parameters():
             p.requires_grad_(False)
+    return n_layers == len(layers)
+
+
+def _bert_head(model: Any) -> Callable[[Any], Any] | None:
+    """``cls_state (batch, hidden) -> logits`` for a BERT classifier (pooler, dropout, linear);
+    None for other architectures."""
+    bert = getattr(model, "bert", None)
+    pooler = getattr(bert, "pooler", None)
+    if pooler is None or not hasattr(model, "classifier") or not hasattr(model, "dropout"):
+        return None
+    return lambda h: model.classifier(model.dropout(pooler(h[:, None, :])))  # pooler reads [:, 0]
+
+
+def _cls_states(
+    model: Any, tokenizer: Any, examples: Sequence[Example], config: TrainConfig, device: str
+) -> Any:
+    """Final-layer [CLS] states (len(examples), hidden) of the frozen encoder, computed once."""
+    torch, _ = import_torch_transformers()
+    out = []
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(examples), 64):
+            batch = encode_pairs(
+                tokenizer, examples[start : start + 64], config.mode, config.max_length
+            )
+            hidden = model.base_model(**batch.to(device)).last_hidden_state  # (batch, seq, hidden)
+            out.append(hidden[:, 0].float().cpu())
+    return torch.cat(out)
 
 
 def _load_backbone(config: TrainConfig, labels: LabelSet) -> tuple[Any, Any]:
@@ -216,8 +250,13 @@ def _train_seed(
     torch.manual_seed(seed)
     rng = random.Random(seed)
     tokenizer, model = _load_backbone(config, labels)
-    _freeze(model, config.freeze_layers)
+    all_frozen = _freeze(model, config.freeze_layers)
     model.to(device)
+    head = _bert_head(model) if all_frozen else None
+    if head is not None:  # the encoder never changes: run it once, train the head on its output
+        log(f"seed {seed}: encoding {len(train) + len(dev)} examples once with the frozen encoder")
+        train_states = _cls_states(model, tokenizer, train, config, device)
+        dev_states = _cls_states(model, tokenizer, dev, config, device)
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim >= 2]
     no_decay = [p for p in params if p.ndim < 2]
@@ -254,11 +293,14 @@ def _train_seed(
         )
         running = 0.0
         for step, idx in enumerate(batches, start=1):
-            batch = encode_pairs(
-                tokenizer, [train[i] for i in idx], config.mode, config.max_length
-            ).to(device)
-            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
-                logits = model(**batch).logits  # (batch, n_labels)
+            if head is not None:
+                logits = head(train_states[idx].to(device))  # (batch, n_labels)
+            else:
+                batch = encode_pairs(
+                    tokenizer, [train[i] for i in idx], config.mode, config.max_length
+                ).to(device)
+                with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
+                    logits = model(**batch).logits  # (batch, n_labels)
             loss = torch.nn.functional.cross_entropy(logits.float(), targets[idx].to(device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -270,7 +312,12 @@ def _train_seed(
                 progress.update(task, advance=1, loss=f"loss {running:.3f}")
             elif step % max(1, len(batches) // 10) == 0:  # no progress bar: a line every ~10%
                 log(f"seed {seed} epoch {epoch}: {step}/{len(batches)} batches, loss {running:.3f}")
-        probs = predict_proba(model, tokenizer, dev, config.mode, config.max_length, device)
+        if head is not None:
+            model.eval()
+            with torch.inference_mode():
+                probs = torch.softmax(head(dev_states.to(device)).float(), dim=-1).cpu().numpy()
+        else:
+            probs = predict_proba(model, tokenizer, dev, config.mode, config.max_length, device)
         pred = [labels.labels[int(i)] for i in probs.argmax(axis=1)]
         metrics = veracity_metrics(gold_dev, pred, labels)  # type: ignore[arg-type]
         history.append(metrics)
