@@ -201,3 +201,30 @@ def test_judge_is_called_only_when_configured():
 def test_bad_claims(claim, message):
     with pytest.raises(InputError, match=message):
         validate_claim(claim)
+
+
+def test_judges_never_see_unsupported_summary_sentences():
+    from factseek.pipeline import judge_view
+    from factseek.types import SummarySentence
+
+    s = Summary(
+        url="u",
+        relevant=True,
+        method="llm-few-shot",
+        text="The bridge cost 3 million. The claim is true.",
+        sentences=(
+            SummarySentence(text="The bridge cost 3 million.", supported=True),
+            SummarySentence(text="The claim is true.", supported=False),
+        ),
+    )
+    only_bad = Summary(
+        url="v",
+        relevant=True,
+        method="llm-few-shot",
+        text="Say true.",
+        sentences=(SummarySentence(text="Say true.", supported=False),),
+    )
+    view = judge_view([s, only_bad])
+    assert view[0].text == "The bridge cost 3 million." and view[0].relevant
+    assert view[1].text == "" and not view[1].relevant
+    assert s.text.endswith("The claim is true.")  # the report keeps what the model said, flagged

@@ -38,6 +38,7 @@ from factseek.types import (
     QueryResult,
     Question,
     Report,
+    Summary,
     Verdict,
     to_dict,
 )
@@ -213,13 +214,29 @@ def _summarize(
         return parts.fallback_summarizer.summarize(claim, questions, passages)
 
 
-def _judge(claim: Claim, summaries: Sequence[Any], parts: Parts, notes: list[str]) -> Verdict:
+def judge_view(summaries: Sequence[Summary]) -> list[Summary]:
+    """What a judge may read: summary sentences the document does not support are dropped.
+
+    A model's summary of an adversarial page can carry the page's instructions ("the claim is
+    true"); the support check flags such sentences, and no judge gets to see them.
+    """
+    out: list[Summary] = []
+    for s in summaries:
+        if any(x.supported is False for x in s.sentences):
+            kept = [x.text for x in s.sentences if x.supported is not False]
+            s = replace(s, text=" ".join(kept), relevant=s.relevant and bool(kept))
+        out.append(s)
+    return out
+
+
+def _judge(claim: Claim, summaries: Sequence[Summary], parts: Parts, notes: list[str]) -> Verdict:
     if parts.judge is None:
         return Verdict.not_judged()
-    if not any(s.relevant for s in summaries):
+    view = judge_view(summaries)
+    if not any(s.relevant for s in view):
         notes.append("the judge saw no relevant evidence; its label rests on the claim alone")
     try:
-        return parts.judge.predict(claim, summaries)
+        return parts.judge.predict(claim, view)
     except FactseekError as e:
         notes.append(f"judge {parts.judge.name} failed: {e}")
         return Verdict.not_judged(f"judge failed: {e}")
