@@ -137,6 +137,26 @@ def test_check_prints_to_stdout(store):
             2,
             "need an LLM",
         ),
+        (
+            ["claim", "--llm-judge", "t.json", "--date", "2023-01-01", "--store", "{store}"],
+            2,
+            "--llm-judge needs an LLM",
+        ),
+        (
+            [
+                "claim",
+                "--judge",
+                "j",
+                "--llm-judge",
+                "t.json",
+                "--date",
+                "2023-01-01",
+                "--store",
+                "{store}",
+            ],
+            2,
+            "choose one judge",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code(store, tmp_path, args, code, message):

@@ -49,6 +49,7 @@ class CheckOptions:
     llm_base_url: str | None = None
     use_cache: bool = True
     judge: str | Path | None = None
+    llm_judge: str | Path | None = None  # score thresholds (JSON) for the LLM veracity scorer
     rewrite: str | Path | None = None
     record: str | Path | None = None
     replay: str | Path | None = None
@@ -153,12 +154,23 @@ def build_parts(opts: CheckOptions) -> Parts:
     names["decomposer"] = decomposer_name
     names["summarizer"] = summarizer_name
 
-    judge = None
+    judge: Any = None
+    if opts.judge and opts.llm_judge:
+        raise ConfigError(
+            "choose one judge: --judge (trained classifier) or --llm-judge (LLM scorer)"
+        )
     if opts.judge:
         from factseek.judge import load_judge
 
         judge = load_judge(Path(opts.judge).expanduser())
         names["judge"] = str(opts.judge)
+    elif opts.llm_judge:
+        if llm is None:
+            raise ConfigError("--llm-judge needs an LLM: pass --llm openai|llamacpp")
+        from factseek.judge.llm_scorer import LLMScorer, ScoreThresholds
+
+        judge = LLMScorer(llm, ScoreThresholds.load(Path(opts.llm_judge).expanduser()))
+        names["judge"] = f"llm-scorer:{opts.llm_judge}"
     rewriter = None
     if opts.rewrite:
         from factseek.rewrite.infer import Rewriter

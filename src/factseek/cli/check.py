@@ -82,6 +82,12 @@ NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Bypass the LLM res
 JudgeOpt = Annotated[
     Path | None, typer.Option("--judge", help="Trained judge folder (factseek judge train).")
 ]
+LLMJudgeOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--llm-judge", help="Score thresholds JSON: judge by the LLM's 0-100 score (needs --llm)."
+    ),
+]
 RewriteOpt = Annotated[Path | None, typer.Option("--rewrite", help="Query rewriter model folder.")]
 RecordOpt = Annotated[
     Path | None, typer.Option("--record", help="Write an evidence bundle of this run to DIR.")
@@ -107,6 +113,7 @@ def _options(**kw: Any) -> dict[str, Any]:
         "llm_base_url": kw["llm_base_url"],
         "use_cache": not kw["no_cache"],
         "judge": kw["judge"],
+        "llm_judge": kw["llm_judge"],
         "rewrite": kw["rewrite"],
         "record": kw["record"],
         "replay": kw["replay"],
@@ -136,6 +143,7 @@ def check(
     llm_base_url: LLMUrlOpt = None,
     no_cache: NoCacheOpt = False,
     judge: JudgeOpt = None,
+    llm_judge: LLMJudgeOpt = None,
     rewrite: RewriteOpt = None,
     record: RecordOpt = None,
     replay: ReplayOpt = None,
@@ -202,6 +210,7 @@ def batch(
     llm_base_url: LLMUrlOpt = None,
     no_cache: NoCacheOpt = False,
     judge: JudgeOpt = None,
+    llm_judge: LLMJudgeOpt = None,
     rewrite: RewriteOpt = None,
     record: RecordOpt = None,
     replay: ReplayOpt = None,
