@@ -42,7 +42,7 @@ B = 0.75
 #: Cost of reading one posting relative to scoring one ranked document exactly.
 SCAN_COST = 0.25
 #: How deep the parent's ranking is kept (in multiples of k).
-PARENT_DEPTH = 200
+PARENT_DEPTH = 40
 EPS = 1e-9
 #: float32 impacts are rounded; bounds use them scaled up by this much.
 IMP_SLACK = 1.0 + 1e-6
@@ -243,6 +243,23 @@ def _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf):
 
 
 @numba.njit(cache=True)
+def _contribution(d, t, q, idf, norm, fwd_ptr, fwd_term, fwd_tf):
+    """``q`` times term ``t``'s BM25 contribution to document ``d`` (0 when absent)."""
+    lo = fwd_ptr[d]
+    hi = fwd_ptr[d + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fwd_term[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < fwd_ptr[d + 1] and fwd_term[lo] == t:
+        tf = fwd_tf[lo]
+        return q * idf[t] * tf / (tf + norm[d])
+    return 0.0
+
+
+@numba.njit(cache=True)
 def _worse(s1, d1, s2, d2):
     return s1 < s2 or (s1 == s2 and d1 > d2)
 
@@ -332,25 +349,44 @@ def _postings_above(post_ptr, post_imp, t, weight, g):
 
 
 @numba.njit(cache=True)
+def _reduced(ranking, parent_scores, rem_terms, rem_delta, idf, norm, fwd_ptr, fwd_term, fwd_tf):
+    """S_p minus the removed terms' contributions, for every doc of the parent's ranking."""
+    out = np.empty(len(ranking))
+    for i in range(len(ranking)):
+        d = ranking[i]
+        v = parent_scores[d]
+        for r in range(len(rem_terms)):
+            v -= _contribution(d, rem_terms[r], rem_delta[r], idf, norm, fwd_ptr, fwd_term, fwd_tf)
+        out[i] = v
+    return out
+
+
+@numba.njit(cache=True)
 def _edit_batch(
-    cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, k, scan_cost,
-    parent_scores, plist, neg_sorted, tail, stamp, stamp0,
+    cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, cand_group, grp_ptr, grp_rank,
+    grp_neg, k, scan_cost, parent_scores, tail, stamp, stamp0,
     idf, norm, post_ptr, post_doc, post_imp, fwd_ptr, fwd_term, fwd_tf, max_c,
     out_s, out_d, out_n, counters, which,
 ):  # fmt: skip
     """Top-k of candidates ``which`` as edits of the parent; out_n[c] = -1: ranking too short.
 
-    Phase 1 walks the parent's ranking until ``S_p + gap < theta``; phase 2 reads each added
-    term's impact-ordered postings until ``sigma + contribution + rest < theta``. The gap trades
-    one for the other and is chosen per candidate by a cost estimate; any gap is exact.
+    Candidates are grouped by the terms they remove; a group's ranking is the parent's ranking
+    re-sorted by ``S_R`` = S_p minus those terms, so a candidate only *adds* to it. Phase 1 walks
+    that ranking until ``max(S_R, tail) + gap < theta``; phase 2 reads each added term's
+    impact-ordered postings until ``sigma + contribution + rest < theta``. The gap trades one
+    for the other and is chosen per candidate by a cost estimate; any gap is exact.
     """
     hs = np.empty(k)
     hd = np.empty(k, np.int64)
     visited = 0
     scanned = 0
-    theta_est = -neg_sorted[k - 1] if len(neg_sorted) >= k else 0.0
     for ci in range(len(which)):
         c = which[ci]
+        g0 = grp_ptr[cand_group[c]]
+        g1 = grp_ptr[cand_group[c] + 1]
+        plist = grp_rank[g0:g1]
+        neg_sorted = grp_neg[g0:g1]
+        theta_est = -neg_sorted[k - 1] if len(neg_sorted) >= k else 0.0
         terms = cand_terms[cand_ptr[c] : cand_ptr[c + 1]]
         qtf = cand_qtf[cand_ptr[c] : cand_ptr[c + 1]]
         mark = stamp0 + ci + 1
@@ -363,7 +399,7 @@ def _edit_batch(
         # contribution may exceed gap - rest)
         gap = 0.0
         best = 1e30
-        for f in (0.0, 0.125, 0.25, 0.5, 0.75, 1.0):
+        for f in (0.0, 0.0625, 0.125, 0.25, 0.375, 0.5, 0.75, 1.0):
             g = total * f
             cost = _walk(neg_sorted, tail, theta_est - g)
             for a in range(a0, a1):
@@ -376,25 +412,32 @@ def _edit_batch(
                 best = cost
                 gap = g
         size = 0
-        # phase 1: the parent's ranking, while it can still matter
+        # phase 1: the group's ranking, while it can still matter
         sigma = tail
         stopped = False
         for i in range(len(plist)):
             d = plist[i]
-            sp = parent_scores[d]
-            if size == k and sp + gap + EPS < hs[0]:
-                sigma = sp
+            sr = max(-neg_sorted[i], tail)  # docs beyond the ranking have S_R <= S_p <= tail
+            if size == k and sr + gap + EPS < hs[0]:
+                sigma = sr
                 stopped = True
                 break
             stamp[d] = mark
             visited += 1
+            if size == k:  # S_R plus the added terms first: cheaper than the full sum
+                approx = -neg_sorted[i]
+                for a in range(a0, a1):
+                    approx += _contribution(d, add_terms[a], add_delta[a], idf, norm, fwd_ptr, fwd_term, fwd_tf)  # fmt: skip
+                if approx + EPS < hs[0]:
+                    continue
             s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
             if s > 0.0:
                 size = _push(hs, hd, size, k, s, d)
         if not stopped and tail > 0.0 and not (size == k and tail + gap + EPS < hs[0]):
             out_n[c] = -1  # docs beyond the ranking may matter: retry with a deeper one
             continue
-        # phase 2: the added terms' postings, impact-ordered; docs with S_p > sigma were walked
+        # phase 2: the added terms' postings, impact-ordered; every unvisited doc has
+        # S_R <= sigma, and S_p >= S_R bounds it from the dense parent scores
         for a in range(a0, a1):
             t = add_terms[a]
             w = add_delta[a] * idf[t] * IMP_SLACK
@@ -405,10 +448,7 @@ def _edit_batch(
                     break
                 scanned += 1
                 d = post_doc[j]
-                sp = parent_scores[d]
-                if sp > sigma:
-                    continue
-                if size == k and sp + gain + rest + EPS < hs[0]:
+                if size == k and min(parent_scores[d], sigma) + gain + rest + EPS < hs[0]:
                     continue
                 if stamp[d] == mark:
                     continue
@@ -425,7 +465,8 @@ def _edit_batch(
 
 @numba.njit(cache=True)
 def _prepare(flat, ptr, parent_terms, parent_qtf):
-    """Per candidate: distinct terms ascending with counts, and the terms it has more of."""
+    """Per candidate: distinct terms ascending with counts, the terms it has more of than the
+    parent (added) and those it has fewer of (removed), with the count differences."""
     n = len(ptr) - 1
     cand_ptr = np.zeros(n + 1, np.int64)
     add_ptr = np.zeros(n + 1, np.int64)
@@ -433,9 +474,14 @@ def _prepare(flat, ptr, parent_terms, parent_qtf):
     cand_qtf = np.empty(len(flat), np.float64)
     add_terms = np.empty(len(flat), np.int32)
     add_delta = np.empty(len(flat), np.float64)
+    rem_ptr = np.zeros(n + 1, np.int64)
+    rem_terms = np.empty(n * len(parent_terms), np.int32)
+    rem_delta = np.empty(n * len(parent_terms), np.float64)
     nc = 0
     na = 0
+    nr = 0
     for c in range(n):
+        c0 = nc
         seg = np.sort(flat[ptr[c] : ptr[c + 1]])
         i = 0
         while i < len(seg):
@@ -456,7 +502,20 @@ def _prepare(flat, ptr, parent_terms, parent_qtf):
             i = j
         cand_ptr[c + 1] = nc
         add_ptr[c + 1] = na
-    return cand_ptr, cand_terms[:nc], cand_qtf[:nc], add_ptr, add_terms[:na], add_delta[:na]
+        mine = cand_terms[c0:nc]
+        for p in range(len(parent_terms)):
+            t = parent_terms[p]
+            pos = np.searchsorted(mine, t)
+            q = cand_qtf[c0 + pos] if pos < len(mine) and mine[pos] == t else 0.0
+            if q < parent_qtf[p]:
+                rem_terms[nr] = t
+                rem_delta[nr] = parent_qtf[p] - q
+                nr += 1
+        rem_ptr[c + 1] = nr
+    return (
+        cand_ptr, cand_terms[:nc], cand_qtf[:nc], add_ptr, add_terms[:na], add_delta[:na],
+        rem_ptr, rem_terms[:nr], rem_delta[:nr],
+    )  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- scorer
@@ -584,7 +643,16 @@ class IncrementalBM25:
             if n
             else np.zeros(0, np.int32)
         )
-        prep = _prepare(flat, ptr, p.terms, p.qtf)
+        (cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta,
+         rem_ptr, rem_terms, rem_delta) = _prepare(flat, ptr, p.terms, p.qtf)  # fmt: skip
+        # group candidates by what they remove (every swap/remove of one token shares a group)
+        keys: dict[tuple, int] = {}
+        cand_group = np.empty(n, np.int64)
+        for i in range(n):
+            r0, r1 = rem_ptr[i], rem_ptr[i + 1]
+            key = (rem_terms[r0:r1].tobytes(), rem_delta[r0:r1].tobytes())
+            cand_group[i] = keys.setdefault(key, len(keys))
+        groups = [(np.frombuffer(t, np.int32), np.frombuffer(d, np.float64)) for t, d in keys]
         out_s = np.zeros((n, k))
         out_d = np.full((n, k), -1, np.int64)
         out_n = np.zeros(n, np.int64)
@@ -592,9 +660,11 @@ class IncrementalBM25:
         ix = self.index
         depth = len(p.ranking)
         while len(which):
+            grp_ptr, grp_rank, grp_neg = self._group_rankings(p, groups)
             counters = np.zeros(2, np.int64)
             _edit_batch(
-                *prep, k, self.scan_cost, self._scores, p.ranking, p.neg_sorted, p.tail, self._stamp,
+                cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, cand_group,
+                grp_ptr, grp_rank, grp_neg, k, self.scan_cost, self._scores, p.tail, self._stamp,
                 self._stamp_next,
                 ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_imp,
                 ix.fwd_ptr, ix.fwd_term, ix.fwd_tf, ix.max_contribution,
@@ -618,6 +688,26 @@ class IncrementalBM25:
             out_s[i, : len(s)] = s
             out_n[i] = len(d)
         return out_d, out_s, out_n
+
+    def _group_rankings(
+        self, p: ParentState, groups: list[tuple[np.ndarray, np.ndarray]]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per group of removed terms, the parent's ranking re-sorted by S_R (concatenated)."""
+        ix = self.index
+        ranks, negs = [], []
+        for rem_terms, rem_delta in groups:
+            if len(rem_terms) == 0:
+                ranks.append(p.ranking)
+                negs.append(p.neg_sorted)
+                continue
+            vals = _reduced(p.ranking, self._scores, rem_terms, rem_delta, ix.idf, ix.norm,
+                            ix.fwd_ptr, ix.fwd_term, ix.fwd_tf)  # fmt: skip
+            order = np.lexsort((p.ranking, -vals))
+            ranks.append(p.ranking[order])
+            negs.append(-vals[order])
+        ptr = np.zeros(len(groups) + 1, np.int64)
+        np.cumsum([len(r) for r in ranks], out=ptr[1:])
+        return ptr, np.concatenate(ranks), np.concatenate(negs)
 
     def _dense_keep_parent(self, ids: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """A from-scratch top-k that leaves the parent's buffers intact."""
