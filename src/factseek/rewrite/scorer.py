@@ -424,13 +424,18 @@ def _edit_batch(
                 break
             stamp[d] = mark
             visited += 1
-            if size == k:  # S_R plus the added terms first: cheaper than the full sum
-                approx = -neg_sorted[i]
-                for a in range(a0, a1):
-                    approx += _contribution(d, add_terms[a], add_delta[a], idf, norm, fwd_ptr, fwd_term, fwd_tf)  # fmt: skip
-                if approx + EPS < hs[0]:
-                    continue
-            s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
+            # S_R plus the added terms first; a doc with none of the changed terms keeps its
+            # parent score bit for bit (same terms summed in the same order)
+            approx = -neg_sorted[i]
+            changed = approx != parent_scores[d]
+            for a in range(a0, a1):
+                gain = _contribution(d, add_terms[a], add_delta[a], idf, norm, fwd_ptr, fwd_term, fwd_tf)  # fmt: skip
+                if gain > 0.0:
+                    approx += gain
+                    changed = True
+            if size == k and approx + EPS < hs[0]:
+                continue
+            s = _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf) if changed else approx
             if s > 0.0:
                 size = _push(hs, hd, size, k, s, d)
         if not stopped and tail > 0.0 and not (size == k and tail + gap + EPS < hs[0]):
