@@ -27,7 +27,7 @@ from factseek.judge.evaluate import (
     score,
     write_predictions,
 )
-from factseek.judge.train import preset, train_classifier
+from factseek.judge.train import PRESETS, preset, train_classifier
 from factseek.labels import POLITIFACT
 from factseek.metrics.veracity import majority_baseline, veracity_metrics
 
@@ -55,7 +55,7 @@ def _train(
         print(f"{name}: model exists, reusing", flush=True)
         return model
     cfg = preset(
-        "cpu",
+        args.preset,
         mode=mode,
         epochs=args.epochs,
         freeze_layers=args.freeze,
@@ -69,7 +69,7 @@ def _train(
         model,
         POLITIFACT,
         cfg,
-        preset_name="cpu",
+        preset_name=args.preset,
         info=info,
         progress=False,
         threads=args.threads,
@@ -167,9 +167,7 @@ def _table(rows: list[dict]) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(
-            f"| {r['eval']} | MiniLM (ours, CPU preset) | {r['ours']['n']} | {fmt(r['ours'])} |"
-        )
+        lines.append(f"| {r['eval']} | MiniLM (ours) | {r['ours']['n']} | {fmt(r['ours'])} |")
         lines.append(
             f"| {r['eval']} | majority class ({r['majority']['label']}) | {r['majority']['n']} | {fmt(r['majority'])} |"
         )
@@ -186,6 +184,7 @@ def main() -> int:
     )
     ap.add_argument("--out", type=Path, default=Path("/tmp/factseek-judge-results"))
     ap.add_argument("--only", choices=["claim", "oracle"])
+    ap.add_argument("--preset", choices=list(PRESETS), default="cpu")
     ap.add_argument("--epochs", type=int, default=None)
     ap.add_argument("--freeze", type=int, default=None)
     ap.add_argument("--lr", type=float, default=None)

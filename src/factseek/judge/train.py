@@ -3,8 +3,9 @@
 One plain training loop (AdamW, linear decay after a short warm-up, cross-entropy), run for
 several seeds; each seed keeps its best epoch by dev MAE (dev accuracy for nominal label sets),
 and the best seed is saved. ``PRESETS["paper"]`` is the paper's setting (batch 32, max length 512,
-lr 3e-5, linear decay, 25 epochs, 5 seeds) for a GPU; ``PRESETS["cpu"]`` trains the default MiniLM
-in minutes on two cores.
+lr 3e-5, linear decay, 25 epochs, 5 seeds) for a GPU; ``PRESETS["cpu"]`` fine-tunes the top two
+layers of the default MiniLM, and ``PRESETS["cpu-fast"]`` only its head on cached encoder states
+(see docs/judge.md for what each costs and scores).
 
 Resuming: every finished seed writes ``<out>/.work/seed-<n>.json`` and, when it is the best so
 far, its weights to ``<out>/.work/best/``; rerunning the same command skips finished seeds
@@ -82,6 +83,9 @@ class TrainConfig:
 PRESETS: dict[str, TrainConfig] = {
     "paper": TrainConfig(max_length=512, batch_size=32, lr=3e-5, warmup=0.0, epochs=25, seeds=5),
     "cpu": TrainConfig(
+        max_length=128, batch_size=32, lr=2e-4, warmup=0.06, epochs=2, seeds=1, freeze_layers=4
+    ),
+    "cpu-fast": TrainConfig(
         max_length=128, batch_size=32, lr=1e-3, warmup=0.06, epochs=20, seeds=1, freeze_layers=-1
     ),
 }
