@@ -61,6 +61,7 @@ def _train(
         freeze_layers=args.freeze,
         lr=args.lr,
         max_train=args.max_train,
+        max_length=args.max_length,
     )
     t0 = time.perf_counter()
     r = train_classifier(
@@ -189,6 +190,7 @@ def main() -> int:
     ap.add_argument("--freeze", type=int, default=None)
     ap.add_argument("--lr", type=float, default=None)
     ap.add_argument("--max-train", type=int, default=None)
+    ap.add_argument("--max-length", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None)
     args = ap.parse_args()
     if not DATA.is_dir():
