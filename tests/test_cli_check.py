@@ -253,3 +253,27 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     namespace: dict = {}
     exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["report"].claim.date == dt.date(2023, 6, 1)
+
+
+def test_readme_sh_examples_use_real_commands_and_options():
+    """Examples that need keys, servers or data are not run, but their commands and options must exist."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    checked = 0
+    for block in readme_blocks("sh"):
+        for line in block.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if not line.startswith("factseek "):
+                continue
+            argv = shlex.split(line)[1:]
+            cmd = root
+            while hasattr(cmd, "commands") and argv and argv[0] in cmd.commands:
+                cmd = cmd.commands[argv.pop(0)]
+            assert not hasattr(cmd, "commands"), f"unknown subcommand in: {line}"
+            known = {o for p in cmd.params for o in p.opts + p.secondary_opts}
+            for arg in argv:
+                if arg.startswith("--"):
+                    assert arg.split("=", 1)[0] in known, f"{arg} is not an option of: {line}"
+            checked += 1
+    assert checked >= 10
