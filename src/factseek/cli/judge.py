@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -12,6 +12,12 @@ from factseek.cli import make_app
 from factseek.datasets.claims import FORMATS
 from factseek.judge.inputs import MODES
 from factseek.judge.train import PRESETS
+
+if TYPE_CHECKING:
+    from factseek.datasets.claims import DataFormat, LabeledClaim
+    from factseek.judge.classifier import ClassifierJudge
+    from factseek.judge.inputs import ReportSummaries
+    from factseek.metrics.veracity import VeracityMetrics
 
 app = make_app("Train, evaluate and use veracity classifiers (the pipeline's last stage).")
 
@@ -31,20 +37,20 @@ SummariesOpt = Annotated[
 ]
 
 
-def _load(path: Path, fmt: str):  # -> (rows, DataFormat)
+def _load(path: Path, fmt: str) -> tuple[list[LabeledClaim], DataFormat]:
     from factseek.datasets.claims import data_format, with_ids
 
     df = data_format(fmt, path)
     return with_ids(df.load(path)), df
 
 
-def _summaries(paths: list[Path] | None):
+def _summaries(paths: list[Path] | None) -> ReportSummaries | None:
     from factseek.judge.inputs import load_report_summaries
 
     return load_report_summaries(paths) if paths else None
 
 
-def _fmt_metrics(m) -> str:
+def _fmt_metrics(m: VeracityMetrics) -> str:
     parts = [f"n={m.n}", f"accuracy {100 * m.accuracy:.1f}"]
     if m.soft_accuracy is not None:
         parts.append(f"soft accuracy {100 * m.soft_accuracy:.1f}")
@@ -239,7 +245,9 @@ def predict(
     typer.echo(f"wrote {len(preds)} predictions to {out}")
 
 
-def _judge_and_rows(model: Path, data: Path, fmt: str, device: str):
+def _judge_and_rows(
+    model: Path, data: Path, fmt: str, device: str
+) -> tuple[ClassifierJudge, list[LabeledClaim]]:
     from factseek.errors import InputError
     from factseek.judge.classifier import ClassifierJudge
 
