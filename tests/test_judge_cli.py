@@ -278,3 +278,16 @@ def test_summaries_mode_reads_reports(backbone, files, tmp_path):
         app, ["judge", "eval", "--model", str(out), "--data", str(dev), "--device", "cpu"]
     )
     assert r.exit_code == 2 and "needs factseek reports" in r.output
+
+
+def test_thresholds_for_the_llm_judge(tmp_path):
+    from factseek.judge.llm_scorer import ScoreThresholds
+
+    data = _claimdecomp(tmp_path / "train.jsonl", 8)  # half pants-fire, half true
+    out = tmp_path / "thresholds.json"
+    r = runner.invoke(app, ["judge", "thresholds", "--data", str(data), "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    t = ScoreThresholds.load(out)
+    # pants-fire holds the first half of the scale; false..mostly-true are empty and share the cut
+    assert t.cuts == (50.0, 50.0, 50.0, 50.0, 50.0)
+    assert t.label(10) == "pants-fire" and t.label(90) == "true"

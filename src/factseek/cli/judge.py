@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -258,3 +259,22 @@ def _judge_and_rows(
             f"{data.name} has {df.labels.name} labels but the judge predicts {judge.labels.name} labels"
         )
     return judge, rows
+
+
+@app.command()
+def thresholds(
+    data: Annotated[Path, typer.Option("--data", help="Labelled training data file.")],
+    out: Annotated[Path, typer.Option("--out", help="Thresholds JSON to write.")],
+    fmt: FormatOpt = DataFormatName.auto,
+) -> None:
+    """Fit the LLM scorer's 0-100 cut points to a training label distribution (for --llm-judge)."""
+    from factseek.judge.llm_scorer import fit_thresholds
+
+    rows, df = _load(data, fmt.value)
+    labels = [r.label for r in rows if r.label is not None]
+    fitted = fit_thresholds(labels, labels=df.labels.labels)
+    from factseek.report import write_atomic
+
+    write_atomic(out, json.dumps(fitted.to_dict(), indent=2) + "\n")
+    cuts = ", ".join(f"{c:g}" for c in fitted.cuts)
+    typer.echo(f"{len(labels)} labels -> cut points {cuts}; wrote {out}", err=True)
