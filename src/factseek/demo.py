@@ -31,8 +31,13 @@ def demo_claim() -> Claim:
     from factseek.api import make_claim
 
     row = json.loads((demo_dir() / "claim.json").read_text(encoding="utf-8"))
-    return make_claim(row["text"], date=row.get("date"), speaker=row.get("speaker"),
-                      venue=row.get("venue"), id=row.get("id"))
+    return make_claim(
+        row["text"],
+        date=row.get("date"),
+        speaker=row.get("speaker"),
+        venue=row.get("venue"),
+        id=row.get("id"),
+    )
 
 
 def _fingerprint() -> str:
