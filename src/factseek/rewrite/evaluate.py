@@ -174,7 +174,9 @@ def evaluate(
     setting = {
         **{f"bfs_{k_}": v for k_, v in meta.get("bfs", {}).items()},
         "returns": train_cfg.get("returns"),
-        "negatives": train_cfg.get("negatives"),
+        # trained on negative sequences: asked for, and the BFS wrote some
+        "negatives": bool(train_cfg.get("negatives"))
+        and meta.get("bfs", {}).get("negatives", 1) != 0,
         "target_return": getattr(rewriter, "default_target", None)
         if target_return is None
         else target_return,
