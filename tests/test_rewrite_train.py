@@ -119,6 +119,7 @@ def write_folder(path: Path, records: list[trajectories.ClaimTrajectories]) -> P
     return path
 
 
+STOP_CLAIM = "zulu yankee xray whiskey"
 FAST = TrainConfig(
     epochs=60,
     batch_size=8,
@@ -135,7 +136,11 @@ FAST = TrainConfig(
 def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
     root = tmp_path_factory.mktemp("dt")
     records = synthetic()
-    folder = write_folder(root / "bfs", records)
+    # a claim the BFS could not improve: no sequences, taught to STOP via stop_claims
+    done = trajectories.ClaimTrajectories(
+        claim_id="s0", claim=STOP_CLAIM, relevant=("d1",), reward0=1.0
+    )
+    folder = write_folder(root / "bfs", [*records, done])
     out = root / "model"
     import os
 
@@ -148,8 +153,9 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list]:
         encoder=ENCODER,
         editor=WordEditor(),
         progress=False,
+        stop_claims={"s0": STOP_CLAIM, "other": "not in the journal"},
     )
-    assert result.counts.episodes == len(records)
+    assert result.counts.episodes == len(records) + 1 and result.counts.stop_only == 1
     return out, records
 
 
@@ -222,7 +228,9 @@ def test_tiny_model_overfits_and_reproduces_its_trajectories(trained: tuple[Path
     out, records = trained
     rewriter = Rewriter.load(out, encoder=ENCODER, editor=WordEditor())
     claims = [r.claim for r in records]
-    results = rewriter.rewrite(claims, target_return=0.3, batch_size=3)
+    results = rewriter.rewrite([*claims, STOP_CLAIM], target_return=0.3, batch_size=3)
+    stopped = results.pop()
+    assert (stopped.steps, stopped.stopped, stopped.text) == (0, "stop", STOP_CLAIM)
     for rec, res in zip(records, results, strict=True):
         seq = rec.sequences[0]
         assert res.original == rec.claim

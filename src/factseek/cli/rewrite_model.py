@@ -62,6 +62,11 @@ def train_cmd(
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
     ] = 0.0,
+    stop_claims: Annotated[
+        Path | None,
+        typer.Option(help="The BFS claims file: claims no edit improves are taught to STOP."),
+    ] = None,
+    stop_format: Annotated[str, typer.Option(help="Format of --stop-claims.")] = "jsonl",
     threads: Annotated[
         int, typer.Option(min=1, help="torch CPU threads (1 is fastest on a busy machine).")
     ] = 1,
@@ -84,9 +89,15 @@ def train_cmd(
     k = max_edits or (int(depth) if depth else None)
     if k:
         cfg = dataclasses.replace(cfg, max_edits=k)
+    stops = None
+    if stop_claims is not None:
+        from factseek.datasets.retrieval import load_retrieval
+
+        stops = {c.id: c.text for c in load_retrieval(stop_claims, None, stop_format).claims}
     result = train(
         trajectories,
         out,
+        stop_claims=stops,
         model_config=cfg,
         config=TrainConfig(
             returns=returns.value,
@@ -106,7 +117,8 @@ def train_cmd(
     val = f", validation loss {result.val_loss:.3f}" if result.val_loss is not None else ""
     typer.echo(
         f"trained on {c.episodes} sequences from {c.claims} claims ({c.too_long} too long,"
-        f" {c.out_of_space} outside the action space, {c.negatives_dropped} negatives dropped):"
+        f" {c.out_of_space} outside the action space, {c.negatives_dropped} negatives dropped,"
+        f" {c.stop_only} stop-only):"
         f" {result.steps} steps, loss {result.final_loss:.3f}{val}, {result.seconds:.0f} s"
         f" -> {result.out}"
     )

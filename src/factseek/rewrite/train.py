@@ -94,6 +94,7 @@ class Counts:
     negatives_dropped: int = 0
     too_long: int = 0
     out_of_space: int = 0  # an edit past max_positions or forbidden by the mask
+    stop_only: int = 0  # claims no edit improves, taught to STOP at once (``stop_claims``)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -147,7 +148,7 @@ def build_episodes(
     kind_index = {k: i for i, k in enumerate(kinds)}
     stop = len(kinds) * max_positions
     episodes: list[Episode] = []
-    n = dict(claims=0, sequences=0, negatives_dropped=0, too_long=0, out_of_space=0)
+    n = dict(claims=0, sequences=0, negatives_dropped=0, too_long=0, out_of_space=0, stop_only=0)
     for rec in records:
         n["claims"] += 1
         cid = str(rec["claim_id"])
@@ -165,6 +166,7 @@ def build_episodes(
             if len(acts) > max_edits:
                 n["too_long"] += 1
                 continue
+            n["stop_only"] += not acts
             ids: list[int] = []
             for kind, pos in acts:
                 k = kind_index.get(str(kind).lower())
@@ -370,9 +372,23 @@ def train(
     encoder: Encoder | None = None,
     editor: Editor | None = None,
     progress: bool = True,
+    stop_claims: Mapping[str, str] | None = None,
 ) -> TrainResult:
-    """Train on a BFS folder and write a checkpoint folder to ``out``; see the module doc."""
+    """Train on a BFS folder and write a checkpoint folder to ``out``; see the module doc.
+
+    ``stop_claims`` (claim id -> text): the claims the BFS journal marks ``at_max`` or
+    ``no_improvement`` become one-step episodes that take STOP (return-to-go 0). The BFS writes
+    no sequence for them, so without these the model never learns to leave a query alone.
+    """
     bfs, records = read_records(trajectories)
+    if stop_claims:
+        from factseek.rewrite import trajectories as tj
+
+        for cid, entry in sorted(tj.read_journal(trajectories).items()):
+            if entry["status"] in ("at_max", "no_improvement") and cid in stop_claims:
+                text = " ".join(stop_claims[cid].split())
+                seq = {"queries": [text], "actions": [], "rewards": [float(entry["reward0"])]}
+                records.append({"claim_id": cid, "sequences": [seq]})
     return train_on_records(
         records,
         out,
