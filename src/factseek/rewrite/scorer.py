@@ -225,6 +225,28 @@ def _accumulate(terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores, touc
 
 
 @numba.njit(cache=True)
+def _collect_above(scores, touched, thr, dense, out):
+    """Docs with score > thr into ``out`` (doc order when dense); -1 when ``out`` overflows."""
+    m = 0
+    if dense:
+        for d in range(len(scores)):
+            if scores[d] > thr:
+                if m == len(out):
+                    return -1
+                out[m] = d
+                m += 1
+    else:
+        for i in range(len(touched)):
+            d = touched[i]
+            if scores[d] > thr:
+                if m == len(out):
+                    return -1
+                out[m] = d
+                m += 1
+    return m
+
+
+@numba.njit(cache=True)
 def _exact(d, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf):
     """The query's score of document ``d`` (same float operations as ``_accumulate``)."""
     s = 0.0
@@ -575,7 +597,10 @@ class IncrementalBM25:
         return ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_tf
 
     def _clear(self) -> None:
-        self._scores[self._touched[: self._n_touched]] = 0.0
+        if self._n_touched > len(self._scores) // 4:
+            self._scores[:] = 0.0
+        else:
+            self._scores[self._touched[: self._n_touched]] = 0.0
         self._n_touched = 0
         self._parent = None
 
@@ -603,21 +628,40 @@ class IncrementalBM25:
         """The parent's best ``depth`` docs by (-S_p, doc) and a bound on all the others."""
         n = self._n_touched
         touched = self._touched[:n]
-        vals = self._scores[touched]
+        dense = n > len(self._scores) // 4  # a sequential pass beats gathering
         if depth < n:
-            part = np.argpartition(-vals, depth - 1)[:depth]
-            cut = float(vals[part].min())
-            keep = part[vals[part] > cut]  # the docs left out all have S_p <= cut
-            sel, sel_vals, tail = touched[keep], vals[keep], cut
+            # docs above a threshold estimated from a sample, lowered until there are enough
+            sample = np.sort(self._scores[touched[:: max(1, n // 4096)]])
+            want = min(1.0, 2.0 * depth / n)
+            buf = np.empty(min(n, max(8 * depth, 1024)), np.int64)
+            lowered = False
+            while True:
+                q = max(0, int(len(sample) * (1.0 - want)) - 1)
+                thr = float(sample[q]) if want < 1.0 else 0.0  # 0: every touched doc
+                m = _collect_above(self._scores, touched, thr, dense, buf)
+                if m < 0 and lowered:  # a plateau of ties at the threshold: a bigger buffer
+                    buf = np.empty(min(n, 4 * len(buf)), np.int64)
+                elif m < 0:  # too many: aim higher
+                    want /= 2
+                elif m < depth and thr > 0.0:  # too few: aim lower
+                    want = min(1.0, want * 4)
+                    lowered = True
+                else:
+                    break
+            sel = buf[:m]
+            vals = self._scores[sel]
+            if m > depth:
+                part = np.argpartition(-vals, depth - 1)[:depth]
+                cut = float(vals[part].min())
+                keep = vals > cut  # the docs left out all have S_p <= cut
+                sel, vals, tail = sel[keep], vals[keep], cut
+            else:
+                tail = thr
         else:
-            sel, sel_vals, tail = touched, vals, 0.0
-        order = np.lexsort((sel, -sel_vals))
+            sel, vals, tail = touched.astype(np.int64), self._scores[touched], 0.0
+        order = np.lexsort((sel, -vals))
         return ParentState(
-            terms=terms,
-            qtf=qtf,
-            ranking=sel[order].astype(np.int64),
-            neg_sorted=-sel_vals[order],
-            tail=tail,
+            terms=terms, qtf=qtf, ranking=sel[order], neg_sorted=-vals[order], tail=tail
         )
 
     def edits(
