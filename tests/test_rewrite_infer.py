@@ -13,8 +13,12 @@ torch = pytest.importorskip("torch")
 
 from factseek.encode import FunctionEncoder  # noqa: E402
 from factseek.rewrite.infer import ActionsEditor, Editor, Rewriter  # noqa: E402
-from factseek.rewrite.model import DecisionTransformer, DTConfig  # noqa: E402
-from factseek.rewrite.train import load_checkpoint, save_checkpoint  # noqa: E402
+from factseek.rewrite.model import (  # noqa: E402
+    DecisionTransformer,
+    DTConfig,
+    load_checkpoint,
+    save_checkpoint,
+)
 
 KINDS = ("remove", "swap", "add", "present")
 

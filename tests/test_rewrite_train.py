@@ -17,15 +17,12 @@ from factseek.errors import ModelError
 from factseek.rewrite import trajectories
 from factseek.rewrite.actions import Action, ActionKind
 from factseek.rewrite.infer import Rewriter
-from factseek.rewrite.model import DTConfig
+from factseek.rewrite.model import CONFIG_FILE, WEIGHTS_FILE, DTConfig, load_checkpoint
 from factseek.rewrite.train import (
-    CONFIG_FILE,
     LOSS_FILE,
     LOSS_PLOT,
-    WEIGHTS_FILE,
     TrainConfig,
     build_episodes,
-    load_checkpoint,
     returns_to_go,
     train,
 )

@@ -121,7 +121,8 @@ class Rewriter:
         device: str | None = None,
     ) -> Rewriter:
         """Load a checkpoint folder written by ``factseek rewrite train``."""
-        from factseek.rewrite.train import load_checkpoint, pick_device
+        from factseek.rewrite.model import load_checkpoint
+        from factseek.rewrite.train import pick_device
 
         device = pick_device(device)
         model, meta = load_checkpoint(path, device=device)

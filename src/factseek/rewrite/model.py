@@ -25,15 +25,28 @@ torch is imported when this module is; import it only where a model is built.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+import os
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
+from factseek.errors import ModelError
+
 #: Targets equal to this are ignored by the loss (padding after a trajectory ends).
 IGNORE = -100
+
+FORMAT_VERSION = 1
+MODEL_KIND = "factseek-decision-transformer"
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -251,3 +264,60 @@ class DecisionTransformer(nn.Module):
                 logits.reshape(B * T, -1), targets.reshape(B * T), ignore_index=IGNORE
             )
         return logits, loss
+
+
+# ----------------------------------------------------------------------------- checkpoints
+
+
+def save_checkpoint(
+    out: str | Path, model: Any, *, encoder_name: str, step: int, meta: Mapping[str, Any]
+) -> None:
+    """Write ``config.json`` and ``model.safetensors`` to ``out``, each atomically."""
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
+    fd, tmp = tempfile.mkstemp(dir=out, suffix=".safetensors.tmp")
+    os.close(fd)
+    save_file(state, tmp)
+    os.replace(tmp, out / WEIGHTS_FILE)
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "kind": MODEL_KIND,
+        "model": model.cfg.to_dict(),
+        "encoder": encoder_name,
+        "step": step,
+        **meta,
+    }
+    fd, tmp = tempfile.mkstemp(dir=out, suffix=".json.tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=2)
+    os.replace(tmp, out / CONFIG_FILE)
+
+
+def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
+    """``(model in eval mode, config.json contents)``; ModelError when incomplete or unknown."""
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    cfg_file, weights = path / CONFIG_FILE, path / WEIGHTS_FILE
+    if not cfg_file.is_file() or not weights.is_file():
+        raise ModelError(
+            f"{path} is not a rewrite model folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})"
+        )
+    try:
+        doc = json.loads(cfg_file.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
+    if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
+        raise ModelError(
+            f"{cfg_file}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}"
+            f" (found {doc.get('kind')!r} v{doc.get('format_version')!r})"
+        )
+    model = DecisionTransformer(DTConfig.from_dict(doc["model"]))
+    try:
+        model.load_state_dict(load_file(str(weights), device=device))
+    except (RuntimeError, OSError) as e:
+        raise ModelError(f"{weights}: does not match its config ({str(e).splitlines()[0]})") from e
+    return model.to(device).eval(), doc

@@ -34,13 +34,9 @@ from typing import Any, Literal
 import numpy as np
 
 from factseek.encode import Encoder, encoder_from_name
-from factseek.errors import DataError, InputError, ModelError
+from factseek.errors import DataError, InputError
 from factseek.rewrite.infer import ActionsEditor, Editor
 
-FORMAT_VERSION = 1
-MODEL_KIND = "factseek-decision-transformer"
-CONFIG_FILE = "config.json"
-WEIGHTS_FILE = "model.safetensors"
 LOSS_FILE = "loss.jsonl"
 LOSS_PLOT = "loss.png"
 JOINT_ENCODER = "encoder"  # subfolder holding a jointly fine-tuned sentence encoder
@@ -418,7 +414,7 @@ def train_on_records(
 
     import torch
 
-    from factseek.rewrite.model import SMALL, DecisionTransformer
+    from factseek.rewrite.model import SMALL, DecisionTransformer, save_checkpoint
 
     t0 = time.perf_counter()
     if pick_device(config.device) == "cpu" and config.threads:
@@ -641,62 +637,3 @@ def _lr(step: int, total: int, config: TrainConfig) -> float:
         return config.lr * (step + 1) / config.warmup_steps
     frac = (step - config.warmup_steps) / max(1, total - config.warmup_steps)
     return config.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(frac, 1.0))))
-
-
-# ----------------------------------------------------------------------------- checkpoints
-
-
-def save_checkpoint(
-    out: str | Path, model: Any, *, encoder_name: str, step: int, meta: Mapping[str, Any]
-) -> None:
-    """Write ``config.json`` and ``model.safetensors`` to ``out``, each atomically."""
-    from safetensors.torch import save_file
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    fd, tmp = tempfile.mkstemp(dir=out, suffix=".safetensors.tmp")
-    os.close(fd)
-    save_file(state, tmp)
-    os.replace(tmp, out / WEIGHTS_FILE)
-    doc = {
-        "format_version": FORMAT_VERSION,
-        "kind": MODEL_KIND,
-        "model": model.cfg.to_dict(),
-        "encoder": encoder_name,
-        "step": step,
-        **meta,
-    }
-    fd, tmp = tempfile.mkstemp(dir=out, suffix=".json.tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=2)
-    os.replace(tmp, out / CONFIG_FILE)
-
-
-def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
-    """``(model in eval mode, config.json contents)``; ModelError when incomplete or unknown."""
-    from safetensors.torch import load_file
-
-    from factseek.rewrite.model import DecisionTransformer, DTConfig
-
-    path = Path(path)
-    cfg_file, weights = path / CONFIG_FILE, path / WEIGHTS_FILE
-    if not cfg_file.is_file() or not weights.is_file():
-        raise ModelError(
-            f"{path} is not a rewrite model folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})"
-        )
-    try:
-        doc = json.loads(cfg_file.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
-    if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
-        raise ModelError(
-            f"{cfg_file}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}"
-            f" (found {doc.get('kind')!r} v{doc.get('format_version')!r})"
-        )
-    model = DecisionTransformer(DTConfig.from_dict(doc["model"]))
-    try:
-        model.load_state_dict(load_file(str(weights), device=device))
-    except (RuntimeError, OSError) as e:
-        raise ModelError(f"{weights}: does not match its config ({str(e).splitlines()[0]})") from e
-    return model.to(device).eval(), doc
