@@ -276,3 +276,27 @@ def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None
     assert doc["encoder_in_checkpoint"] and (tmp_path / "m" / doc["encoder"]).is_dir()
     rw = Rewriter.load(tmp_path / "m", editor=WordEditor())
     assert rw.encoder.dim == 384 and len(rw.rewrite(["alpha bravo charlie"])) == 1
+
+
+def test_state_cache_encodes_each_text_once_across_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from factseek.rewrite.train import mask_table, state_table
+
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
+    seen: list[str] = []
+
+    def fn(texts: Sequence[str]) -> np.ndarray:
+        seen.extend(texts)
+        return bag_of_words(texts)
+
+    enc = FunctionEncoder(fn, dim=32, name="counting")
+    a = state_table(["x y", "y z"], enc, progress=False)
+    b = state_table(["y z", "z w", "x y"], enc, progress=False)
+    assert seen == ["x y", "y z", "z w"]
+    np.testing.assert_array_equal(b[[0, 2]], a[[1, 0]])
+    np.testing.assert_array_equal(b[1], enc.encode(["z w"])[0])
+    m1 = mask_table(["a b c"], WordEditor(), 4, progress=False)
+    m2 = mask_table(["a b c", "a"], WordEditor(), 4, progress=False)
+    assert m2.shape == (2, 17) and (m2[0] == m1[0]).all() and m2[:, -1].all()
+    assert m2[1, :-1].sum() == 3  # one word: swap, add, present at position 0; no remove

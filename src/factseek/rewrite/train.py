@@ -9,9 +9,9 @@ the reward) are kept or dropped (the paper's ablation). Sequences with more than
 edit outside the model's action space (position >= max_positions, or one the mask forbids) are
 dropped and counted.
 
-Every distinct query is encoded once, in batches, and tagged once for its action mask; both
-tables are cached on disk (``$FACTSEEK_CACHE/rewrite-dt``), so training is neither encoder- nor
-spaCy-bound and the ablation's several runs share the work.
+Every distinct query is encoded once, in batches, and tagged once for its action mask; both are
+cached on disk per text (``$FACTSEEK_CACHE/rewrite-dt``, ``RowCache``), so training is neither
+encoder- nor spaCy-bound and runs on overlapping trajectories share the work.
 
 Checkpoint: a folder with ``config.json`` (``format_version``, model config, encoder name, step,
 training config, data counts, return statistics), ``model.safetensors``, ``loss.jsonl`` (one
@@ -207,6 +207,50 @@ def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
+class RowCache:
+    """Rows keyed by text, on disk: ``<name>.keys.npy`` (16-byte digests) + ``<name>.rows.npy``.
+
+    Rows computed for one trajectory folder are reused for any other that shares texts (the
+    ablation's runs, a run with extra STOP claims); both files are rewritten atomically.
+    """
+
+    def __init__(self, name: str, width: int, dtype: Any) -> None:
+        self.keys_path = _cache_dir() / f"{name}.keys.npy"
+        self.rows_path = _cache_dir() / f"{name}.rows.npy"
+        self.width, self.dtype = width, np.dtype(dtype)
+        self.keys = np.zeros(0, dtype="S16")
+        self.rows = np.zeros((0, width), dtype=self.dtype)
+        if self.keys_path.is_file() and self.rows_path.is_file():
+            keys, rows = np.load(self.keys_path), np.load(self.rows_path)
+            if rows.shape == (len(keys), width) and rows.dtype == self.dtype:
+                self.keys, self.rows = keys, rows
+
+    @staticmethod
+    def digest(text: str) -> bytes:
+        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+    def lookup(self, texts: Sequence[str]) -> tuple[np.ndarray, list[int]]:
+        """(len(texts), width) rows (zeros where missing) and the indices of the missing texts."""
+        where = {k: i for i, k in enumerate(self.keys.tolist())}
+        out = np.zeros((len(texts), self.width), dtype=self.dtype)
+        missing = []
+        for i, t in enumerate(texts):
+            j = where.get(self.digest(t))
+            if j is None:
+                missing.append(i)
+            else:
+                out[i] = self.rows[j]
+        return out, missing
+
+    def add(self, texts: Sequence[str], rows: np.ndarray) -> None:
+        if not len(texts):
+            return
+        self.keys = np.concatenate([self.keys, np.array([self.digest(t) for t in texts], "S16")])
+        self.rows = np.concatenate([self.rows, rows.astype(self.dtype)])
+        _atomic_save_npy(self.rows_path, self.rows)
+        _atomic_save_npy(self.keys_path, self.keys)
+
+
 def state_table(
     texts: Sequence[str],
     encoder: Encoder,
@@ -215,22 +259,22 @@ def state_table(
     cache: bool = True,
     progress: bool = True,
 ) -> np.ndarray:
-    """(len(texts), dim) float32 embeddings, encoded once in batches and cached on disk."""
-    key = _key(encoder.name, str(encoder.dim), *texts)
-    path = _cache_dir() / f"{key}.states.npy"
-    if cache and path.is_file():
-        arr = np.load(path)
-        if arr.shape == (len(texts), encoder.dim):
-            return arr
-    out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
+    """(len(texts), dim) float32 embeddings; only texts not in the disk cache are encoded."""
+    store = RowCache(_key("states", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
+    out, todo = (
+        store.lookup(texts)
+        if cache
+        else (np.zeros((len(texts), encoder.dim)), list(range(len(texts))))
+    )
     with _progress(progress) as bar:
-        task = bar.add_task("encoding queries", total=len(texts))
-        for i in range(0, len(texts), batch_size):
-            out[i : i + batch_size] = encoder.encode(list(texts[i : i + batch_size]))
-            bar.update(task, advance=min(batch_size, len(texts) - i))
+        task = bar.add_task("encoding queries", total=len(todo))
+        for i in range(0, len(todo), batch_size):
+            idx = todo[i : i + batch_size]
+            out[idx] = encoder.encode([texts[j] for j in idx])
+            bar.update(task, advance=len(idx))
     if cache:
-        _atomic_save_npy(path, out)
-    return out
+        store.add([texts[j] for j in todo], out[todo])
+    return out.astype(np.float32)
 
 
 def mask_table(
@@ -243,23 +287,23 @@ def mask_table(
     progress: bool = True,
 ) -> np.ndarray:
     """(len(texts), n_kinds * max_positions + 1) bool: allowed actions, STOP last (always)."""
-    key = _key(editor.name, str(max_positions), *texts)
-    path = _cache_dir() / f"{key}.masks.npy"
     n_actions = len(editor.kinds) * max_positions + 1
-    if cache and path.is_file():
-        arr = np.load(path)
-        if arr.shape == (len(texts), n_actions):
-            return arr
-    out = np.zeros((len(texts), n_actions), dtype=bool)
-    out[:, -1] = True
+    store = RowCache(_key("masks", editor.name, str(max_positions)), n_actions, bool)
+    out, todo = (
+        store.lookup(texts)
+        if cache
+        else (np.zeros((len(texts), n_actions), bool), list(range(len(texts))))
+    )
     with _progress(progress) as bar:
-        task = bar.add_task("tagging queries", total=len(texts))
-        for i in range(0, len(texts), batch_size):
-            m = editor.masks(list(texts[i : i + batch_size]), max_positions)  # (b, kinds, P)
-            out[i : i + len(m), :-1] = m.reshape(len(m), -1)
-            bar.update(task, advance=len(m))
+        task = bar.add_task("tagging queries", total=len(todo))
+        for i in range(0, len(todo), batch_size):
+            idx = todo[i : i + batch_size]
+            m = editor.masks([texts[j] for j in idx], max_positions)  # (b, kinds, P)
+            out[idx, :-1] = m.reshape(len(idx), -1)
+            bar.update(task, advance=len(idx))
+    out[:, -1] = True
     if cache:
-        _atomic_save_npy(path, out)
+        store.add([texts[j] for j in todo], out[todo])
     return out
 
 
