@@ -371,15 +371,11 @@ def _postings_above(post_ptr, post_imp, t, weight, g):
 
 
 @numba.njit(cache=True)
-def _reduced(ranking, parent_scores, rem_terms, rem_delta, idf, norm, fwd_ptr, fwd_term, fwd_tf):
-    """S_p minus the removed terms' contributions, for every doc of the parent's ranking."""
+def _reduced(ranking, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf):
+    """Exact scores of the parent's ranked docs for the parent minus a group's removed terms."""
     out = np.empty(len(ranking))
     for i in range(len(ranking)):
-        d = ranking[i]
-        v = parent_scores[d]
-        for r in range(len(rem_terms)):
-            v -= _contribution(d, rem_terms[r], rem_delta[r], idf, norm, fwd_ptr, fwd_term, fwd_tf)
-        out[i] = v
+        out[i] = _exact(ranking[i], terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
     return out
 
 
@@ -393,7 +389,8 @@ def _edit_batch(
     """Top-k of candidates ``which`` as edits of the parent; out_n[c] = -1: ranking too short.
 
     Candidates are grouped by the terms they remove; a group's ranking is the parent's ranking
-    re-sorted by ``S_R`` = S_p minus those terms, so a candidate only *adds* to it. Phase 1 walks
+    re-sorted by ``S_R``, the exact score without those terms, so a candidate only *adds* to it
+    (and one that only removes is answered by the ranking itself). Phase 1 walks
     that ranking until ``max(S_R, tail) + gap < theta``; phase 2 reads each added term's
     impact-ordered postings until ``sigma + contribution + rest < theta``. The gap trades one
     for the other and is chosen per candidate by a cost estimate; any gap is exact.
@@ -433,6 +430,17 @@ def _edit_batch(
             if cost < best:
                 best = cost
                 gap = g
+        if a0 == a1:  # removals only: the group's ranking is the answer, if deep enough
+            m = 0
+            while m < k and m < len(plist) and -neg_sorted[m] > 0.0:
+                out_s[c, m] = -neg_sorted[m]
+                out_d[c, m] = plist[m]
+                m += 1
+            if tail == 0.0 or (m == k and -neg_sorted[k - 1] > tail):
+                out_n[c] = m
+            else:
+                out_n[c] = -1
+            continue
         size = 0
         # phase 1: the group's ranking, while it can still matter
         sigma = tail
@@ -446,10 +454,10 @@ def _edit_batch(
                 break
             stamp[d] = mark
             visited += 1
-            # S_R plus the added terms first; a doc with none of the changed terms keeps its
-            # parent score bit for bit (same terms summed in the same order)
+            # S_R plus the added terms first; a doc with none of the added terms keeps its
+            # group score bit for bit (same terms summed in the same order)
             approx = -neg_sorted[i]
-            changed = approx != parent_scores[d]
+            changed = False
             for a in range(a0, a1):
                 gain = _contribution(d, add_terms[a], add_delta[a], idf, norm, fwd_ptr, fwd_term, fwd_tf)  # fmt: skip
                 if gain > 0.0:
@@ -741,7 +749,8 @@ class IncrementalBM25:
     def _group_rankings(
         self, p: ParentState, groups: list[tuple[np.ndarray, np.ndarray]]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per group of removed terms, the parent's ranking re-sorted by S_R (concatenated)."""
+        """Per group of removed terms, the parent's ranking re-sorted by the exact scores S_R of
+        the parent without those terms (concatenated)."""
         ix = self.index
         ranks, negs = [], []
         for rem_terms, rem_delta in groups:
@@ -749,7 +758,10 @@ class IncrementalBM25:
                 ranks.append(p.ranking)
                 negs.append(p.neg_sorted)
                 continue
-            vals = _reduced(p.ranking, self._scores, rem_terms, rem_delta, ix.idf, ix.norm,
+            qtf = p.qtf.copy()
+            qtf[np.searchsorted(p.terms, rem_terms)] -= rem_delta
+            keep = qtf > 0
+            vals = _reduced(p.ranking, p.terms[keep], qtf[keep], ix.idf, ix.norm,
                             ix.fwd_ptr, ix.fwd_term, ix.fwd_tf)  # fmt: skip
             order = np.lexsort((p.ranking, -vals))
             ranks.append(p.ranking[order])
