@@ -15,7 +15,7 @@ corpus, shuffled; relevant = that document), and the per-claim time projects 100
 
 Usage:
     python /work/shared/bench/corpus.py 1000000 /tmp/corpus1m
-    python bench/bench_bfs.py /tmp/corpus1m [--claims 5] [--edits 1000] [--bfs-claims 30]
+    python bench/bench_bfs.py /tmp/corpus1m [--claims 10] [--edits 1000] [--bfs-claims 30]
 Skips with a message when the corpus is absent.
 """
 
@@ -98,7 +98,7 @@ def compare(ours, theirs, peer, queries):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("prefix")
-    ap.add_argument("--claims", type=int, default=5)
+    ap.add_argument("--claims", type=int, default=10)
     ap.add_argument("--edits", type=int, default=1000)
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--bfs-claims", type=int, default=30)

@@ -40,9 +40,9 @@ INDEX_FORMAT = 1
 K1 = 1.5
 B = 0.75
 #: Cost of reading one posting relative to scoring one ranked document exactly.
-SCAN_COST = 0.25
+SCAN_COST = 1.0
 #: How deep the parent's ranking is kept (in multiples of k).
-PARENT_DEPTH = 40
+PARENT_DEPTH = 100
 EPS = 1e-9
 #: float32 impacts are rounded; bounds use them scaled up by this much.
 IMP_SLACK = 1.0 + 1e-6
