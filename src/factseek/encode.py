@@ -55,7 +55,10 @@ class SentenceTransformerEncoder:
         self.name = name or path.name
         self.batch_size = batch_size
         self.model = SentenceTransformer(str(path), device=device or "cpu")
-        self.dim = int(self.model.get_sentence_embedding_dimension() or 0)
+        get_dim = getattr(self.model, "get_embedding_dimension", None) or (
+            self.model.get_sentence_embedding_dimension  # sentence-transformers < 6
+        )
+        self.dim = int(get_dim() or 0)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
