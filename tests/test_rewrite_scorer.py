@@ -130,3 +130,30 @@ def test_save_and_load_round_trip(tmp_path):
     assert again.fingerprint == index.fingerprint
     for name in BM25Index._ARRAYS:
         assert np.array_equal(getattr(again, name), getattr(index, name))
+
+
+def test_blocked_accumulation_and_long_parents_match_plain_bm25(monkeypatch):
+    """The cache-blocked parent scoring (forced on with tiny blocks) and parents with more
+    terms than the removed-term masks have bits stay bit-identical to the plain BM25."""
+    import factseek.rewrite.scorer as scorer_module
+
+    monkeypatch.setattr(scorer_module, "BLOCK_SHIFT", 3)
+    monkeypatch.setattr(scorer_module, "BLOCKED_MIN_FILL", 0.0)
+    rng = random.Random(7)
+    docs = random_corpus(rng, 400, 150)
+    words = [f"w{i}" for i in range(150)]
+    index = BM25Index.build(docs)
+    plain_bm25 = PlainBM25(docs)
+    scorer = IncrementalBM25(index, parent_depth=2)
+    k = 10
+    for n_words in (3, 8, 90):  # 90 words: beyond the 63 bits of a term mask
+        parent = rng.sample(words, n_words)
+        top, scores = scorer.parent(index.term_ids(" ".join(parent)), k)
+        assert (top.tolist(), scores.tolist()) == plain_bm25(" ".join(parent), k)
+        ids, sc = scorer.score_dense(index.term_ids(" ".join(parent[:2])), k)
+        assert (ids.tolist(), sc.tolist()) == plain_bm25(" ".join(parent[:2]), k)
+        scorer.parent(index.term_ids(" ".join(parent)), k)
+        cands = one_token_edits(rng, parent, words, 60)
+        for cand, (ids, sc) in zip(cands, scorer.edits([index.term_ids(c) for c in cands], k),
+                                   strict=True):  # fmt: skip
+            assert (ids.tolist(), sc.tolist()) == plain_bm25(cand, k), cand

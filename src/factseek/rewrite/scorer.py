@@ -40,9 +40,9 @@ INDEX_FORMAT = 1
 K1 = 1.5
 B = 0.75
 #: Cost of reading one posting relative to scoring one ranked document exactly.
-SCAN_COST = 1.0
+SCAN_COST = 0.1
 #: How deep the parent's ranking is kept (in multiples of k).
-PARENT_DEPTH = 100
+PARENT_DEPTH = 40
 EPS = 1e-9
 #: float32 impacts are rounded; bounds use them scaled up by this much.
 IMP_SLACK = 1.0 + 1e-6
@@ -225,6 +225,76 @@ def _accumulate(terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores, touc
 
 
 @numba.njit(cache=True)
+def _accumulate_blocked(
+    terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores, touched, n_touched, shift,
+    b_doc, b_tf, b_q,
+):  # fmt: skip
+    """As ``_accumulate``, cache-friendly for long postings: impact-ordered postings hit
+    documents at random, so they are first bucketed by document block (``2**shift`` documents,
+    whose scores and norms fit in cache) and then applied block by block. Within a block the
+    entries stay in term order, so every document sums its terms in the same order as
+    ``_accumulate`` and gets bit-identical scores. ``b_*``: buffers of at least the query's
+    total postings."""
+    n_blocks = (len(scores) >> shift) + 1
+    start = np.zeros(n_blocks + 1, np.int64)
+    total = 0
+    for i in range(len(terms)):
+        t = terms[i]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            start[(post_doc[j] >> shift) + 1] += 1
+        total += post_ptr[t + 1] - post_ptr[t]
+    for b in range(n_blocks):
+        start[b + 1] += start[b]
+    pos = start[:-1].copy()
+    for i in range(len(terms)):
+        t = terms[i]
+        for j in range(post_ptr[t], post_ptr[t + 1]):
+            d = post_doc[j]
+            b = d >> shift
+            p = pos[b]
+            b_doc[p] = d
+            b_tf[p] = post_tf[j]
+            b_q[p] = i
+            pos[b] = p + 1
+    w = np.empty(len(terms))
+    for i in range(len(terms)):
+        w[i] = qtf[i] * idf[terms[i]]
+    for p in range(total):
+        d = b_doc[p]
+        tf = b_tf[p]
+        if scores[d] == 0.0:
+            touched[n_touched] = d
+            n_touched += 1
+        scores[d] += w[b_q[p]] * tf / (tf + norm[d])
+    return n_touched
+
+
+#: Postings per document above which the blocked accumulation pays off, and its block size.
+BLOCKED_MIN_FILL = 0.05
+BLOCK_SHIFT = 12
+
+
+class _Accumulator:
+    """Dense scores of a query from zero: plain, or blocked when its postings are long
+    (the blocked path's buffers are kept and grown, not reallocated per query)."""
+
+    def __init__(self) -> None:
+        self._buf = (np.empty(0, np.int32), np.empty(0, np.float32), np.empty(0, np.int32))
+
+    def __call__(self, terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores, touched):
+        n_post = int((post_ptr[terms + 1] - post_ptr[terms]).sum())
+        if n_post <= BLOCKED_MIN_FILL * len(scores) or len(scores) <= (1 << BLOCK_SHIFT):
+            return _accumulate(terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores,
+                               touched, 0)  # fmt: skip
+        if len(self._buf[0]) < n_post:
+            size = max(n_post, 2 * len(self._buf[0]))
+            self._buf = (np.empty(size, np.int32), np.empty(size, np.float32),
+                         np.empty(size, np.int32))  # fmt: skip
+        return _accumulate_blocked(terms, qtf, idf, norm, post_ptr, post_doc, post_tf, scores,
+                                   touched, 0, BLOCK_SHIFT, *self._buf)  # fmt: skip
+
+
+@numba.njit(cache=True)
 def _collect_above(scores, touched, thr, dense, out):
     """Docs with score > thr into ``out`` (doc order when dense); -1 when ``out`` overflows."""
     m = 0
@@ -371,18 +441,46 @@ def _postings_above(post_ptr, post_imp, t, weight, g):
 
 
 @numba.njit(cache=True)
-def _reduced(ranking, terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf):
-    """Exact scores of the parent's ranked docs for the parent minus a group's removed terms."""
+def _presence(ranking, terms, fwd_ptr, fwd_term):
+    """Per ranked doc, a bit mask of the parent's terms it contains (bit i: ``terms[i]``;
+    terms from the 63rd on share bit 62, which only makes more documents count as touched)."""
+    out = np.zeros(len(ranking), np.int64)
+    for i in range(len(ranking)):
+        d = ranking[i]
+        j = fwd_ptr[d]
+        end = fwd_ptr[d + 1]
+        m = 0
+        for q in range(len(terms)):
+            t = terms[q]
+            while j < end and fwd_term[j] < t:
+                j += 1
+            if j == end:
+                break
+            if fwd_term[j] == t:
+                m |= np.int64(1) << min(q, 62)
+        out[i] = m
+    return out
+
+
+@numba.njit(cache=True)
+def _reduced(ranking, parent_vals, present, touched, terms, qtf, idf, norm, fwd_ptr, fwd_term,
+             fwd_tf):  # fmt: skip
+    """Exact scores of the parent's ranked docs for the parent minus a group's removed terms.
+    A doc with none of the removed terms (``present & touched == 0``) keeps its parent score:
+    the same terms summed in the same order."""
     out = np.empty(len(ranking))
     for i in range(len(ranking)):
-        out[i] = _exact(ranking[i], terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
+        if present[i] & touched == 0:
+            out[i] = parent_vals[i]
+        else:
+            out[i] = _exact(ranking[i], terms, qtf, idf, norm, fwd_ptr, fwd_term, fwd_tf)
     return out
 
 
 @numba.njit(cache=True)
 def _edit_batch(
     cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, cand_group, grp_ptr, grp_rank,
-    grp_neg, k, scan_cost, parent_scores, tail, stamp, stamp0,
+    grp_neg, k, scan_cost, parent_ub, ub_step, tail, stamp, stamp0,
     idf, norm, post_ptr, post_doc, post_imp, fwd_ptr, fwd_term, fwd_tf, max_c,
     out_s, out_d, out_n, counters, which,
 ):  # fmt: skip
@@ -483,7 +581,7 @@ def _edit_batch(
                     break
                 scanned += 1
                 d = post_doc[j]
-                if size == k and min(parent_scores[d], sigma) + gain + rest + EPS < hs[0]:
+                if size == k and min(parent_ub[d] * ub_step, sigma) + gain + rest + EPS < hs[0]:
                     continue
                 if stamp[d] == mark:
                     continue
@@ -496,6 +594,15 @@ def _edit_batch(
         out_n[c] = size
     counters[0] += visited
     counters[1] += scanned
+
+
+@numba.njit(cache=True)
+def _quantize_up(scores, touched, ub, step):
+    """``ub[d] * step >= scores[d]`` for the touched docs, in one byte each (a bound that stays
+    in cache while phase 2 reads postings at random documents); untouched docs stay 0."""
+    for i in range(len(touched)):
+        d = touched[i]
+        ub[d] = min(255, int(scores[d] / step) + 2)
 
 
 @numba.njit(cache=True)
@@ -573,6 +680,7 @@ class ParentState:
     ranking: np.ndarray  # docs by (-S_p, doc), at most depth
     neg_sorted: np.ndarray  # -S_p of ranking (ascending)
     tail: float  # an upper bound on S_p of every doc not in ranking
+    present: np.ndarray | None = None  # per ranked doc, a mask of the terms it has (lazy)
 
 
 def query_terms(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -599,6 +707,9 @@ class IncrementalBM25:
         self._stamp_next = 0
         self._parent: ParentState | None = None
         self._scratch: tuple[np.ndarray, np.ndarray] | None = None
+        self._ub = np.zeros(n, np.uint8)  # S_p rounded up to multiples of _ub_step
+        self._ub_step = 1.0
+        self._accumulate = _Accumulator()
 
     def _arrays(self):
         ix = self.index
@@ -607,8 +718,10 @@ class IncrementalBM25:
     def _clear(self) -> None:
         if self._n_touched > len(self._scores) // 4:
             self._scores[:] = 0.0
+            self._ub[:] = 0
         else:
             self._scores[self._touched[: self._n_touched]] = 0.0
+            self._ub[self._touched[: self._n_touched]] = 0
         self._n_touched = 0
         self._parent = None
 
@@ -616,7 +729,7 @@ class IncrementalBM25:
         """Top-k (docs, scores) from scratch: term-at-a-time over all postings."""
         self._clear()
         terms, qtf = query_terms(ids)
-        self._n_touched = _accumulate(terms, qtf, *self._arrays(), self._scores, self._touched, 0)
+        self._n_touched = self._accumulate(terms, qtf, *self._arrays(), self._scores, self._touched)
         out_s, out_d = np.empty(k), np.empty(k, np.int64)
         size = _top_from_dense(self._scores, self._touched, self._n_touched, k, out_s, out_d)
         self._clear()
@@ -626,8 +739,11 @@ class IncrementalBM25:
         """Make ``ids`` the parent of the next ``edits`` calls; returns its own top-k."""
         self._clear()
         terms, qtf = query_terms(ids)
-        self._n_touched = _accumulate(terms, qtf, *self._arrays(), self._scores, self._touched, 0)
+        self._n_touched = self._accumulate(terms, qtf, *self._arrays(), self._scores, self._touched)
         self._parent = self._ranked(terms, qtf, self.parent_depth * k)
+        top_score = -self._parent.neg_sorted[0] if len(self._parent.ranking) else 1.0
+        self._ub_step = max(top_score, 1e-300) / 250.0
+        _quantize_up(self._scores, self._touched[: self._n_touched], self._ub, self._ub_step)
         self.stats.parents += 1
         top = self._parent.ranking[:k]
         return top, self._scores[top]
@@ -721,7 +837,7 @@ class IncrementalBM25:
             counters = np.zeros(2, np.int64)
             _edit_batch(
                 cand_ptr, cand_terms, cand_qtf, add_ptr, add_terms, add_delta, cand_group,
-                grp_ptr, grp_rank, grp_neg, k, self.scan_cost, self._scores, p.tail, self._stamp,
+                grp_ptr, grp_rank, grp_neg, k, self.scan_cost, self._ub, self._ub_step, p.tail, self._stamp,
                 self._stamp_next,
                 ix.idf, ix.norm, ix.post_ptr, ix.post_doc, ix.post_imp,
                 ix.fwd_ptr, ix.fwd_term, ix.fwd_tf, ix.max_contribution,
@@ -753,16 +869,21 @@ class IncrementalBM25:
         the parent without those terms (concatenated)."""
         ix = self.index
         ranks, negs = [], []
+        if p.present is None and any(len(r) for r, _ in groups):
+            p.present = _presence(p.ranking, p.terms, ix.fwd_ptr, ix.fwd_term)
+        parent_vals = -p.neg_sorted
         for rem_terms, rem_delta in groups:
             if len(rem_terms) == 0:
                 ranks.append(p.ranking)
                 negs.append(p.neg_sorted)
                 continue
             qtf = p.qtf.copy()
-            qtf[np.searchsorted(p.terms, rem_terms)] -= rem_delta
+            pos = np.searchsorted(p.terms, rem_terms)
+            qtf[pos] -= rem_delta
+            touched = int(np.bitwise_or.reduce(np.int64(1) << np.minimum(pos, 62)))
             keep = qtf > 0
-            vals = _reduced(p.ranking, p.terms[keep], qtf[keep], ix.idf, ix.norm,
-                            ix.fwd_ptr, ix.fwd_term, ix.fwd_tf)  # fmt: skip
+            vals = _reduced(p.ranking, parent_vals, p.present, touched, p.terms[keep], qtf[keep],
+                            ix.idf, ix.norm, ix.fwd_ptr, ix.fwd_term, ix.fwd_tf)  # fmt: skip
             order = np.lexsort((p.ranking, -vals))
             ranks.append(p.ranking[order])
             negs.append(-vals[order])
@@ -776,7 +897,7 @@ class IncrementalBM25:
             self._scratch = (np.zeros(self.index.n_docs), np.empty(self.index.n_docs, np.int32))
         scores, touched = self._scratch
         terms, qtf = query_terms(ids)
-        n = _accumulate(terms, qtf, *self._arrays(), scores, touched, 0)
+        n = self._accumulate(terms, qtf, *self._arrays(), scores, touched)
         out_s, out_d = np.empty(k), np.empty(k, np.int64)
         size = _top_from_dense(scores, touched, n, k, out_s, out_d)
         scores[touched[:n]] = 0.0
