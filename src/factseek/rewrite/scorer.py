@@ -16,6 +16,12 @@ away. Scoring each from scratch walks the postings of all its terms; here it doe
 3. When the parent's list runs out before the bound says stop, the candidate is scored from
    scratch (counted in ``stats.fallbacks``). Results never depend on the path taken.
 
+Memory, not arithmetic, bounds all of this on a large corpus (impact-ordered postings hit
+documents at random), so: the parent's postings are bucketed by document block before they are
+added (``_accumulate_blocked``); the postings scan of step 2 checks each document against a
+one-byte rounded-up copy of ``S_p`` that stays in cache; and a group's re-scored ranking
+re-scores only the documents that contain a removed term (a term mask per ranked document).
+
 Exactness: a document's score is summed over the query's distinct terms in ascending term-id
 order, ``qtf * idf * tf / (tf + k1 * (1 - b + b * dl / avgdl))`` (Lucene's BM25, as bm25s), the
 same float operations on every path, so scores are bit-identical to ``score_dense``; bounds carry
