@@ -7,7 +7,8 @@ and up to 20 results a page, 10 pages. Site exclusion is emulated by factseek.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import httpx
 
@@ -20,9 +21,9 @@ from factseek.search.http import (
     dedup,
     env_key,
     last_allowed_day,
-    make_hit,
     resolve_base,
     results_list,
+    to_hits,
 )
 from factseek.types import Hit
 
@@ -80,22 +81,18 @@ class BraveSearch:
         for page in range(MAX_PAGES):
             data = self._client.call("GET", "/web/search", params={**params, "offset": page})
             results = results_list(data, "web", "results")
-            for r in results:
-                if not isinstance(r, dict):
-                    continue
-                hit = make_hit(
-                    url=r.get("url"),
-                    title=r.get("title"),
-                    snippet=r.get("description"),
-                    published=r.get("page_age") or r.get("age"),
-                    rank=len(hits) + 1,
-                    query=query,
-                    backend=self.name,
-                )
-                if hit is not None:
-                    hits.append(hit)
+            hits.extend(to_hits(results, _fields, query=query, backend=self.name))
             info = data.get("query") if isinstance(data, dict) else None
             more = isinstance(info, dict) and bool(info.get("more_results_available"))
             if len(hits) >= k or len(results) < count or not more:
                 break
         return dedup(hits, k)
+
+
+def _fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "url": r.get("url"),
+        "title": r.get("title"),
+        "snippet": r.get("description"),
+        "published": r.get("page_age") or r.get("age"),
+    }

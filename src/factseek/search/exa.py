@@ -7,7 +7,7 @@ Native: the date cut-off (``endPublishedDate``: only pages published before it),
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -21,9 +21,9 @@ from factseek.search.http import (
     dedup,
     env_key,
     host_only_sites,
-    make_hit,
     resolve_base,
     results_list,
+    to_hits,
 )
 from factseek.types import Hit
 
@@ -73,25 +73,16 @@ class ExaSearch:
         if constraints.before is not None:
             body["endPublishedDate"] = f"{constraints.before.isoformat()}T00:00:00.000Z"
         data = self._client.call("POST", "/search", body=body)
-        hits: list[Hit] = []
-        for r in results_list(data, "results"):
-            if not isinstance(r, dict):
-                continue
-            snippet = (
-                r.get("summary")
-                or r.get("text")
-                or " ".join(h for h in (r.get("highlights") or []) if isinstance(h, str))
-            )
-            hit = make_hit(
-                url=r.get("url"),
-                title=r.get("title"),
-                snippet=snippet,
-                published=r.get("publishedDate"),
-                score=r.get("score"),
-                rank=len(hits) + 1,
-                query=query,
-                backend=self.name,
-            )
-            if hit is not None:
-                hits.append(hit)
+        hits = to_hits(results_list(data, "results"), _fields, query=query, backend=self.name)
         return dedup(hits, k)
+
+
+def _fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    highlights = " ".join(h for h in (r.get("highlights") or []) if isinstance(h, str))
+    return {
+        "url": r.get("url"),
+        "title": r.get("title"),
+        "snippet": r.get("summary") or r.get("text") or highlights,
+        "published": r.get("publishedDate"),
+        "score": r.get("score"),
+    }

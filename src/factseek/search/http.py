@@ -247,6 +247,25 @@ def make_hit(
     )
 
 
+def to_hits(
+    rows: list[Any],
+    fields: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+    *,
+    query: str,
+    backend: str,
+) -> list[Hit]:
+    """Hits for provider result rows, in order; ``fields(row)`` gives ``make_hit``'s url, title,
+    snippet, published (and optional score). Rows that are not objects or have no usable URL are
+    skipped; ``dedup`` assigns the final ranks."""
+    out: list[Hit] = []
+    for r in rows:
+        if isinstance(r, Mapping):
+            hit = make_hit(**fields(r), rank=len(out) + 1, query=query, backend=backend)
+            if hit is not None:
+                out.append(hit)
+    return out
+
+
 def results_list(data: Any, *keys: str) -> list[Any]:
     """``data[keys[0]][keys[1]]...`` when it is a list, else an empty list."""
     for key in keys:

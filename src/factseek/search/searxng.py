@@ -9,7 +9,8 @@ instance's ``settings.yml`` (``search.formats: [html, json]``); otherwise it ans
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import httpx
 
@@ -21,9 +22,9 @@ from factseek.search.http import (
     ApiClient,
     HttpConfig,
     dedup,
-    make_hit,
     resolve_base,
     results_list,
+    to_hits,
 )
 from factseek.types import Hit
 
@@ -81,23 +82,23 @@ class SearxngSearch:
                     f"{e} (is json enabled under search.formats in settings.yml?)"
                 ) from None
             new = 0
-            for r in results_list(data, "results"):
-                if not isinstance(r, dict):
-                    continue
-                hit = make_hit(
-                    url=r.get("url"),
-                    title=r.get("title"),
-                    snippet=r.get("content"),
-                    published=r.get("publishedDate"),
-                    score=r.get("score"),
-                    rank=len(hits) + 1,
-                    query=query,
-                    backend=self.name,
-                )
-                if hit is not None and hit.url not in seen:
+            for hit in to_hits(
+                results_list(data, "results"), _fields, query=query, backend=self.name
+            ):
+                if hit.url not in seen:
                     seen.add(hit.url)
                     hits.append(hit)
                     new += 1
             if len(hits) >= k or new == 0:
                 break
         return dedup(hits, k)
+
+
+def _fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "url": r.get("url"),
+        "title": r.get("title"),
+        "snippet": r.get("content"),
+        "published": r.get("publishedDate"),
+        "score": r.get("score"),
+    }

@@ -8,7 +8,7 @@ hosts only), the interface language (``hl``) and up to 100 results.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -23,9 +23,9 @@ from factseek.search.http import (
     env_key,
     host_only_sites,
     last_allowed_day,
-    make_hit,
     resolve_base,
     results_list,
+    to_hits,
 )
 from factseek.types import Hit
 
@@ -78,19 +78,14 @@ class SerperSearch:
         if self._country:
             body["gl"] = self._country
         data = self._client.call("POST", "/search", body=body)
-        hits: list[Hit] = []
-        for r in results_list(data, "organic"):
-            if not isinstance(r, dict):
-                continue
-            hit = make_hit(
-                url=r.get("link"),
-                title=r.get("title"),
-                snippet=r.get("snippet"),
-                published=r.get("date"),
-                rank=len(hits) + 1,
-                query=query,
-                backend=self.name,
-            )
-            if hit is not None:
-                hits.append(hit)
+        hits = to_hits(results_list(data, "organic"), _fields, query=query, backend=self.name)
         return dedup(hits, k)
+
+
+def _fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "url": r.get("link"),
+        "title": r.get("title"),
+        "snippet": r.get("snippet"),
+        "published": r.get("date"),
+    }

@@ -7,7 +7,7 @@ Native: the date cut-off (``end_date``, inclusive, so the day before the claim),
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import httpx
@@ -22,9 +22,9 @@ from factseek.search.http import (
     env_key,
     host_only_sites,
     last_allowed_day,
-    make_hit,
     resolve_base,
     results_list,
+    to_hits,
 )
 from factseek.types import Hit
 
@@ -82,20 +82,15 @@ class TavilySearch:
         if last is not None:
             body["end_date"] = last.isoformat()
         data = self._client.call("POST", "/search", body=body)
-        hits: list[Hit] = []
-        for r in results_list(data, "results"):
-            if not isinstance(r, dict):
-                continue
-            hit = make_hit(
-                url=r.get("url"),
-                title=r.get("title"),
-                snippet=r.get("content"),
-                published=r.get("published_date"),
-                score=r.get("score"),
-                rank=len(hits) + 1,
-                query=query,
-                backend=self.name,
-            )
-            if hit is not None:
-                hits.append(hit)
+        hits = to_hits(results_list(data, "results"), _fields, query=query, backend=self.name)
         return dedup(hits, k)
+
+
+def _fields(r: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "url": r.get("url"),
+        "title": r.get("title"),
+        "snippet": r.get("content"),
+        "published": r.get("published_date"),
+        "score": r.get("score"),
+    }
