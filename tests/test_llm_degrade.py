@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 
-from factseek.constraints import Constraints
 from factseek.decompose import claim_question
 from factseek.decompose.llm import LLMDecomposer
 from factseek.judge.llm_scorer import LLMScorer, fit_thresholds
 from factseek.llm import FunctionLLM, GenParams
 from factseek.pipeline import Parts, run
-from factseek.search.base import Capabilities
+from factseek.search.base import MemorySearch
 from factseek.summarize.llm import LLMSummarizer
-from factseek.text import tokenize
-from factseek.types import Claim, Document, Hit, Question, Summary
+from factseek.types import Claim, Document, Question, Summary
 
 LABELS = ["pants-fire", "false", "barely-true", "half-true", "mostly-true", "true"]
 DOCS = [
@@ -31,23 +29,6 @@ DOCS = [
     ),
 ]
 CLAIM = Claim(text="The bridge cost 3 million dollars.", date=dt.date(2024, 1, 1))
-
-
-class DocSearch:
-    name = "docs"
-    capabilities = Capabilities(max_results=100)
-
-    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
-        q = set(tokenize(query))
-        hits = [d for d in DOCS if q & set(tokenize(d.text))]
-        return [
-            Hit(url=d.url, title=d.title, published=d.published, rank=i + 1)
-            for i, d in enumerate(hits[:k])
-        ]
-
-    def documents(self, hits: list[Hit]) -> list[Document]:
-        by_url = {d.url: d for d in DOCS}
-        return [by_url[h.url] for h in hits]
 
 
 class ClaimOnly:
@@ -77,7 +58,7 @@ def model(messages: list[dict[str, str]], params: GenParams) -> str:
 def parts(llm: FunctionLLM) -> Parts:
     offline = ClaimOnly()
     return Parts(
-        search=DocSearch(),
+        search=MemorySearch(DOCS),
         decomposer=LLMDecomposer(llm, rounds=1),
         summarizer=LLMSummarizer(llm, mode="few-shot"),
         fallback_decomposer=offline,

@@ -10,10 +10,9 @@ from factseek.constraints import Constraints
 from factseek.decompose import claim_question
 from factseek.errors import InputError, LLMError
 from factseek.pipeline import CheckConfig, Parts, run, validate_claim
-from factseek.search.base import Capabilities
+from factseek.search.base import MemorySearch
 from factseek.summarize import NOT_RELEVANT
-from factseek.text import tokenize
-from factseek.types import Claim, Document, Hit, Question, Summary, Verdict
+from factseek.types import Claim, Document, Question, Summary, Verdict
 
 DOCS = [
     Document(
@@ -47,36 +46,6 @@ DOCS = [
         text="Rain is expected over the weekend with mild temperatures.",
     ),
 ]
-
-
-class DocSearch:
-    """A backend that holds documents and matches any shared word; no native filtering."""
-
-    name = "docs"
-    capabilities = Capabilities(max_results=100)
-
-    def __init__(self) -> None:
-        self.calls: list[str] = []
-
-    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
-        self.calls.append(query)
-        q = set(tokenize(query))
-        hits = [d for d in DOCS if q & set(tokenize(d.text))]
-        return [
-            Hit(
-                url=d.url,
-                title=d.title,
-                published=d.published,
-                rank=i + 1,
-                query=query,
-                backend=self.name,
-            )
-            for i, d in enumerate(hits[:k])
-        ]
-
-    def documents(self, hits: list[Hit]) -> list[Document]:
-        by_url = {d.url: d for d in DOCS}
-        return [by_url[h.url] for h in hits]
 
 
 class TwoQuestions:
@@ -130,7 +99,7 @@ CLAIM = Claim(text="  The bridge cost 3 million   dollars. ", date=dt.date(2024,
 
 
 def parts(**kw) -> Parts:
-    base = dict(search=DocSearch(), decomposer=TwoQuestions(), summarizer=FirstSentence())
+    base = dict(search=MemorySearch(DOCS), decomposer=TwoQuestions(), summarizer=FirstSentence())
     base.update(kw)
     return Parts(**base)
 
@@ -228,3 +197,11 @@ def test_judges_never_see_unsupported_summary_sentences():
     assert view[0].text == "The bridge cost 3 million." and view[0].relevant
     assert view[1].text == "" and not view[1].relevant
     assert s.text.endswith("The claim is true.")  # the report keeps what the model said, flagged
+
+
+def test_memory_search_ranks_by_shared_terms_then_order():
+    hits = MemorySearch(DOCS).search("bridge million dollars build", 3, Constraints())
+    assert [h.url for h in hits] == [DOCS[0].url, DOCS[1].url, DOCS[2].url]
+    assert [h.score for h in hits] == [4.0, 3.0, 1.0] and [h.rank for h in hits] == [1, 2, 3]
+    assert MemorySearch(DOCS).search("rain weekend", 5, Constraints())[0].url == DOCS[4].url
+    assert MemorySearch(DOCS).search("the of", 5, Constraints()) == []  # stop words only

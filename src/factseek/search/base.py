@@ -15,7 +15,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from factseek.constraints import NO_CONSTRAINTS, Constraints, check
 from factseek.errors import ConfigError, SearchError
-from factseek.types import ConstraintDecision, Hit, Query, QueryResult
+from factseek.text import tokenize
+from factseek.types import ConstraintDecision, Document, Hit, Query, QueryResult
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,6 +59,41 @@ class FunctionSearch:
 
     def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
         return list(self._fn(query, k))
+
+
+class MemorySearch:
+    """A backend over a list of Documents held in memory: every document sharing a query term
+    (``factseek.text.tokenize``) is a hit, ranked by the number of shared terms, ties by list
+    order. No native filtering. For tests, notebooks, and checking claims against a handful of pages.
+    """
+
+    name = "memory"
+    capabilities = Capabilities(max_results=10_000)
+
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self._docs = list(documents)
+        self._terms = [set(tokenize(d.text)) for d in self._docs]
+        self._by_url = {d.url: d for d in self._docs}
+
+    def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
+        q = set(tokenize(query))
+        scored = [(len(q & t), i) for i, t in enumerate(self._terms) if q & t]
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        return [
+            Hit(
+                url=self._docs[i].url,
+                title=self._docs[i].title,
+                published=self._docs[i].published,
+                rank=r + 1,
+                score=float(n),
+                query=query,
+                backend=self.name,
+            )
+            for r, (n, i) in enumerate(scored[:k])
+        ]
+
+    def documents(self, hits: Sequence[Hit]) -> list[Document]:
+        return [self._by_url[h.url] for h in hits]
 
 
 #: name -> "module:factory". Factories take keyword options (``store=...``, ``api_key=...``).
