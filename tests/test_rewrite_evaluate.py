@@ -16,8 +16,10 @@ pytest.importorskip("torch")
 from typer.testing import CliRunner
 
 from factseek.rewrite.evaluate import (
+    CALIBRATION_GRID,
     EvalClaim,
     ablation_table,
+    calibrate,
     evaluate,
     random_paths,
     write_results,
@@ -104,6 +106,29 @@ def test_hand_checked_numbers() -> None:
     assert math.isnan(r.mean_change["swap"])
 
 
+class TargetRewriter(FixedRewriter):
+    """No edit at target 0 (STOP), FixedRewriter's edit at any positive target."""
+
+    meta: ClassVar[dict] = {"returns": {"target_return": 0.4}}
+
+    def rewrite(self, texts: Sequence[str], *, target_return: float | None = None) -> list:
+        if target_return:
+            return super().rewrite(texts)
+        return [RewriteResult(text=t, original=t, path=(t,), stopped="stop") for t in texts]
+
+
+def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
+    both = calibrate(TargetRewriter(), CLAIMS, TableRetriever(), k=50)
+    # c1 gains 0.5, c2 loses 1: editing scores 0.5 against the claims' 0.75, so stop (target 0)
+    assert (both.target_return, both.claims, both.claim_map) == (0.0, 2, pytest.approx(0.75))
+    grid = dict((t, (m, steps)) for t, m, steps in both.grid)
+    assert set(grid) == {0.0, 0.4, *CALIBRATION_GRID}  # the checkpoint's own target is tried
+    assert grid[0.0] == pytest.approx((0.75, 0.0)) and grid[0.4] == pytest.approx((0.5, 1.0))
+    # on c1 alone every positive target ties at AP 1: the smallest wins
+    one = calibrate(TargetRewriter(), CLAIMS[:1], TableRetriever(), k=50)
+    assert one.target_return == min(t for t in CALIBRATION_GRID if t > 0)
+
+
 def test_cut_off_k_applies() -> None:
     r = evaluate(FixedRewriter(), CLAIMS, TableRetriever(), k=2, seed=0)
     # "a b c" top-2 = d9, d1: AP@2 = (1/2) / 2, recall 1/2
@@ -181,5 +206,13 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "| model |" in res.output and (tmp_path / "eval" / "table.md").exists()
+    cal = ["rewrite", "calibrate", "--model", str(model), "--claims", str(claims), "--corpus",
+           str(corpus)]  # fmt: skip
+    res = runner.invoke(app, cal)  # 6 training claims: too few for a validation split
+    assert res.exit_code == 2 and "no validation claims" in res.output
+    res = runner.invoke(app, [*cal, "--all"])
+    assert res.exit_code == 0 and "<- chosen" in res.output, res.output
+    chosen = json.loads((model / "config.json").read_text())["calibration"]["target_return"]
+    assert infer.Rewriter.load(model).default_target == chosen
     res = runner.invoke(app, ["rewrite", "run", "--model", str(tmp_path / "nope"), "x"])
     assert res.exit_code == 1 and "not a rewrite model folder" in res.output

@@ -57,6 +57,9 @@ class WordEditor:
             w[position] = w[position] + "s"
         return " ".join(w)
 
+    def words(self, texts: Sequence[str], max_positions: int) -> list[list[tuple[str, str]]]:
+        return [[(w, w.upper()) for w in t.split()[:max_positions]] for t in texts]
+
 
 def bag_of_words(texts: Sequence[str], dim: int = 32) -> np.ndarray:
     out = np.zeros((len(texts), dim), dtype=np.float32)
@@ -300,3 +303,66 @@ def test_state_cache_encodes_each_text_once_across_runs(
     m2 = mask_table(["a b c", "a"], WordEditor(), 4, progress=False)
     assert m2.shape == (2, 17) and (m2[0] == m1[0]).all() and m2[:, -1].all()
     assert m2[1, :-1].sum() == 3  # one word: swap, add, present at position 0; no remove
+
+
+def test_word_vectors_features_pad_with_zeros_and_encode_each_word_once() -> None:
+    from factseek.rewrite.infer import WordVectors
+
+    seen: list[str] = []
+
+    def fn(texts: Sequence[str]) -> np.ndarray:
+        seen.extend(texts)
+        return bag_of_words(texts)
+
+    enc = FunctionEncoder(fn, dim=32, name="counting")
+    a, upper_a = ENCODER.encode(["a", "A"])
+    wv = WordVectors(enc)
+    f = wv.features([[("a", "A"), ("b", "")], [("a", "")]], max_positions=3)
+    assert f.shape == (2, 3, 64)
+    np.testing.assert_allclose(f[0, 0, :32], a)
+    np.testing.assert_allclose(f[0, 0, 32:], upper_a)
+    assert not f[0, 1, 32:].any() and not f[0, 2].any() and not f[1, 1:].any()
+    np.testing.assert_array_equal(f[1, 0, :32], f[0, 0, :32])
+    wv.features([[("b", "a")]], max_positions=1)
+    assert sorted(seen) == ["A", "a", "b"]  # each word once, across calls
+
+
+def _remove_kilo(n: int, seed: int) -> list[trajectories.ClaimTrajectories]:
+    """Claims of 4-6 words with "kilo" somewhere; the one good edit removes it."""
+    rng = np.random.default_rng(seed)
+    others = [w for w in WORDS if w != "kilo"]
+    records = []
+    for c in range(n):
+        w = list(rng.choice(others, size=int(rng.integers(3, 6)), replace=False))
+        p = int(rng.integers(0, len(w) + 1))
+        q = " ".join([*w[:p], "kilo", *w[p:]])
+        act = Action(kind=ActionKind.REMOVE, position=p)
+        seq = trajectories.Trajectory(queries=(q, " ".join(w)), actions=(act,), rewards=(0.2, 0.6))
+        records.append(
+            trajectories.ClaimTrajectories(
+                claim_id=f"k{seed}-{c}", claim=q, relevant=("d1",), reward0=0.2, sequences=(seq,)
+            )
+        )
+    return records
+
+
+def test_word_head_finds_the_word_to_remove_in_unseen_claims(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which position to edit depends on the word there: the word head reads it, learns the
+    rule on 40 claims and applies it to 30 new ones (new word mixes, new positions)."""
+    import dataclasses
+
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    folder = write_folder(tmp_path / "bfs", _remove_kilo(40, seed=0))
+    cfg = dataclasses.replace(TINY, pointer_head=True, word_dim=1, max_edits=2)
+    train(folder, tmp_path / "m", model_config=cfg, config=dataclasses.replace(FAST, epochs=40),
+          encoder=ENCODER, editor=WordEditor(), progress=False)  # fmt: skip
+    doc = json.loads((tmp_path / "m" / CONFIG_FILE).read_text())
+    assert doc["model"]["word_dim"] == 32 and doc["model"]["pointer_head"]
+    rewriter = Rewriter.load(tmp_path / "m", encoder=ENCODER, editor=WordEditor())
+    new = _remove_kilo(30, seed=1)
+    results = rewriter.rewrite([r.claim for r in new], target_return=0.4)
+    right = sum(res.trace[:1] == ("remove@" + str(r.claim.split().index("kilo")),)
+                for r, res in zip(new, results, strict=True))  # fmt: skip
+    assert right >= 27, f"{right}/30 unseen claims had kilo removed first"

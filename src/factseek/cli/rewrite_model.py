@@ -25,6 +25,7 @@ class ReturnsMode(StrEnum):
 class Head(StrEnum):
     linear = "linear"
     pointer = "pointer"
+    words = "words"
 
 
 class RetrieverName(StrEnum):
@@ -37,6 +38,7 @@ def register(app: typer.Typer) -> None:
     app.command("train")(train_cmd)
     app.command("run")(run_cmd)
     app.command("eval")(eval_cmd)
+    app.command("calibrate")(calibrate_cmd)
 
 
 def train_cmd(
@@ -44,7 +46,11 @@ def train_cmd(
     out: Annotated[Path, typer.Option(help="Model folder to write.")],
     preset: Annotated[Preset, typer.Option(help="Model size.")] = Preset.small,
     head: Annotated[
-        Head, typer.Option(help="Action head: linear (paper) or pointer (shared over positions).")
+        Head,
+        typer.Option(
+            help="Action head: linear (paper), pointer (shared over positions) or words"
+            " (pointer that also reads each position's word vectors)."
+        ),
     ] = Head.linear,
     returns: Annotated[
         ReturnsMode, typer.Option(help="Return-to-go from dense or sparse rewards.")
@@ -62,6 +68,14 @@ def train_cmd(
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
     ] = 0.0,
+    val_fraction: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=0.9,
+            help="Fraction of training claims kept for the validation loss and `calibrate`.",
+        ),
+    ] = 0.05,
     stop_claims: Annotated[
         Path | None,
         typer.Option(help="The BFS claims file: claims no edit improves are taught to STOP."),
@@ -85,7 +99,11 @@ def train_cmd(
     from factseek.rewrite.train import TrainConfig, train
 
     depth = tr.read_config(trajectories).get("depth")
-    cfg = dataclasses.replace(PRESETS[preset.value], pointer_head=head is Head.pointer)
+    cfg = dataclasses.replace(
+        PRESETS[preset.value],
+        pointer_head=head is not Head.linear,
+        word_dim=1 if head is Head.words else 0,  # set to the encoder's dimension by train()
+    )
     k = max_edits or (int(depth) if depth else None)
     if k:
         cfg = dataclasses.replace(cfg, max_edits=k)
@@ -108,6 +126,7 @@ def train_cmd(
             batch_size=batch_size,
             max_sequences_per_claim=max_sequences_per_claim,
             holdout=holdout,
+            val_fraction=val_fraction,
             finetune_encoder=finetune_encoder,
             device=device,
             threads=threads,
@@ -193,6 +212,52 @@ def eval_cmd(
     )
     typer.echo(table, nl=False)
     typer.echo(f"results, table and figures in {out}")
+
+
+def calibrate_cmd(
+    model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
+    claims: Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")],
+    corpus: Annotated[
+        Path | None, typer.Option(help="Corpus; some formats find or derive it.")
+    ] = None,
+    data_format: Annotated[
+        str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
+    ] = "jsonl",
+    retriever: Annotated[RetrieverName, typer.Option()] = RetrieverName.bm25,
+    k: Annotated[int, typer.Option(min=1)] = 50,
+    validation: Annotated[
+        bool,
+        typer.Option(
+            "--validation/--all",
+            help="Only the model's validation claims (never trained on), or every claim given"
+            " (a dev split).",
+        ),
+    ] = True,
+    dry_run: Annotated[
+        bool, typer.Option(help="Print the choice; leave the model as it is.")
+    ] = False,
+    threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
+) -> None:
+    """Pick the target return with the best mAP@k on validation claims; store it as the default."""
+    from factseek.rewrite.evaluate import run_calibrate
+
+    _set_threads(threads)
+    cal = run_calibrate(
+        model=model,
+        claims=claims,
+        corpus=corpus,
+        data_format=data_format,
+        retriever=retriever.value,
+        k=k,
+        validation_only=validation,
+        write=not dry_run,
+    )
+    typer.echo(f"{cal.claims} claims, the claims themselves: mAP@{k} {cal.claim_map:.3f}")
+    for target, m, steps in cal.grid:
+        mark = "  <- chosen" if target == cal.target_return else ""
+        typer.echo(f"  target {target:.3f}: mAP@{k} {m:.3f}, {steps:.2f} edits{mark}")
+    if not dry_run:
+        typer.echo(f"default target return {cal.target_return:g} written to {model}")
 
 
 def _set_threads(n: int) -> None:

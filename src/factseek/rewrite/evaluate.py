@@ -193,6 +193,97 @@ def evaluate(
     )
 
 
+#: Target returns ``calibrate`` tries besides the checkpoint's own (median and 90th percentile).
+CALIBRATION_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Calibration:
+    """mAP@k of the model's rewrites per target return, on claims it was not trained on."""
+
+    target_return: float  # the best; ties go to the smaller target (fewer edits)
+    claims: int
+    claim_map: float  # the claims themselves as queries
+    grid: tuple[tuple[float, float, float], ...]  # (target, mAP@k, mean edits)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def calibrate(
+    rewriter: Any,
+    claims: Sequence[EvalClaim],
+    ranker: Retriever,
+    *,
+    k: int = 50,
+    grid: Sequence[float] | None = None,
+) -> Calibration:
+    """The target return whose rewrites score the best mAP@k on ``claims``.
+
+    Use claims the model never saw (the checkpoint's ``validation_claims``, or a dev split),
+    never the test claims. 0 (stop at once: the claim itself) is always a candidate, so the
+    chosen target is never worse than the claim on these claims.
+    """
+    if not claims:
+        from factseek.errors import InputError
+
+        raise InputError("no claims to calibrate on")
+    stats = getattr(rewriter, "meta", {}).get("returns", {})
+    own = [stats.get("target_return"), stats.get("target_return_q90")]
+    targets = sorted({0.0, *(grid or CALIBRATION_GRID), *(float(x) for x in own if x is not None)})
+    texts = [c.text for c in claims]
+    n_steps = rewriter.cfg.max_edits
+    claim_scores, _ = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
+    rows = []
+    for target in targets:
+        paths = [list(r.path) for r in rewriter.rewrite(texts, target_return=target)]
+        scores, _ = score_paths(paths, claims, ranker, k, n_steps)
+        rows.append((target, scores.map, scores.mean_steps))
+    best = max(rows, key=lambda r: (r[1], -r[0]))
+    return Calibration(
+        target_return=best[0], claims=len(claims), claim_map=claim_scores.map, grid=tuple(rows)
+    )
+
+
+def run_calibrate(
+    *,
+    model: str | Path,
+    claims: str | Path,
+    corpus: str | Path | None,
+    data_format: str = "jsonl",
+    retriever: str = "bm25",
+    k: int = 50,
+    validation_only: bool = True,
+    write: bool = True,
+) -> Calibration:
+    """The ``factseek rewrite calibrate`` command: pick the target return on validation claims
+    and (``write``) store it in the model's ``config.json`` as the default for inference."""
+    from factseek.datasets.retrieval import load_retrieval
+    from factseek.errors import InputError
+    from factseek.rewrite.infer import Rewriter
+    from factseek.rewrite.model import update_config
+
+    rw = Rewriter.load(model)
+    data = load_retrieval(claims, corpus, data_format)
+    keep = set(rw.meta.get("validation_claims", ())) if validation_only else None
+    if keep is not None and not keep:
+        raise InputError(f"{model} records no validation claims; pass --all with a dev split")
+    items = [
+        EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
+        for c in data.claims
+        if keep is None or c.id in keep
+    ]
+    if not items:
+        raise InputError(f"none of the model's validation claims are in {claims}")
+    result = calibrate(rw, items, build_retriever(retriever, data.pairs()), k=k)
+    if write:
+        update_config(
+            model,
+            {"calibration": {**result.to_dict(), "source": str(claims), "retriever": retriever}},
+        )
+    return result
+
+
 def _num(x: float | None) -> str:
     return "?" if x is None else f"{x:.3f}"
 

@@ -6,8 +6,8 @@ history so far, take the most likely allowed action (greedy; ties: lowest action
 A query stops on STOP, after K edits, or, when an environment with relevance judgements is
 given, once its reward is at the maximum (it cannot improve).
 
-Conditioning: the first return-to-go is ``target_return`` (default: the checkpoint's, the median
-gain of the training sequences). After each edit it drops by the observed gain
+Conditioning: the first return-to-go is ``target_return`` (default: the one ``factseek rewrite
+calibrate`` chose on validation claims, else the median gain of the training sequences). After each edit it drops by the observed gain
 when an environment is given, else by the mean per-step drop seen in training (dense returns;
 0 for sparse ones, whose return-to-go is constant).
 
@@ -47,6 +47,11 @@ class Editor(Protocol):
         """The text after edit ``(kinds[kind], position)``."""
         ...
 
+    def words(self, texts: Sequence[str], max_positions: int) -> list[list[tuple[str, str]]]:
+        """For each text, per position (at most ``max_positions``): the word there and the
+        word an insertion/replacement would write ("" when none). Read by word-vector models."""
+        ...
+
 
 class ActionsEditor:
     """The paper's four edits via ``factseek.rewrite.actions`` (which caches tagged queries)."""
@@ -69,6 +74,50 @@ class ActionsEditor:
     def apply(self, text: str, kind: int, position: int) -> str:
         act = self._actions.Action(kind=self._actions.KINDS[kind], position=position)
         return self._actions.render(self._actions.tag(text), act)  # tagged already by masks()
+
+    def words(self, texts: Sequence[str], max_positions: int) -> list[list[tuple[str, str]]]:
+        return [
+            [(t.text, t.synonym or "") for t in tq.tokens[:max_positions]]
+            for tq in self._actions.tag_many(texts)
+        ]
+
+
+class WordVectors:
+    """Word -> encoder vector (L2-normalised, as the encoder gives), each word encoded once.
+
+    ``features(words, P)`` turns ``Editor.words`` output into the (n, P, 2 * dim) float32 array
+    a ``word_dim`` model reads: the vector of the word at each position, then that of the word
+    SWAP/ADD would write; zeros for "" and past the end.
+    """
+
+    def __init__(self, encoder: Encoder, max_words: int = 200_000) -> None:
+        self.encoder = encoder
+        self.dim = encoder.dim
+        self.max_words = max_words
+        self._cache: dict[str, np.ndarray] = {}
+
+    def vectors(self, words: Sequence[str]) -> np.ndarray:
+        """(len(words), dim) float32; "" gives zeros."""
+        todo = sorted({w for w in words if w and w not in self._cache})
+        if todo:
+            if len(self._cache) + len(todo) > self.max_words:
+                self._cache.clear()
+            for w, v in zip(todo, np.asarray(self.encoder.encode(todo), np.float32), strict=True):
+                self._cache[w] = v
+        zero = np.zeros(self.dim, np.float32)
+        out = np.stack([self._cache[w] if w else zero for w in words]) if words else None
+        return out if out is not None else np.zeros((0, self.dim), np.float32)
+
+    def features(
+        self, words: Sequence[Sequence[tuple[str, str]]], max_positions: int
+    ) -> np.ndarray:
+        out = np.zeros((len(words), max_positions, 2, self.dim), np.float32)
+        flat = [(i, p, w) for i, row in enumerate(words) for p, w in enumerate(row[:max_positions])]
+        if flat:
+            vec = self.vectors([w for _, _, pair in flat for w in pair]).reshape(len(flat), 2, -1)
+            ii, pp = zip(*((i, p) for i, p, _ in flat), strict=True)
+            out[list(ii), list(pp)] = vec
+        return out.reshape(len(words), max_positions, 2 * self.dim)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,13 +151,24 @@ class Rewriter:
         self.encoder = encoder
         self.editor = editor
         self.device = device
+        self.word_vectors = WordVectors(encoder)
+        if self.cfg.word_dim and self.cfg.word_dim != encoder.dim:
+            from factseek.errors import ModelError
+
+            raise ModelError(
+                f"encoder {encoder.name!r} gives {encoder.dim}-d word vectors; the model wants"
+                f" {self.cfg.word_dim}"
+            )
         kinds = tuple(meta.get("kinds", editor.kinds))
         if kinds != tuple(editor.kinds):
             from factseek.errors import ModelError
 
             raise ModelError(f"model trained on actions {kinds}, editor offers {editor.kinds}")
         stats = meta.get("returns", {})
-        self.default_target = float(stats.get("target_return", 0.0))
+        calibrated = meta.get("calibration", {}).get("target_return")
+        self.default_target = float(
+            stats.get("target_return", 0.0) if calibrated is None else calibrated
+        )
         self.rtg_step = float(stats.get("rtg_step", 0.0))
 
     @classmethod
@@ -174,6 +234,11 @@ class Rewriter:
         states = torch.zeros((n, k, cfg.state_dim), device=dev)  # (B, K, state_dim)
         actions = torch.full((n, k), cfg.pad_index, dtype=torch.long, device=dev)  # (B, K)
         masks = torch.zeros((n, k, cfg.n_actions), dtype=torch.bool, device=dev)
+        words = (  # (B, K, P, 2 * word_dim): only for word-vector models
+            torch.zeros((n, k, cfg.max_positions, 2 * cfg.word_dim), device=dev)
+            if cfg.word_dim
+            else None
+        )
         rtg[:, 0] = self.default_target if target is None else float(target)
         if env is not None:
             for i in range(n):
@@ -190,6 +255,11 @@ class Rewriter:
             m = np.concatenate([m, np.ones((len(live), 1), dtype=bool)], axis=1)  # + STOP
             masks[idx, t] = torch.from_numpy(m).to(dev)
             states[idx, t] = torch.from_numpy(self.encoder.encode(live)).to(dev)
+            if words is not None:
+                w = self.word_vectors.features(
+                    self.editor.words(live, cfg.max_positions), cfg.max_positions
+                )
+                words[idx, t] = torch.from_numpy(w).to(dev)
             with torch.no_grad():
                 logits, _ = self.model(
                     rtg[idx, : t + 1],
@@ -197,6 +267,7 @@ class Rewriter:
                     actions[idx, : t + 1],
                     torch.arange(t + 1, device=dev).expand(len(active), t + 1),
                     masks[idx, : t + 1],
+                    words=None if words is None else words[idx, : t + 1],
                 )
             choice = logits[:, t].argmax(dim=-1).tolist()  # (b,) greedy over allowed actions
             for row, i in enumerate(active):

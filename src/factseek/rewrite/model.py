@@ -19,6 +19,12 @@ mask. A pooled sentence embedding does not say which token sits at position p; t
 how long the query is and which positions are verbs, content words or stop words, which is what
 a (kind, position) decision needs to generalise to unseen claims.
 
+Two more, both optional: ``pointer_head`` scores each (kind, position) as a dot product between a
+per-kind query read off the state token and features of position p, with parameters shared
+across positions; ``word_dim > 0`` (needs the pointer head) adds to those features the encoder's
+vectors of the word at p and of the word SWAP/ADD would write there, so the decision can depend
+on the word itself (``forward(..., words=...)``; ``infer.WordVectors`` builds them).
+
 torch is imported when this module is; import it only where a model is built.
 """
 
@@ -66,12 +72,17 @@ class DTConfig:
     pointer_head: bool = (
         False  # score (kind, position) against per-position features (not in the paper)
     )
+    word_dim: int = (
+        0  # > 0: the pointer head also sees each position's word vectors (not in the paper)
+    )
 
     def __post_init__(self) -> None:
         if self.n_embd % self.n_head:
             raise ValueError(f"n_embd={self.n_embd} is not a multiple of n_head={self.n_head}")
         if min(self.max_edits, self.max_positions, self.n_kinds, self.state_dim) < 1:
             raise ValueError("max_edits, max_positions, n_kinds and state_dim must be positive")
+        if self.word_dim < 0 or (self.word_dim and not self.pointer_head):
+            raise ValueError("word_dim must be >= 0, and > 0 only with pointer_head")
 
     @property
     def n_actions(self) -> int:
@@ -185,6 +196,16 @@ class DecisionTransformer(nn.Module):
             # logit(kind, p) = <query_kind(h), features(p)>: parameters shared across positions
             self.tok_proj = nn.Linear(cfg.n_kinds, cfg.n_embd)
             self.tok_pos = nn.Embedding(cfg.max_positions, cfg.n_embd)
+            # the word at p and the word SWAP/ADD would put there: (2 * word_dim) -> C
+            self.word_proj = (
+                nn.Sequential(
+                    nn.Linear(2 * cfg.word_dim, cfg.n_embd),
+                    nn.GELU(),
+                    nn.Linear(cfg.n_embd, cfg.n_embd),
+                )
+                if cfg.word_dim
+                else None
+            )
             self.kind_query = nn.Linear(cfg.n_embd, cfg.n_kinds * cfg.n_embd)
             self.stop_head = nn.Linear(cfg.n_embd, 1)
         else:
@@ -206,7 +227,9 @@ class DecisionTransformer(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def _pointer(self, h: torch.Tensor, masks: torch.Tensor | None) -> torch.Tensor:
+    def _pointer(
+        self, h: torch.Tensor, masks: torch.Tensor | None, words: torch.Tensor | None
+    ) -> torch.Tensor:
         cfg = self.cfg
         B, T, C = h.shape
         K, P = cfg.n_kinds, cfg.max_positions
@@ -215,6 +238,10 @@ class DecisionTransformer(nn.Module):
         else:  # which kinds each position allows: (B, T, K*P) -> (B, T, P, K)
             feats = masks[..., : K * P].reshape(B, T, K, P).transpose(2, 3).to(h.dtype)
         tok = self.tok_proj(feats) + self.tok_pos.weight  # (B, T, P, C)
+        if self.word_proj is not None:
+            if words is None:
+                raise ValueError("this model needs word vectors (words=...)")
+            tok = tok + self.word_proj(words)  # (B, T, P, 2 * word_dim) -> (B, T, P, C)
         q = self.kind_query(h).view(B, T, K, C)  # (B, T, K, C)
         kp = torch.einsum("btkc,btpc->btkp", q, tok) / math.sqrt(C)  # (B, T, K, P)
         return torch.cat((kp.reshape(B, T, K * P), self.stop_head(h)), dim=-1)
@@ -227,13 +254,16 @@ class DecisionTransformer(nn.Module):
         timesteps: torch.Tensor,
         masks: torch.Tensor | None = None,
         targets: torch.Tensor | None = None,
+        words: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Action logits at every step, and the cross-entropy loss when ``targets`` are given.
 
         rtg (B, T) float; states (B, T, state_dim) float; actions (B, T) long, the action
         taken at each step (``pad_index`` where unknown; only earlier steps' actions are seen);
         timesteps (B, T) long in [0, K); masks (B, T, n_actions) bool, True = allowed (None:
-        no masking); targets (B, T) long, ``IGNORE`` on padded steps.
+        no masking); targets (B, T) long, ``IGNORE`` on padded steps; words
+        (B, T, max_positions, 2 * word_dim) float, each position's word vector and that of the
+        word SWAP/ADD would insert (zeros where none), needed when ``word_dim > 0``.
         Returns logits (B, T, n_actions), invalid actions at -inf, and the mean loss or None.
         """
         cfg = self.cfg
@@ -253,7 +283,9 @@ class DecisionTransformer(nn.Module):
             x = block(x)
         x = self.ln_f(x)
         h = x[:, 1::3]  # the state tokens: (B, T, C)
-        logits = self._pointer(h, masks) if cfg.pointer_head else self.head(h)  # (B, T, n_actions)
+        logits = (
+            self._pointer(h, masks, words) if cfg.pointer_head else self.head(h)
+        )  # (B, T, n_actions)
         if masks is not None:
             stop = torch.tensor([cfg.stop_index], device=masks.device)
             allowed = masks.index_fill(-1, stop, True)  # STOP always allowed: no all--inf row
@@ -294,6 +326,21 @@ def save_checkpoint(
     with os.fdopen(fd, "w") as f:
         json.dump(doc, f, indent=2)
     os.replace(tmp, out / CONFIG_FILE)
+
+
+def update_config(path: str | Path, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge ``changes`` into a model folder's ``config.json`` (atomically); returns the result."""
+    cfg_file = Path(path) / CONFIG_FILE
+    try:
+        doc = json.loads(cfg_file.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
+    doc.update(changes)
+    fd, tmp = tempfile.mkstemp(dir=cfg_file.parent, suffix=".json.tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=2)
+    os.replace(tmp, cfg_file)
+    return doc
 
 
 def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[Any, dict[str, Any]]:

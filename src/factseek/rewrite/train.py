@@ -35,7 +35,7 @@ import numpy as np
 
 from factseek.encode import Encoder, encoder_from_name
 from factseek.errors import DataError, InputError
-from factseek.rewrite.infer import ActionsEditor, Editor
+from factseek.rewrite.infer import ActionsEditor, Editor, WordVectors
 
 LOSS_FILE = "loss.jsonl"
 LOSS_PLOT = "loss.png"
@@ -307,6 +307,46 @@ def mask_table(
     return out
 
 
+def word_table(
+    texts: Sequence[str],
+    editor: Editor,
+    encoder: Encoder,
+    max_positions: int,
+    *,
+    cache: bool = True,
+    progress: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Word vectors of every text, as ``(ids, vectors)``: ``ids`` (len(texts), max_positions, 2)
+    int64 rows of ``vectors`` (V + 1, dim) float32, whose last row (zeros) stands for "no word".
+    Pairs are ``Editor.words``: the word at each position, the word SWAP/ADD would write."""
+    pairs: list[list[tuple[str, str]]] = []
+    with _progress(progress) as bar:
+        task = bar.add_task("reading words", total=len(texts))
+        for i in range(0, len(texts), 512):
+            chunk = texts[i : i + 512]
+            pairs.extend(editor.words(chunk, max_positions))
+            bar.update(task, advance=len(chunk))
+    vocab = sorted({w for row in pairs for pair in row for w in pair if w})
+    row_of = {w: j for j, w in enumerate(vocab)}
+    none = len(vocab)
+    ids = np.full((len(texts), max_positions, 2), none, dtype=np.int64)
+    for i, row in enumerate(pairs):
+        for p, pair in enumerate(row[:max_positions]):
+            ids[i, p] = [row_of.get(w, none) for w in pair]
+    store = RowCache(_key("words", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
+    vectors, todo = (
+        store.lookup(vocab)
+        if cache
+        else (np.zeros((len(vocab), encoder.dim)), list(range(len(vocab))))
+    )
+    vectors = vectors.astype(np.float32)
+    if todo:
+        vectors[todo] = WordVectors(encoder).vectors([vocab[j] for j in todo])
+        if cache:
+            store.add([vocab[j] for j in todo], vectors[todo])
+    return ids, np.concatenate([vectors, np.zeros((1, encoder.dim), np.float32)])
+
+
 def _key(*parts: str) -> str:
     h = hashlib.blake2b(digest_size=16)
     for p in parts:
@@ -383,9 +423,16 @@ def pick_device(requested: str | None = None) -> str:
 
 
 def batch_tensors(
-    t: Tensors, idx: np.ndarray, states: Any, masks: Any, pad_index: int, device: str
+    t: Tensors,
+    idx: np.ndarray,
+    states: Any,
+    masks: Any,
+    pad_index: int,
+    device: str,
+    words: tuple[Any, Any] | None = None,
 ) -> dict[str, Any]:
-    """One training batch as the model's keyword arguments (tables already on ``device``)."""
+    """One training batch as the model's keyword arguments (tables already on ``device``);
+    ``words`` is ``word_table``'s ``(ids, vectors)`` as tensors, for word-vector models."""
     import torch
 
     text_idx = torch.from_numpy(t.text_idx[idx]).to(device)  # (B, K)
@@ -400,6 +447,7 @@ def batch_tensors(
         timesteps=torch.arange(k, device=device).expand(b, k),
         masks=masks[text_idx],  # (B, K, n_actions)
         targets=targets,
+        words=None if words is None else words[1][words[0][text_idx]].flatten(-2),  # (B, K, P, 2D)
     )
 
 
@@ -465,8 +513,12 @@ def train_on_records(
         torch.set_num_threads(config.threads)  # before encoding: the encoder runs on torch too
     encoder = encoder or encoder_from_name(config.encoder)
     editor = editor or ActionsEditor()
+    base = model_config or SMALL
     cfg = dataclasses.replace(
-        model_config or SMALL, state_dim=encoder.dim, n_kinds=len(editor.kinds)
+        base,
+        state_dim=encoder.dim,
+        n_kinds=len(editor.kinds),
+        word_dim=encoder.dim if base.word_dim else 0,  # any word_dim > 0 asks for word vectors
     )
     if config.holdout > 0:
         records = [r for r in records if not is_held_out(str(r["claim_id"]), config.holdout)]
@@ -485,6 +537,11 @@ def train_on_records(
     text_index = {x: i for i, x in enumerate(texts)}
     states_np = None if config.finetune_encoder else state_table(texts, encoder, progress=progress)
     masks_np = mask_table(texts, editor, cfg.max_positions, progress=progress)
+    words_np = (
+        word_table(texts, editor, encoder, cfg.max_positions, progress=progress)
+        if cfg.word_dim
+        else None
+    )
     tensors, keep = drop_forbidden(to_tensors(episodes, text_index, cfg.max_edits), masks_np)
     counts = dataclasses.replace(
         counts,
@@ -526,6 +583,7 @@ def train_on_records(
     torch.manual_seed(config.seed)
     model = DecisionTransformer(cfg).to(device)
     masks = torch.from_numpy(masks_np).to(device)
+    words = None if words_np is None else tuple(torch.from_numpy(a).to(device) for a in words_np)
     opt = _optimizer(model, config)
     joint = None
     if states_np is None:
@@ -554,7 +612,13 @@ def train_on_records(
                 for g in opt.param_groups:
                     g["lr"] = lr * g.get("lr_scale", 1.0)
                 batch = batch_tensors(
-                    tensors, order[i : i + config.batch_size], states, masks, cfg.pad_index, device
+                    tensors,
+                    order[i : i + config.batch_size],
+                    states,
+                    masks,
+                    cfg.pad_index,
+                    device,
+                    words,
                 )
                 _, loss = model(**batch)
                 opt.zero_grad(set_to_none=True)
@@ -572,7 +636,9 @@ def train_on_records(
                     log.flush()
                 bar.update(task, advance=1, description=f"training (loss {last_loss:.3f})")
             if len(val_rows):
-                val_loss = evaluate_loss(model, tensors, val_rows, states, masks, config.batch_size)
+                val_loss = evaluate_loss(
+                    model, tensors, val_rows, states, masks, config.batch_size, words
+                )
                 log.write(json.dumps({"step": step, "epoch": epoch, "val_loss": val_loss}) + "\n")
                 log.flush()
             if (epoch + 1) % config.checkpoint_every and epoch + 1 < config.epochs:
@@ -585,6 +651,8 @@ def train_on_records(
                 "returns": rtg_stats,
                 "kinds": list(editor.kinds),
                 "editor": editor.name,
+                # never trained on: `rewrite calibrate` picks the target return on these
+                "validation_claims": sorted(val_claims),
             }
             encoder_name = encoder.name
             if joint is not None:  # the fine-tuned encoder travels with the model
@@ -644,7 +712,13 @@ def _sentence_transformer(encoder: Encoder) -> Any:
 
 
 def evaluate_loss(
-    model: Any, t: Tensors, rows: np.ndarray, states: Any, masks: Any, batch_size: int
+    model: Any,
+    t: Tensors,
+    rows: np.ndarray,
+    states: Any,
+    masks: Any,
+    batch_size: int,
+    words: tuple[Any, Any] | None = None,
 ) -> float:
     import torch
 
@@ -654,7 +728,7 @@ def evaluate_loss(
     with torch.no_grad():
         for i in range(0, len(rows), batch_size):
             idx = rows[i : i + batch_size]
-            batch = batch_tensors(t, idx, states, masks, model.cfg.pad_index, str(device))
+            batch = batch_tensors(t, idx, states, masks, model.cfg.pad_index, str(device), words)
             _, loss = model(**batch)
             w = int((batch["targets"] >= 0).sum())
             total += float(loss) * w
