@@ -202,10 +202,11 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     res = runner.invoke(
         app,
         ["rewrite", "eval", "--model", str(model), "--claims", str(claims), "--corpus",
-         str(corpus), "--out", str(tmp_path / "eval"), "--retriever", "bm25"],
+         str(corpus), "--out", str(tmp_path / "eval"), "--retriever", "bm25", "--guard", "0"],
     )  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "| model |" in res.output and (tmp_path / "eval" / "table.md").exists()
+    assert "| model +guard top-all |" in res.output
     cal = ["rewrite", "calibrate", "--model", str(model), "--claims", str(claims), "--corpus",
            str(corpus)]  # fmt: skip
     res = runner.invoke(app, cal)  # 6 training claims: too few for a validation split

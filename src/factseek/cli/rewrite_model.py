@@ -191,6 +191,14 @@ def eval_cmd(
     ] = 0.0,
     target_return: Annotated[float | None, typer.Option()] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
+    guard: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Also evaluate with endpoint feedback choosing among the model's top N edits"
+            " (0: every allowed edit).",
+        ),
+    ] = None,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Compare model rewrites with the claim and with random edits (mAP, recall, MRR @k)."""
@@ -209,6 +217,7 @@ def eval_cmd(
         holdout=holdout,
         target_return=target_return,
         limit=limit,
+        guard_candidates=guard,
     )
     typer.echo(table, nl=False)
     typer.echo(f"results, table and figures in {out}")

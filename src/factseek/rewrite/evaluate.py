@@ -147,10 +147,13 @@ def evaluate(
     seed: int = 0,
     target_return: float | None = None,
     name: str = "model",
+    guard: Any = None,
 ) -> EvalResult:
-    """Claim vs model vs random edits on ``claims``; see the module doc."""
+    """Claim vs model vs random edits on ``claims``; see the module doc. ``guard``: a
+    ``FeedbackGuard`` for the model's rewrites (the random edits never get one)."""
     texts = [c.text for c in claims]
-    results = rewriter.rewrite(texts, target_return=target_return)
+    extra = {} if guard is None else {"guard": guard}
+    results = rewriter.rewrite(texts, target_return=target_return, **extra)
     n_steps = rewriter.cfg.max_edits
     model_paths = [list(r.path) for r in results]
     claim_scores, _ = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
@@ -360,9 +363,12 @@ def run_eval(
     target_return: float | None = None,
     limit: int | None = None,
     progress: bool = True,
+    guard_candidates: int | None = None,
 ) -> str:
     """The ``factseek rewrite eval`` command: load data, build the retriever, evaluate each
-    model, write results, table and figures to ``out``; returns the Markdown table."""
+    model, write results, table and figures to ``out``; returns the Markdown table.
+    ``guard_candidates`` (None: no guard): also evaluate each model with a ``FeedbackGuard``
+    over the same retriever, picking among the model's top N edits (0: all)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter
@@ -381,10 +387,24 @@ def run_eval(
     for path in models:
         rw = Rewriter.load(path)
         name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
-        results.append(
-            evaluate(rw, items, ranker, k=k, seed=seed, target_return=target_return, name=name)
-        )
+        kw = dict(k=k, seed=seed, target_return=target_return)
+        results.append(evaluate(rw, items, ranker, name=name, **kw))
+        if guard_candidates is not None:
+            from factseek.rewrite.guard import FeedbackGuard
+
+            guard = FeedbackGuard.from_docs(
+                ranker, data.pairs(), rw.encoder, cache_dir=_cache() / "rewrite-eval",
+                k=k, candidates=guard_candidates,
+            )  # fmt: skip
+            label = f"{name} +guard top-{guard_candidates or 'all'}"
+            results.append(evaluate(rw, items, ranker, name=label, guard=guard, **kw))
     return write_results(results, out)
+
+
+def _cache() -> Path:
+    import os
+
+    return Path(os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek")
 
 
 RETRIEVERS = ("bm25", "knn")
@@ -398,8 +418,5 @@ def build_retriever(name: str, docs: Sequence[tuple[str, str]]) -> Retriever:
     if name == "bm25":
         return BM25Retriever.from_docs(docs)
     if name == "knn":
-        import os
-
-        cache = Path(os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek")
-        return KNNRetriever.build(list(docs), cache_dir=cache / "rewrite-eval")
+        return KNNRetriever.build(list(docs), cache_dir=_cache() / "rewrite-eval")
     raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVERS)}")

@@ -25,6 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from factseek.encode import Encoder, encoder_from_name
+from factseek.rewrite.guard import FeedbackGuard
 
 #: A reward function for inference with judgements: ``(input index, query text) -> reward``.
 RewardFn = Callable[[int, str], float]
@@ -129,7 +130,7 @@ class RewriteResult:
     trace: tuple[str, ...] = ()
     path: tuple[str, ...] = ()  # every query from the original to the result: steps + 1 texts
     steps: int = 0
-    stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env)
+    stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env), "guard"
     rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
 
 
@@ -206,18 +207,42 @@ class Rewriter:
         *,
         target_return: float | None = None,
         env: RewardFn | None = None,
+        guard: FeedbackGuard | None = None,
         batch_size: int = 64,
     ) -> list[RewriteResult]:
-        """Rewrite each query; results in input order. ``env(i, text)`` scores query ``i``."""
+        """Rewrite each query; results in input order. ``env(i, text)`` scores query ``i``;
+        ``guard`` picks among the model's top edits by endpoint feedback (``rewrite.guard``)."""
         out: list[RewriteResult] = []
         for start in range(0, len(queries), batch_size):
             chunk = list(queries[start : start + batch_size])
             scorer = None if env is None else _offset(env, start)
-            out.extend(self._rewrite_batch(chunk, target_return, scorer))
+            out.extend(self._rewrite_batch(chunk, target_return, scorer, guard))
         return out
 
+    def _guarded(
+        self, guard: FeedbackGuard, claim: np.ndarray, text: str, logits: Any, best: float
+    ) -> tuple[int, float]:
+        """(action id or STOP, new estimate): the guard's pick among the model's top edits."""
+        cfg = self.cfg
+        order = logits[: cfg.stop_index].argsort(descending=True).tolist()
+        allowed = [a for a in order if logits[a] > float("-inf")]
+        if guard.candidates:
+            allowed = allowed[: guard.candidates]
+        if not allowed:
+            return cfg.stop_index, best
+        edited = [self.editor.apply(text, *divmod(a, cfg.max_positions)) for a in allowed]
+        est = guard.estimate(claim, edited)
+        j = int(np.argmax(est))  # ties: the model's order
+        if est[j] > best + guard.margin:
+            return allowed[j], float(est[j])
+        return cfg.stop_index, best
+
     def _rewrite_batch(
-        self, texts: list[str], target: float | None, env: RewardFn | None
+        self,
+        texts: list[str],
+        target: float | None,
+        env: RewardFn | None,
+        guard: FeedbackGuard | None = None,
     ) -> list[RewriteResult]:
         import torch
 
@@ -270,11 +295,18 @@ class Rewriter:
                     words=None if words is None else words[idx, : t + 1],
                 )
             choice = logits[:, t].argmax(dim=-1).tolist()  # (b,) greedy over allowed actions
+            if guard is not None and t == 0:
+                claims = states[:, 0].cpu().numpy()  # the originals' embeddings
+                estimates = [float(guard.estimate(claims[i], [texts[i]])[0]) for i in range(n)]
             for row, i in enumerate(active):
                 a = int(choice[row])
+                if guard is not None:
+                    a, estimates[i] = self._guarded(
+                        guard, claims[i], current[i], logits[row, t], estimates[i]
+                    )
                 actions[i, t] = a
                 if a == cfg.stop_index:
-                    stopped[i] = "stop"
+                    stopped[i] = "guard" if guard is not None else "stop"
                     continue
                 kind, pos = divmod(a, cfg.max_positions)
                 current[i] = self.editor.apply(current[i], kind, pos)
