@@ -126,7 +126,13 @@ def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
     assert grid[0.0] == pytest.approx((0.75, 0.0)) and grid[0.4] == pytest.approx((0.5, 1.0))
     # on c1 alone every positive target ties at AP 1: the smallest wins
     one = calibrate(TargetRewriter(), CLAIMS[:1], TableRetriever(), k=50)
-    assert one.target_return == min(t for t in CALIBRATION_GRID if t > 0)
+    smallest = min(t for t in CALIBRATION_GRID if t > 0)
+    assert one.target_return == one.best == smallest and one.gain_ci == pytest.approx((0.5, 0.5))
+    # three claims gain 0.5, one loses 1: editing is better on average (+0.125), but not
+    # clearly (the bootstrap CI reaches below 0), so the rewriter is told to leave queries alone
+    mixed = calibrate(TargetRewriter(), [*CLAIMS[:1] * 3, CLAIMS[1]], TableRetriever(), k=50)
+    assert mixed.best == smallest and mixed.gain_ci[0] < 0 < mixed.gain_ci[1]
+    assert mixed.target_return == 0.0
 
 
 def test_cut_off_k_applies() -> None:

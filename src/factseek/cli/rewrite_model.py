@@ -247,7 +247,7 @@ def calibrate_cmd(
     ] = False,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
-    """Pick the target return with the best mAP@k on validation claims; store it as the default."""
+    """Pick the default target return on validation claims (0 unless edits clearly help)."""
     from factseek.rewrite.evaluate import run_calibrate
 
     _set_threads(threads)
@@ -265,6 +265,11 @@ def calibrate_cmd(
     for target, m, steps in cal.grid:
         mark = "  <- chosen" if target == cal.target_return else ""
         typer.echo(f"  target {target:.3f}: mAP@{k} {m:.3f}, {steps:.2f} edits{mark}")
+    lo, hi = cal.gain_ci
+    typer.echo(
+        f"best target {cal.best:g}: mean AP gain 95% CI [{lo:+.4f}, {hi:+.4f}]"
+        + ("" if lo > 0 else "; not clearly above 0, so the rewriter will leave queries alone")
+    )
     if not dry_run:
         typer.echo(f"default target return {cal.target_return:g} written to {model}")
 

@@ -204,13 +204,24 @@ CALIBRATION_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 class Calibration:
     """mAP@k of the model's rewrites per target return, on claims it was not trained on."""
 
-    target_return: float  # the best; ties go to the smaller target (fewer edits)
+    target_return: float  # the choice: 0 unless the best target's gain is clearly above 0
     claims: int
     claim_map: float  # the claims themselves as queries
     grid: tuple[tuple[float, float, float], ...]  # (target, mAP@k, mean edits)
+    best: float  # the target with the best mAP@k (ties: the smaller)
+    gain_ci: tuple[float, float]  # its paired bootstrap 95% CI of mean AP gain over the claims
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+def paired_ci(diff: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Bootstrap 95% CI of ``diff.mean()``, resampling claims (seeded)."""
+    if not len(diff):
+        return (0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    means = diff[rng.integers(0, len(diff), size=(resamples, len(diff)))].mean(axis=1)
+    return (float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975)))
 
 
 def calibrate(
@@ -220,12 +231,15 @@ def calibrate(
     *,
     k: int = 50,
     grid: Sequence[float] | None = None,
+    seed: int = 0,
 ) -> Calibration:
-    """The target return whose rewrites score the best mAP@k on ``claims``.
+    """Choose the default target return on ``claims`` the model never saw (the checkpoint's
+    ``validation_claims``, or a dev split; never the test claims).
 
-    Use claims the model never saw (the checkpoint's ``validation_claims``, or a dev split),
-    never the test claims. 0 (stop at once: the claim itself) is always a candidate, so the
-    chosen target is never worse than the claim on these claims.
+    Every target of the grid (plus the checkpoint's median and 90th-percentile gains, plus 0,
+    which stops at once: the claim itself) is run; the best by mAP@k is chosen only if the
+    paired bootstrap 95% CI of its mean AP gain over the claims is above 0. Otherwise the choice
+    is 0: the rewriter leaves queries alone unless the validation claims show it helps.
     """
     if not claims:
         from factseek.errors import InputError
@@ -236,15 +250,22 @@ def calibrate(
     targets = sorted({0.0, *(grid or CALIBRATION_GRID), *(float(x) for x in own if x is not None)})
     texts = [c.text for c in claims]
     n_steps = rewriter.cfg.max_edits
-    claim_scores, _ = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
-    rows = []
+    claim_scores, claim_ap = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
+    rows, per_claim = [], {}
     for target in targets:
         paths = [list(r.path) for r in rewriter.rewrite(texts, target_return=target)]
-        scores, _ = score_paths(paths, claims, ranker, k, n_steps)
+        scores, ap = score_paths(paths, claims, ranker, k, n_steps)
         rows.append((target, scores.map, scores.mean_steps))
-    best = max(rows, key=lambda r: (r[1], -r[0]))
+        per_claim[target] = ap[:, -1]
+    best = max(rows, key=lambda r: (r[1], -r[0]))[0]
+    ci = paired_ci(per_claim[best] - claim_ap[:, -1], seed=seed)
     return Calibration(
-        target_return=best[0], claims=len(claims), claim_map=claim_scores.map, grid=tuple(rows)
+        target_return=best if ci[0] > 0 else 0.0,
+        claims=len(claims),
+        claim_map=claim_scores.map,
+        grid=tuple(rows),
+        best=best,
+        gain_ci=ci,
     )
 
 
