@@ -101,6 +101,8 @@ def test_hand_checked_numbers() -> None:
     assert model.steps_map == pytest.approx((0.75, 0.5, 0.5))  # step 0 is the claim
     assert claim.steps_map == pytest.approx((0.75, 0.75, 0.75))
     assert model.mean_steps == 1.0 and claim.mean_steps == 0.0
+    # AP changes +0.5 and -1: bootstrap means of two claims lie in {-1, -0.25, +0.5}
+    assert r.gain_ci == pytest.approx((-1.0, 0.5))
     assert r.outcomes["remove"] == {"better": 1, "same": 0, "worse": 1}
     assert r.mean_change["remove"] == pytest.approx((0.5 - 1.0) / 2)
     assert math.isnan(r.mean_change["swap"])

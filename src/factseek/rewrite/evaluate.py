@@ -64,6 +64,8 @@ class EvalResult:
     mean_change: dict[str, float] = field(default_factory=dict)
     #: the training setting: bfs retriever/reward, returns, negatives
     setting: dict[str, Any] = field(default_factory=dict)
+    #: paired bootstrap 95% CI of the mean AP@k change, model minus claim, over the claims
+    gain_ci: tuple[float, float] = (0.0, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -156,8 +158,9 @@ def evaluate(
     results = rewriter.rewrite(texts, target_return=target_return, **extra)
     n_steps = rewriter.cfg.max_edits
     model_paths = [list(r.path) for r in results]
-    claim_scores, _ = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
+    claim_scores, claim_ap = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
     model_scores, model_ap = score_paths(model_paths, claims, ranker, k, n_steps)
+    gain_ci = paired_ci(model_ap[:, -1] - claim_ap[:, -1], seed=seed)
     lengths = [r.steps for r in results]
     rand = random_paths(texts, lengths, rewriter.editor, seed, rewriter.cfg.max_positions)
     rand_scores, _ = score_paths(rand, claims, ranker, k, n_steps)
@@ -193,6 +196,7 @@ def evaluate(
         outcomes=outcomes,
         mean_change={kd: float(np.mean(v)) if v else math.nan for kd, v in changes.items()},
         setting=setting,
+        gain_ci=gain_ci,
     )
 
 
@@ -321,11 +325,11 @@ def ablation_table(results: Sequence[EvalResult]) -> str:
     k = results[0].k if results else 50
     head = (
         f"| model | eval retriever | BFS reward | returns | negatives | target R | claims "
-        f"| mAP@{k} claim | mAP@{k} model | rel. | mAP@{k} random "
+        f"| mAP@{k} claim | mAP@{k} model | rel. | AP change 95% CI | mAP@{k} random "
         f"| R@{k} claim | R@{k} model | R@{k} random | MRR claim | MRR model | MRR random "
         f"| mean edits |\n"
     )
-    sep = "|" + "---|" * 18 + "\n"
+    sep = "|" + "---|" * 19 + "\n"
     rows = []
     for r in results:
         c, m, x = (r.systems[s] for s in SYSTEMS)
@@ -334,7 +338,8 @@ def ablation_table(results: Sequence[EvalResult]) -> str:
             f"| {r.model} | {r.retriever} | {st.get('bfs_retriever', '?')} {st.get('bfs_reward', '?')}"
             f" | {st.get('returns', '?')} | {'yes' if st.get('negatives') else 'no'}"
             f" | {_num(st.get('target_return'))} | {r.n_claims}"
-            f" | {c.map:.3f} | {m.map:.3f} | {_rel(m.map, c.map)} | {x.map:.3f}"
+            f" | {c.map:.3f} | {m.map:.3f} | {_rel(m.map, c.map)}"
+            f" | [{r.gain_ci[0]:+.3f}, {r.gain_ci[1]:+.3f}] | {x.map:.3f}"
             f" | {c.recall:.3f} | {m.recall:.3f} | {x.recall:.3f}"
             f" | {c.mrr:.3f} | {m.mrr:.3f} | {x.mrr:.3f} | {m.mean_steps:.2f} |\n"
         )
