@@ -9,6 +9,9 @@ takes all K steps (speed does not depend on the weights). Queries: Climate-FEVER
 ``../shared/data`` when present, else built-in sentences. Peers measured in the same run: MiniLM
 encoding alone per query, spaCy tagging alone per query, and one BM25 top-50 reward evaluation
 (factseek's exact scorer over the Climate-FEVER evidence sentences or a synthetic corpus).
+Also measured: the same step with the word-vector pointer head (``--head words``, random weights)
+and with a ``FeedbackGuard`` choosing among the model's top 5 edits by BM25 top-50 feedback
+(corpus embeddings cached under ``~/.cache/factseek/rewrite-eval``).
 """
 
 from __future__ import annotations
@@ -62,8 +65,13 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
+    import dataclasses
+    import os
+
     from factseek.encode import default_encoder
     from factseek.rewrite import actions
+    from factseek.rewrite.env import BM25Retriever
+    from factseek.rewrite.guard import FeedbackGuard
     from factseek.rewrite.infer import ActionsEditor, Rewriter
     from factseek.rewrite.model import SMALL, DecisionTransformer
     from factseek.rewrite.scorer import BM25Index, IncrementalBM25
@@ -93,15 +101,33 @@ def main() -> None:
         fn()
         return 1000 * (time.perf_counter() - w0) / n, 1000 * (time.process_time() - c0) / n
 
-    def per_step(batch_size: int, texts: list[str]) -> tuple[float, float]:
+    def per_step(
+        batch_size: int, texts: list[str], rewriter: Rewriter = rw, **kw: object
+    ) -> tuple[float, float]:
         res: list = []
-        w, c = timed(lambda: res.extend(rw.rewrite(texts, batch_size=batch_size)), 1)
-        decisions = max(sum(r.steps + (r.stopped == "stop") for r in res), 1)
+        w, c = timed(lambda: res.extend(rewriter.rewrite(texts, batch_size=batch_size, **kw)), 1)
+        decisions = max(sum(r.steps + (r.stopped in ("stop", "guard")) for r in res), 1)
         return w / decisions, c / decisions
 
     rows = {}
     rows[f"ours: one edit step, batch of {len(measured)}"] = per_step(64, measured)
     rows["ours: one edit step, batch of 1"] = per_step(1, warm[8 : 8 + 16])
+    word_cfg = dataclasses.replace(SMALL, pointer_head=True, word_dim=encoder.dim)
+    word_model = DecisionTransformer(word_cfg).eval()
+    with torch.no_grad():
+        word_model.stop_head.bias.fill_(-1e3)  # never STOP
+    word_rw = Rewriter(word_model, rw.meta, encoder=encoder, editor=editor)
+    word_rw.rewrite(warm[:8])
+    rows[f"ours: one edit step, word head, batch of {len(measured)}"] = per_step(
+        64, [q + " today" for q in measured], word_rw
+    )
+    cache = Path(os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek")
+    guard = FeedbackGuard.from_docs(
+        BM25Retriever.from_docs(corpus), corpus, encoder, cache_dir=cache / "rewrite-eval"
+    )
+    rows[f"ours: one edit step + guard top-5, batch of {len(measured)}"] = per_step(
+        64, [q + " now" for q in measured], guard=guard
+    )
     enc = encoder.inner if hasattr(encoder, "inner") else encoder  # no cache hits
     fresh = [q + " really" for q in measured]
     rows[f"peer: MiniLM encoding alone, batch of {len(fresh)}"] = timed(

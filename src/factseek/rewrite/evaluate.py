@@ -360,9 +360,12 @@ def write_results(results: Sequence[EvalResult], out: str | Path) -> str:
     for r in results:
         stem = f"{_slug(r.model)}-{r.retriever}"
         plot_step_curves(
-            {s: r.systems[s].steps_map for s in SYSTEMS}, out / f"{stem}-steps.png", f"mAP@{r.k}"
+            {s: r.systems[s].steps_map for s in SYSTEMS},
+            out / f"{stem}-steps.png",
+            f"mAP@{r.k}",
+            title=f"{r.model}, {r.retriever}, {r.n_claims} claims: mAP@{r.k} per edit step",
         )
-        plot_action_outcomes(r.outcomes, out / f"{stem}-outcomes.png")
+        plot_action_outcomes(r.outcomes, out / f"{stem}-outcomes.png", title=r.model)
         plot_mean_change(
             {kd: v for kd, v in r.mean_change.items() if not math.isnan(v)},
             out / f"{stem}-change.png",

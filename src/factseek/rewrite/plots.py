@@ -52,15 +52,20 @@ def plot_loss(log: str | Path, out: str | Path) -> Path:
     return _save(fig, out)
 
 
-def plot_step_curves(curves: Mapping[str, Sequence[float]], out: str | Path, metric: str) -> Path:
+def plot_step_curves(
+    curves: Mapping[str, Sequence[float]], out: str | Path, metric: str, title: str = ""
+) -> Path:
     """``metric`` after each edit step for each system (paper Fig. 4); step 0 = the claim."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = _plt()
     fig, ax = plt.subplots(figsize=(5, 3.2))
     for name, ys in curves.items():
         ax.plot(range(len(ys)), ys, "o-", label=name, lw=1.2)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("edit step")
     ax.set_ylabel(metric)
-    ax.set_title(f"{metric} per edit step")
+    ax.set_title(title or f"{metric} per edit step", fontsize=10)
     ax.legend()
     ax.grid(alpha=0.3)
     return _save(fig, out)
