@@ -33,6 +33,15 @@ class RetrieverName(StrEnum):
     knn = "knn"
 
 
+# options that `eval` and `calibrate` share
+ClaimsOpt = Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")]
+CorpusOpt = Annotated[Path | None, typer.Option(help="Corpus; some formats find or derive it.")]
+FormatOpt = Annotated[
+    str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
+]
+RetrieverOpt = Annotated[RetrieverName, typer.Option()]
+
+
 def register(app: typer.Typer) -> None:
     """Add ``train``, ``run`` and ``eval`` to the ``rewrite`` app."""
     app.command("train")(train_cmd)
@@ -172,14 +181,10 @@ def eval_cmd(
     model: Annotated[
         list[Path], typer.Option(help="Model folder(s); several make the ablation table.")
     ],
-    claims: Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")],
-    corpus: Annotated[
-        Path | None, typer.Option(help="Corpus; some formats find or derive it.")
-    ] = None,
-    data_format: Annotated[
-        str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
-    ] = "jsonl",
-    retriever: Annotated[RetrieverName, typer.Option()] = RetrieverName.bm25,
+    claims: ClaimsOpt,
+    corpus: CorpusOpt = None,
+    data_format: FormatOpt = "jsonl",
+    retriever: RetrieverOpt = RetrieverName.bm25,
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
     ),
@@ -225,14 +230,10 @@ def eval_cmd(
 
 def calibrate_cmd(
     model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
-    claims: Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")],
-    corpus: Annotated[
-        Path | None, typer.Option(help="Corpus; some formats find or derive it.")
-    ] = None,
-    data_format: Annotated[
-        str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
-    ] = "jsonl",
-    retriever: Annotated[RetrieverName, typer.Option()] = RetrieverName.bm25,
+    claims: ClaimsOpt,
+    corpus: CorpusOpt = None,
+    data_format: FormatOpt = "jsonl",
+    retriever: RetrieverOpt = RetrieverName.bm25,
     k: Annotated[int, typer.Option(min=1)] = 50,
     validation: Annotated[
         bool,
