@@ -1,12 +1,16 @@
 """How much of the query-rewriting gain is learnable: one-edit ceilings and cheap policies.
 
     python bench/probe_rewrite_ceiling.py [--claims FILE] [--format climate-fever] [--holdout 0.2]
+    python bench/probe_rewrite_ceiling.py --retriever knn --reward recall@50
     python bench/probe_rewrite_ceiling.py --format checkthat \\
         --claims ../shared/data/checkthat2020_task2/dev --train ../shared/data/checkthat2020_task2/train
 
 Every single edit of every claim (``factseek.rewrite.actions.expand``: remove / swap / add /
-present) is scored by BM25 top-50 and the reward (AP@50 by default), so each edit has its real
-reward change. On the held-out claims (``is_held_out(id, --holdout)`` of the one claims file, or
+present) is scored by the search endpoint's top-k and the reward (``--reward``, AP@50 by default;
+k is the reward's cut-off), so each edit has its real reward change. The endpoint
+(``--retriever``) is ``bm25`` (default; ``BM25Retriever``, the incremental exact scorer per
+claim) or ``knn`` (``KNNRetriever``: MiniLM cosine kNN over the corpus; every distinct claim and
+edited query is encoded once, in large batches, and each batch ranked with one matrix product). On the held-out claims (``is_held_out(id, --holdout)`` of the one claims file, or
 all claims of ``--claims`` when ``--train`` names a separate training file or split), it reports:
 
 - ``claim``: the original claims; ``oracle``: the best single edit of each claim, or none;
@@ -18,17 +22,20 @@ all claims of ``--claims`` when ``--train`` names a separate training file or sp
   after the main table for information. Feature sets: ``lexical`` (edit kind, POS, position,
   IDF of the touched and added/removed terms, query length and IDF profile), ``+embeddings``
   (MiniLM embeddings of the touched token and of the added words, their cosines with the claim)
-  and ``+feedback`` ("endpoint feedback": cosines between the claim embedding and the BM25
-  top-50 documents of the edited query, DCG-weighted and top-n means, deltas against the claim's
-  own top-50, top-10/top-50 overlap);
+  and ``+feedback`` ("endpoint feedback": cosines between the claim embedding and the endpoint's
+  top-k documents of the edited query, DCG-weighted and top-n means, deltas against the claim's
+  own top-k, top-10/top-k overlap). The IDF features are always corpus-derived, whatever the
+  endpoint;
 - ``proxy greedy K``: training-free; up to K times accept the edit that most raises the
-  DCG-weighted cosine between the claim and the BM25 top-50 of the edited query, while it rises
-  by more than ``--margin``.
+  DCG-weighted cosine between the claim and the endpoint's top-k of the edited query, while it
+  rises by more than ``--margin``. With ``knn`` this proxy is close to what the endpoint itself
+  maximises (claim-to-document cosine); it is reported as measured, not special-cased.
 
 Per row: held-out mean reward, change relative to the claim, claims better / worse, edits per
 claim, mean reward change with a paired bootstrap 95% CI (1,000 resamples over claims, seeded).
-Corpus embeddings are cached outside the repository (``~/.cache/factseek/embeddings``, as the
-rewriter's ``knn`` retriever does). Needs scikit-learn (bench-only).
+The output header names the endpoint and the reward. Corpus embeddings are cached outside the
+repository (``~/.cache/factseek/embeddings``, as the rewriter's ``knn`` retriever does; the
+``knn`` endpoint reuses them). Needs scikit-learn (bench-only).
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ THRESHOLDS = (-math.inf, 0.0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, math.
 FEATURE_SETS = ("lexical", "lexical+embeddings", "lexical+feedback")
 PROXY_STEPS = (1, 2, 4)
 BOOTSTRAP = 1000
+RETRIEVERS = ("bm25", "knn")
+KNN_BATCH = 4096  # distinct queries encoded and ranked per batch (knn endpoint)
 
 
 class Progress:
@@ -146,31 +155,83 @@ def load_claims(args: argparse.Namespace) -> tuple[list[Claim], list[tuple[str, 
     return claims, docs
 
 
-def score_edits(claims: list[Claim], env: Any, pos: dict[str, int]) -> None:
+class Endpoint:
+    """Top-k document ids of many queries at once, from the chosen search endpoint.
+
+    ``bm25``: per parent query, ``rank_edits`` of the incremental exact scorer. ``knn``: all
+    distinct queries of a call encoded in batches of ``KNN_BATCH`` (through the shared
+    ``CachedEncoder``) and each batch ranked with one matrix product against the corpus
+    embeddings; ties by ``(-score, corpus position)`` as in ``KNNRetriever``.
+    """
+
+    def __init__(self, env: Any, knn: Any | None) -> None:
+        self.env, self.k, self.knn = env, env.k, knn
+
+    def _knn(self, texts: Sequence[str], label: str) -> dict[str, list[str]]:
+        from factseek.rewrite.env import top_k_rows
+
+        assert self.knn is not None
+        distinct = list(dict.fromkeys(texts))
+        ids, emb = self.knn.doc_ids, self.knn.embeddings
+        out: dict[str, list[str]] = {}
+        prog = Progress(f"{label} (MiniLM + kNN)", len(distinct))
+        for s in range(0, len(distinct), KNN_BATCH):
+            chunk = distinct[s : s + KNN_BATCH]
+            q = np.asarray(self.knn.encoder.encode(chunk), dtype=np.float32)
+            for text, row in zip(chunk, top_k_rows(q @ emb.T, self.k), strict=True):
+                out[text] = [ids[i] for i in row.tolist()]
+            prog.step(len(chunk))
+        prog.close()
+        return out
+
+    def rank(self, texts: Sequence[str], label: str) -> list[list[str]]:
+        """Rankings of unrelated queries (the claims)."""
+        if self.knn is None:
+            return [self.env.retriever.rank([t], self.k)[0] for t in texts]
+        ranked = self._knn(texts, label)
+        return [ranked[t] for t in texts]
+
+    def rank_groups(
+        self, groups: Sequence[tuple[str, Sequence[str]]], label: str
+    ) -> list[list[list[str]]]:
+        """Per ``(parent, edited queries)`` group, the rankings of the edited queries."""
+        if self.knn is None:
+            retriever = self.env.retriever
+            prog = Progress(label, len(groups))
+            out = []
+            for parent, queries in groups:
+                out.append(retriever.rank_edits(parent, queries, self.k) if queries else [])
+                prog.step()
+            prog.close()
+            return out
+        ranked = self._knn([q for _, qs in groups for q in qs], label)
+        return [[ranked[q] for q in qs] for _, qs in groups]
+
+
+def score_edits(claims: list[Claim], endpoint: Endpoint, pos: dict[str, int]) -> None:
     """Every single edit of every claim, with its top-k and its reward."""
     from factseek.rewrite import actions
 
-    retriever, k = env.retriever, env.k
-    prog = Progress("single edits", len(claims))
-    for c in claims:
-        ranking = retriever.rank([c.tq.text], k)[0]
+    env = endpoint.env
+    for c, ranking in zip(
+        claims, endpoint.rank([c.tq.text for c in claims], "claims"), strict=True
+    ):
         c.reward = env.score(ranking, c.relevant)
         c.docs = np.array([pos[d] for d in ranking], np.int64)
-        ex = actions.expand(c.tq)
-        if ex:
-            ranks = retriever.rank_edits(c.tq.text, [q for _, q in ex], k)
-            for (a, q), r in zip(ex, ranks, strict=True):
-                c.edits.append(
-                    Edit(
-                        kind=str(a.kind.value),
-                        position=a.position,
-                        text=q,
-                        reward=env.score(r, c.relevant),
-                        docs=np.array([pos[d] for d in r], np.int64),
-                    )
+    expanded = [actions.expand(c.tq) for c in claims]
+    groups = [(c.tq.text, [q for _, q in ex]) for c, ex in zip(claims, expanded, strict=True)]
+    ranks = endpoint.rank_groups(groups, "single edits")
+    for c, ex, rs in zip(claims, expanded, ranks, strict=True):
+        for (a, q), r in zip(ex, rs, strict=True):
+            c.edits.append(
+                Edit(
+                    kind=str(a.kind.value),
+                    position=a.position,
+                    text=q,
+                    reward=env.score(r, c.relevant),
+                    docs=np.array([pos[d] for d in r], np.int64),
                 )
-        prog.step()
-    prog.close()
+            )
 
 
 # ----------------------------------------------------------------------------- features
@@ -308,42 +369,53 @@ def one_edit_gains(
 
 
 def proxy_greedy(
-    claims: list[Claim], env: Any, feat: Featurizer, pos: dict[str, int], margin: float
+    claims: list[Claim], endpoint: Endpoint, feat: Featurizer, pos: dict[str, int], margin: float
 ) -> dict[int, tuple[np.ndarray, float]]:
-    """Greedy on the endpoint-feedback proxy; one run to max(K), read off at every K."""
+    """Greedy on the endpoint-feedback proxy; one run to max(K), read off at every K.
+
+    Step by step over all claims still improving, so each step's edits are ranked in one call.
+    """
     from factseek.rewrite import actions
 
+    env = endpoint.env
     kmax = max(PROXY_STEPS)
     rewards = np.zeros((len(claims), kmax + 1))
     steps = np.zeros(len(claims), np.int64)
-    prog = Progress(f"proxy greedy K<={kmax}", len(claims))
-    for j, c in enumerate(claims):
-        ce = feat.emb[c.text]
-        tq, cur, r = c.tq, feat.proxy(c.docs, ce), c.reward
-        rewards[j, 0] = r
-        for step in range(1, kmax + 1):
-            if step == 1:  # the claim's own single edits are already ranked
-                texts = [e.text for e in c.edits]
-                cand = [(e.docs, e.reward) for e in c.edits]
-            else:
-                ex = actions.expand(tq)
-                texts = [q for _, q in ex]
-                ranks = env.retriever.rank_edits(tq.text, texts, env.k) if ex else []
-                cand = [
-                    (np.array([pos[d] for d in rk], np.int64), env.score(rk, c.relevant))
-                    for rk in ranks
+    ces = [feat.emb[c.text] for c in claims]
+    tqs = [c.tq for c in claims]
+    cur = [feat.proxy(c.docs, ce) for c, ce in zip(claims, ces, strict=True)]
+    rewards[:, 0] = [c.reward for c in claims]
+    active = list(range(len(claims)))
+    for step in range(1, kmax + 1):
+        if step == 1:  # the claims' own single edits are already ranked
+            texts = [[e.text for e in claims[j].edits] for j in active]
+            cands = [[(e.docs, e.reward) for e in claims[j].edits] for j in active]
+        else:
+            texts = [[q for _, q in actions.expand(tqs[j])] for j in active]
+            groups = [(tqs[j].text, ts) for j, ts in zip(active, texts, strict=True)]
+            ranks = endpoint.rank_groups(groups, f"proxy greedy step {step}")
+            cands = [
+                [
+                    (np.array([pos[d] for d in rk], np.int64), env.score(rk, claims[j].relevant))
+                    for rk in rs
                 ]
-            ps = [feat.proxy(d, ce) for d, _ in cand]
+                for j, rs in zip(active, ranks, strict=True)
+            ]
+        still = []
+        for j, ts, cand in zip(active, texts, cands, strict=True):
+            ps = [feat.proxy(d, ces[j]) for d, _ in cand]
             best = int(np.argmax(ps)) if ps else -1
-            if best < 0 or ps[best] <= cur + margin:
-                rewards[j, step:] = r
-                break
-            cur, r = ps[best], cand[best][1]
-            tq = actions.tag(texts[best])
-            rewards[j, step] = r
+            if best < 0 or ps[best] <= cur[j] + margin:
+                rewards[j, step:] = rewards[j, step - 1]
+                continue
+            cur[j] = ps[best]
+            rewards[j, step] = cand[best][1]
             steps[j] = step
-        prog.step()
-    prog.close()
+            tqs[j] = actions.tag(ts[best])
+            still.append(j)
+        active = still
+        if not active:
+            break
     base = rewards[:, 0]
     return {k: (rewards[:, k] - base, float(np.minimum(steps, k).mean())) for k in PROXY_STEPS}
 
@@ -394,7 +466,10 @@ def main() -> None:
     ap.add_argument("--holdout", type=float, default=0.2, help="held-out fraction, one file")
     ap.add_argument("--val", type=float, default=0.2, help="validation slice of training claims")
     ap.add_argument("--limit", type=int, default=None, help="cap on training claims")
-    ap.add_argument("--reward", default="ap@50")
+    ap.add_argument(
+        "--retriever", choices=RETRIEVERS, default="bm25", help="search endpoint (default bm25)"
+    )
+    ap.add_argument("--reward", default="ap@50", help="ap@K, recall@K or rr (default ap@50)")
     ap.add_argument("--margin", type=float, default=0.0, help="proxy greedy: least rise")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="also write the tables (Markdown)")
@@ -411,15 +486,25 @@ def main() -> None:
     t_start = time.perf_counter()
     claims, docs = load_claims(args)
     pos = {d: i for i, (d, _) in enumerate(docs)}
-    env = Environment(retriever=BM25Retriever.from_docs(docs), reward=args.reward)
-    metric = args.reward.upper().replace("AP@", "mAP@")
     print(f"loaded + tagged in {time.perf_counter() - t_start:.1f} s", file=sys.stderr)
-    score_edits(claims, env, pos)
-
     encoder = encoder_from_name("minilm")
     t0 = time.perf_counter()
     knn = KNNRetriever.build(docs, encoder, cache_dir=cache_root())
     print(f"corpus embeddings in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    retriever: Any = knn if args.retriever == "knn" else BM25Retriever.from_docs(docs)
+    env = Environment(retriever=retriever, reward=args.reward)
+    endpoint = Endpoint(env, knn if args.retriever == "knn" else None)
+    metric = {"ap": "mAP", "recall": "recall", "rr": "MRR"}.get(env.metric, env.metric)
+    metric += f"@{env.k}"
+    endpoint_desc = (
+        f"{args.retriever} top-{env.k} "
+        + ("(BM25, exact)" if args.retriever == "bm25" else "(MiniLM cosine kNN, exact)")
+        + f"; reward {args.reward}"
+    )
+    t0 = time.perf_counter()
+    score_edits(claims, endpoint, pos)
+    t_edits = time.perf_counter() - t0
+    print(f"single edits scored in {t_edits:.1f} s", file=sys.stderr)
     feat = Featurizer(claims, docs, knn.embeddings, encoder, env.k)
 
     held = [c for c in claims if c.held]
@@ -435,7 +520,7 @@ def main() -> None:
         f"{args.format}: {len(docs)} documents; held-out {len(held)} claims "
         f"({sum(len(c.edits) for c in held)} edits); training {len(train)} claims "
         f"= fit {len(fit)} ({sum(len(c.edits) for c in fit)} edits) + validation {len(val)}"
-        f"{f' (--limit {args.limit})' if args.limit is not None else ''}; reward {args.reward}"
+        f"{f' (--limit {args.limit})' if args.limit is not None else ''}; endpoint {endpoint_desc}"
     )
 
     t0 = time.perf_counter()
@@ -491,18 +576,23 @@ def main() -> None:
             )
         print(f"learned {name}: fit + sweep in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
-    for k, (gains, per_claim) in proxy_greedy(held, env, feat, pos, args.margin).items():
+    t0 = time.perf_counter()
+    for k, (gains, per_claim) in proxy_greedy(held, endpoint, feat, pos, args.margin).items():
         rows.append(Row(f"proxy greedy K={k}", gains, per_claim, f"margin {args.margin:g}"))
+    t_proxy = time.perf_counter() - t0
+    print(f"proxy greedy in {t_proxy:.1f} s", file=sys.stderr)
 
     runtime = time.perf_counter() - t_start
     lines = [
         f"{args.format} held-out: {args.claims}"
         + (f" (train: {args.train})" if args.train else f" (is_held_out {args.holdout})"),
+        f"endpoint: {endpoint_desc}",
         "",
         *main_table(rows, base, idx, metric),
         *sweeps,
         "",
-        f"runtime {runtime:.0f} s; seed {args.seed}; bootstrap {BOOTSTRAP} resamples over claims",
+        f"runtime {runtime:.0f} s (single edits {t_edits:.0f} s, proxy greedy {t_proxy:.0f} s); "
+        f"seed {args.seed}; bootstrap {BOOTSTRAP} resamples over claims",
     ]
     print("\n".join(lines))
     if args.out is not None:

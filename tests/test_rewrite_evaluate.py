@@ -25,7 +25,7 @@ from factseek.rewrite.evaluate import (
     write_results,
 )
 from factseek.rewrite.infer import RewriteResult
-from factseek.rewrite.model import DTConfig
+from factseek.rewrite.model import DTConfig, update_config
 
 RANKINGS = {
     "a b c": ["d9", "d1", "d8", "d2"],  # AP (1/2 + 2/4) / 2 = 0.5, recall 1, RR 1/2
@@ -223,5 +223,8 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert res.exit_code == 0 and "<- chosen" in res.output, res.output
     chosen = json.loads((model / "config.json").read_text())["calibration"]["target_return"]
     assert infer.Rewriter.load(model).default_target == chosen
+    update_config(model, {"calibration": {"target_return": 0.0}})
+    res = runner.invoke(app, ["rewrite", "run", "--model", str(model), records[0].claim])
+    assert res.exit_code == 0 and "leaves queries alone" in res.output
     res = runner.invoke(app, ["rewrite", "run", "--model", str(tmp_path / "nope"), "x"])
     assert res.exit_code == 1 and "not a rewrite model folder" in res.output

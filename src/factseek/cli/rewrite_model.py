@@ -169,6 +169,12 @@ def run_cmd(
     if not all(texts):
         raise InputError("empty claim")
     rewriter = Rewriter.load(model)
+    if target_return is None and rewriter.meta.get("calibration", {}).get("target_return") == 0:
+        typer.echo(
+            "note: calibration found no clear gain from this model's edits, so it leaves queries"
+            " alone; --target-return forces edits",
+            err=True,
+        )
     for r in rewriter.rewrite(texts, target_return=target_return):
         if as_json:
             typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))
