@@ -123,6 +123,7 @@ def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
     both = calibrate(TargetRewriter(), CLAIMS, TableRetriever(), k=50)
     # c1 gains 0.5, c2 loses 1: editing scores 0.5 against the claims' 0.75, so stop (target 0)
     assert (both.target_return, both.claims, both.claim_map) == (0.0, 2, pytest.approx(0.75))
+    assert both.abstain
     grid = dict((t, (m, steps)) for t, m, steps in both.grid)
     assert set(grid) == {0.0, 0.4, *CALIBRATION_GRID}  # the checkpoint's own target is tried
     assert grid[0.0] == pytest.approx((0.75, 0.0)) and grid[0.4] == pytest.approx((0.5, 1.0))
@@ -130,11 +131,12 @@ def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
     one = calibrate(TargetRewriter(), CLAIMS[:1], TableRetriever(), k=50)
     smallest = min(t for t in CALIBRATION_GRID if t > 0)
     assert one.target_return == one.best == smallest and one.gain_ci == pytest.approx((0.5, 0.5))
+    assert not one.abstain
     # three claims gain 0.5, one loses 1: editing is better on average (+0.125), but not
     # clearly (the bootstrap CI reaches below 0), so the rewriter is told to leave queries alone
     mixed = calibrate(TargetRewriter(), [*CLAIMS[:1] * 3, CLAIMS[1]], TableRetriever(), k=50)
     assert mixed.best == smallest and mixed.gain_ci[0] < 0 < mixed.gain_ci[1]
-    assert mixed.target_return == 0.0
+    assert mixed.target_return == 0.0 and mixed.abstain
 
 
 def test_cut_off_k_applies() -> None:
@@ -223,8 +225,13 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert res.exit_code == 0 and "<- chosen" in res.output, res.output
     chosen = json.loads((model / "config.json").read_text())["calibration"]["target_return"]
     assert infer.Rewriter.load(model).default_target == chosen
-    update_config(model, {"calibration": {"target_return": 0.0}})
-    res = runner.invoke(app, ["rewrite", "run", "--model", str(model), records[0].claim])
+    update_config(model, {"calibration": {"target_return": 0.0, "abstain": True}})
+    res = runner.invoke(app, ["rewrite", "run", "--model", str(model), records[0].claim, "--json"])
     assert res.exit_code == 0 and "leaves queries alone" in res.output
+    out = json.loads(res.output.splitlines()[-1])
+    assert (out["text"], out["steps"], out["stopped"]) == (records[0].claim, 0, "abstain")
+    res = runner.invoke(app, ["rewrite", "run", "--model", str(model), records[0].claim,
+                              "--target-return", "0.3"])  # fmt: skip
+    assert res.exit_code == 0 and "leaves queries alone" not in res.output
     res = runner.invoke(app, ["rewrite", "run", "--model", str(tmp_path / "nope"), "x"])
     assert res.exit_code == 1 and "not a rewrite model folder" in res.output

@@ -169,7 +169,7 @@ def run_cmd(
     if not all(texts):
         raise InputError("empty claim")
     rewriter = Rewriter.load(model)
-    if target_return is None and rewriter.meta.get("calibration", {}).get("target_return") == 0:
+    if target_return is None and rewriter.abstain:
         typer.echo(
             "note: calibration found no clear gain from this model's edits, so it leaves queries"
             " alone; --target-return forces edits",
@@ -275,10 +275,15 @@ def calibrate_cmd(
     lo, hi = cal.gain_ci
     typer.echo(
         f"best target {cal.best:g}: mean AP gain 95% CI [{lo:+.4f}, {hi:+.4f}]"
-        + ("" if lo > 0 else "; not clearly above 0, so the rewriter will leave queries alone")
+        + (
+            ""
+            if not cal.abstain
+            else "; not clearly above 0, so the rewriter will leave queries alone"
+        )
     )
     if not dry_run:
-        typer.echo(f"default target return {cal.target_return:g} written to {model}")
+        what = "abstain" if cal.abstain else f"target return {cal.target_return:g}"
+        typer.echo(f"default ({what}) written to {model}")
 
 
 def _set_threads(n: int) -> None:

@@ -208,7 +208,8 @@ CALIBRATION_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 class Calibration:
     """mAP@k of the model's rewrites per target return, on claims it was not trained on."""
 
-    target_return: float  # the choice: 0 unless the best target's gain is clearly above 0
+    target_return: float  # the best target when its gain is clearly above 0, else 0
+    abstain: bool  # no target clearly helps: by default the rewriter leaves queries alone
     claims: int
     claim_map: float  # the claims themselves as queries
     grid: tuple[tuple[float, float, float], ...]  # (target, mAP@k, mean edits)
@@ -242,8 +243,9 @@ def calibrate(
 
     Every target of the grid (plus the checkpoint's median and 90th-percentile gains, plus 0,
     which stops at once: the claim itself) is run; the best by mAP@k is chosen only if the
-    paired bootstrap 95% CI of its mean AP gain over the claims is above 0. Otherwise the choice
-    is 0: the rewriter leaves queries alone unless the validation claims show it helps.
+    paired bootstrap 95% CI of its mean AP gain over the claims is above 0. Otherwise the
+    calibration says ``abstain``: by default the rewriter then returns queries unchanged (the
+    model is not run; an explicit target return or a guard still runs it).
     """
     if not claims:
         from factseek.errors import InputError
@@ -265,6 +267,7 @@ def calibrate(
     ci = paired_ci(per_claim[best] - claim_ap[:, -1], seed=seed)
     return Calibration(
         target_return=best if ci[0] > 0 else 0.0,
+        abstain=ci[0] <= 0,
         claims=len(claims),
         claim_map=claim_scores.map,
         grid=tuple(rows),
@@ -285,7 +288,7 @@ def run_calibrate(
     write: bool = True,
 ) -> Calibration:
     """The ``factseek rewrite calibrate`` command: pick the target return on validation claims
-    and (``write``) store it in the model's ``config.json`` as the default for inference."""
+    and (``write``) store it (or the advice to abstain) in ``config.json`` for inference."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter

@@ -7,7 +7,9 @@ A query stops on STOP, after K edits, or, when an environment with relevance jud
 given, once its reward is at the maximum (it cannot improve).
 
 Conditioning: the first return-to-go is ``target_return`` (default: the one ``factseek rewrite
-calibrate`` chose on validation claims, else the median gain of the training sequences). After each edit it drops by the observed gain
+calibrate`` chose on validation claims, else the median gain of the training sequences). When
+calibration found that no target clearly helps, the default is to abstain: queries come back
+unchanged (``stopped == "abstain"``) unless a target return or a guard is given. After each edit it drops by the observed gain
 when an environment is given, else by the mean per-step drop seen in training (dense returns;
 0 for sparse ones, whose return-to-go is constant).
 
@@ -130,7 +132,8 @@ class RewriteResult:
     trace: tuple[str, ...] = ()
     path: tuple[str, ...] = ()  # every query from the original to the result: steps + 1 texts
     steps: int = 0
-    stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env), "guard"
+    stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env), "guard",
+    # or "abstain" (calibration found no target return that clearly helps; model not run)
     rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
 
 
@@ -166,7 +169,10 @@ class Rewriter:
 
             raise ModelError(f"model trained on actions {kinds}, editor offers {editor.kinds}")
         stats = meta.get("returns", {})
-        calibrated = meta.get("calibration", {}).get("target_return")
+        calibration = meta.get("calibration", {})
+        calibrated = calibration.get("target_return")
+        #: `rewrite calibrate` found no target that clearly helps: by default, change nothing
+        self.abstain = bool(calibration.get("abstain", False))
         self.default_target = float(
             stats.get("target_return", 0.0) if calibrated is None else calibrated
         )
@@ -212,6 +218,17 @@ class Rewriter:
     ) -> list[RewriteResult]:
         """Rewrite each query; results in input order. ``env(i, text)`` scores query ``i``;
         ``guard`` picks among the model's top edits by endpoint feedback (``rewrite.guard``)."""
+        if target_return is None and guard is None and self.abstain:
+            return [
+                RewriteResult(
+                    text=q,
+                    original=q,
+                    path=(q,),
+                    stopped="abstain",
+                    rewards=() if env is None else (float(env(i, q)),),
+                )
+                for i, q in enumerate(queries)
+            ]
         out: list[RewriteResult] = []
         for start in range(0, len(queries), batch_size):
             chunk = list(queries[start : start + batch_size])
