@@ -325,6 +325,9 @@ def test_word_vectors_features_pad_with_zeros_and_encode_each_word_once() -> Non
     np.testing.assert_array_equal(f[1, 0, :32], f[0, 0, :32])
     wv.features([[("b", "a")]], max_positions=1)
     assert sorted(seen) == ["A", "a", "b"]  # each word once, across calls
+    small = WordVectors(enc, max_words=3)  # a full cache starts afresh, keeping this call whole
+    small.vectors(["a", "b", "c"])
+    np.testing.assert_allclose(small.vectors(["a", "d"])[0], a)
 
 
 def _remove_kilo(n: int, seed: int) -> list[trajectories.ClaimTrajectories]:

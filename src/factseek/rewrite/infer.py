@@ -7,11 +7,11 @@ A query stops on STOP, after K edits, or, when an environment with relevance jud
 given, once its reward is at the maximum (it cannot improve).
 
 Conditioning: the first return-to-go is ``target_return`` (default: the one ``factseek rewrite
-calibrate`` chose on validation claims, else the median gain of the training sequences). When
+calibrate`` chose on validation claims, else the median gain of the training sequences). After
+each edit it drops by the observed gain when an environment is given, else by the mean per-step
+drop seen in training (dense returns; 0 for sparse ones, whose return-to-go is constant). When
 calibration found that no target clearly helps, the default is to abstain: queries come back
-unchanged (``stopped == "abstain"``) unless a target return or a guard is given. After each edit it drops by the observed gain
-when an environment is given, else by the mean per-step drop seen in training (dense returns;
-0 for sparse ones, whose return-to-go is constant).
+unchanged (``stopped == "abstain"``) unless a target return or a guard is given.
 
 The edit actions come from an ``Editor`` (default ``ActionsEditor``: spaCy tags and WordNet,
 ``factseek.rewrite.actions``); tests plug in simpler ones. Heavy imports happen on load.
@@ -103,13 +103,16 @@ class WordVectors:
         """(len(words), dim) float32; "" gives zeros."""
         todo = sorted({w for w in words if w and w not in self._cache})
         if todo:
-            if len(self._cache) + len(todo) > self.max_words:
+            if len(self._cache) + len(todo) > self.max_words:  # bound memory: start afresh
                 self._cache.clear()
+                todo = sorted({w for w in words if w})
             for w, v in zip(todo, np.asarray(self.encoder.encode(todo), np.float32), strict=True):
                 self._cache[w] = v
-        zero = np.zeros(self.dim, np.float32)
-        out = np.stack([self._cache[w] if w else zero for w in words]) if words else None
-        return out if out is not None else np.zeros((0, self.dim), np.float32)
+        out = np.zeros((len(words), self.dim), np.float32)
+        for i, w in enumerate(words):
+            if w:
+                out[i] = self._cache[w]
+        return out
 
     def features(
         self, words: Sequence[Sequence[tuple[str, str]]], max_positions: int
