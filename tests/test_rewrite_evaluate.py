@@ -122,7 +122,7 @@ class TargetRewriter(FixedRewriter):
 def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
     both = calibrate(TargetRewriter(), CLAIMS, TableRetriever(), k=50)
     # c1 gains 0.5, c2 loses 1: editing scores 0.5 against the claims' 0.75, so stop (target 0)
-    assert (both.target_return, both.claims, both.claim_map) == (0.0, 2, pytest.approx(0.75))
+    assert (both.target_return, both.claims, both.claim_score) == (0.0, 2, pytest.approx(0.75))
     assert both.abstain
     grid = dict((t, (m, steps)) for t, m, steps in both.grid)
     assert set(grid) == {0.0, 0.4, *CALIBRATION_GRID}  # the checkpoint's own target is tried
@@ -137,6 +137,9 @@ def test_calibrate_picks_the_best_target_and_prefers_fewer_edits() -> None:
     mixed = calibrate(TargetRewriter(), [*CLAIMS[:1] * 3, CLAIMS[1]], TableRetriever(), k=50)
     assert mixed.best == smallest and mixed.gain_ci[0] < 0 < mixed.gain_ci[1]
     assert mixed.target_return == 0.0 and mixed.abstain
+    # by recall@50 the edit of c1 changes nothing (both relevant documents stay in): abstain
+    by_recall = calibrate(TargetRewriter(), CLAIMS[:1], TableRetriever(), k=50, metric="recall")
+    assert by_recall.abstain and by_recall.gain_ci == (0.0, 0.0) and by_recall.metric == "recall"
 
 
 def test_cut_off_k_applies() -> None:
@@ -222,7 +225,7 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     res = runner.invoke(app, cal)  # 6 training claims: too few for a validation split
     assert res.exit_code == 2 and "no validation claims" in res.output
     res = runner.invoke(app, [*cal, "--all"])
-    assert res.exit_code == 0 and "<- chosen" in res.output, res.output
+    assert res.exit_code == 0 and "best target" in res.output, res.output
     chosen = json.loads((model / "config.json").read_text())["calibration"]["target_return"]
     assert infer.Rewriter.load(model).default_target == chosen
     update_config(model, {"calibration": {"target_return": 0.0, "abstain": True}})

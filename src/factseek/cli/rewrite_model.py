@@ -28,6 +28,12 @@ class Head(StrEnum):
     words = "words"
 
 
+class CalibrationMetric(StrEnum):
+    map = "map"
+    recall = "recall"
+    mrr = "mrr"
+
+
 class RetrieverName(StrEnum):
     bm25 = "bm25"
     knn = "knn"
@@ -252,6 +258,9 @@ def calibrate_cmd(
     dry_run: Annotated[
         bool, typer.Option(help="Print the choice; leave the model as it is.")
     ] = False,
+    metric: Annotated[
+        CalibrationMetric, typer.Option(help="What to maximise: AP, recall or RR at k.")
+    ] = CalibrationMetric.map,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Pick the default target return on validation claims (0 unless edits clearly help)."""
@@ -267,14 +276,16 @@ def calibrate_cmd(
         k=k,
         validation_only=validation,
         write=not dry_run,
+        metric=metric.value,
     )
-    typer.echo(f"{cal.claims} claims, the claims themselves: mAP@{k} {cal.claim_map:.3f}")
+    name = f"{metric.value}@{k}"
+    typer.echo(f"{cal.claims} claims, the claims themselves: {name} {cal.claim_score:.3f}")
     for target, m, steps in cal.grid:
-        mark = "  <- chosen" if target == cal.target_return else ""
-        typer.echo(f"  target {target:.3f}: mAP@{k} {m:.3f}, {steps:.2f} edits{mark}")
+        mark = "  <- chosen" if target == cal.target_return and not cal.abstain else ""
+        typer.echo(f"  target {target:.3f}: {name} {m:.3f}, {steps:.2f} edits{mark}")
     lo, hi = cal.gain_ci
     typer.echo(
-        f"best target {cal.best:g}: mean AP gain 95% CI [{lo:+.4f}, {hi:+.4f}]"
+        f"best target {cal.best:g}: mean {metric.value} gain 95% CI [{lo:+.4f}, {hi:+.4f}]"
         + (
             ""
             if not cal.abstain

@@ -206,13 +206,14 @@ CALIBRATION_GRID = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 
 @dataclass(frozen=True, kw_only=True)
 class Calibration:
-    """mAP@k of the model's rewrites per target return, on claims it was not trained on."""
+    """A metric@k of the model's rewrites per target return, on claims it was not trained on."""
 
     target_return: float  # the best target when its gain is clearly above 0, else 0
     abstain: bool  # no target clearly helps: by default the rewriter leaves queries alone
     claims: int
-    claim_map: float  # the claims themselves as queries
-    grid: tuple[tuple[float, float, float], ...]  # (target, mAP@k, mean edits)
+    metric: str  # map, recall or mrr (@k)
+    claim_score: float  # the claims themselves as queries
+    grid: tuple[tuple[float, float, float], ...]  # (target, metric, mean edits)
     best: float  # the target with the best mAP@k (ties: the smaller)
     gain_ci: tuple[float, float]  # its paired bootstrap 95% CI of mean AP gain over the claims
 
@@ -229,6 +230,10 @@ def paired_ci(diff: np.ndarray, *, resamples: int = 1000, seed: int = 0) -> tupl
     return (float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975)))
 
 
+#: What ``calibrate`` can optimise: column of ``_metrics``.
+CALIBRATION_METRICS = {"map": 0, "recall": 1, "mrr": 2}
+
+
 def calibrate(
     rewriter: Any,
     claims: Sequence[EvalClaim],
@@ -237,39 +242,47 @@ def calibrate(
     k: int = 50,
     grid: Sequence[float] | None = None,
     seed: int = 0,
+    metric: str = "map",
 ) -> Calibration:
     """Choose the default target return on ``claims`` the model never saw (the checkpoint's
     ``validation_claims``, or a dev split; never the test claims).
 
-    Every target of the grid (plus the checkpoint's median and 90th-percentile gains, plus 0,
-    which stops at once: the claim itself) is run; the best by mAP@k is chosen only if the
-    paired bootstrap 95% CI of its mean AP gain over the claims is above 0. Otherwise the
-    calibration says ``abstain``: by default the rewriter then returns queries unchanged (the
-    model is not run; an explicit target return or a guard still runs it).
+    Every target of the grid (plus the checkpoint's median and 90th-percentile gains, plus 0)
+    is run; the best by ``metric`` (``map``: AP@k, ``recall``: recall@k, ``mrr``) is chosen only
+    if the paired bootstrap 95% CI of its mean gain over the claims themselves is above 0.
+    Otherwise the calibration says ``abstain``: by default the rewriter then returns queries
+    unchanged (the model is not run; an explicit target return or a guard still runs it).
     """
-    if not claims:
-        from factseek.errors import InputError
+    from factseek.errors import ConfigError, InputError
 
+    if not claims:
         raise InputError("no claims to calibrate on")
+    if metric not in CALIBRATION_METRICS:
+        raise ConfigError(f"unknown metric {metric!r}; choose one of: map, recall, mrr")
+    col = CALIBRATION_METRICS[metric]
     stats = getattr(rewriter, "meta", {}).get("returns", {})
     own = [stats.get("target_return"), stats.get("target_return_q90")]
     targets = sorted({0.0, *(grid or CALIBRATION_GRID), *(float(x) for x in own if x is not None)})
     texts = [c.text for c in claims]
-    n_steps = rewriter.cfg.max_edits
-    claim_scores, claim_ap = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
-    rows, per_claim = [], {}
+
+    def per_claim(finals: list[str]) -> np.ndarray:
+        return _metrics(ranker.rank(finals, k), claims, k)[:, col]
+
+    base = per_claim(texts)
+    rows, scores = [], {}
     for target in targets:
-        paths = [list(r.path) for r in rewriter.rewrite(texts, target_return=target)]
-        scores, ap = score_paths(paths, claims, ranker, k, n_steps)
-        rows.append((target, scores.map, scores.mean_steps))
-        per_claim[target] = ap[:, -1]
+        results = rewriter.rewrite(texts, target_return=target)
+        scores[target] = per_claim([r.text for r in results])
+        steps = float(np.mean([r.steps for r in results]))
+        rows.append((target, float(scores[target].mean()), steps))
     best = max(rows, key=lambda r: (r[1], -r[0]))[0]
-    ci = paired_ci(per_claim[best] - claim_ap[:, -1], seed=seed)
+    ci = paired_ci(scores[best] - base, seed=seed)
     return Calibration(
         target_return=best if ci[0] > 0 else 0.0,
         abstain=ci[0] <= 0,
         claims=len(claims),
-        claim_map=claim_scores.map,
+        metric=metric,
+        claim_score=float(base.mean()),
         grid=tuple(rows),
         best=best,
         gain_ci=ci,
@@ -286,6 +299,7 @@ def run_calibrate(
     k: int = 50,
     validation_only: bool = True,
     write: bool = True,
+    metric: str = "map",
 ) -> Calibration:
     """The ``factseek rewrite calibrate`` command: pick the target return on validation claims
     and (``write``) store it (or the advice to abstain) in ``config.json`` for inference."""
@@ -306,7 +320,7 @@ def run_calibrate(
     ]
     if not items:
         raise InputError(f"none of the model's validation claims are in {claims}")
-    result = calibrate(rw, items, build_retriever(retriever, data.pairs()), k=k)
+    result = calibrate(rw, items, build_retriever(retriever, data.pairs()), k=k, metric=metric)
     if write:
         update_config(
             model,
