@@ -191,3 +191,17 @@ def test_cli_bfs(tmp_path):
     assert tj.read_config(out)["counts"] == {k: summary[k] for k in tj.read_config(out)["counts"]}
     bad = CliRunner().invoke(app, [*args[:-3], "--reward", "ndcg", "--no-progress"])
     assert bad.exit_code == 2 and "unknown metric" in bad.output
+    # --skip-held-out leaves out exactly the claims train/eval --holdout would hold out
+    from factseek.rewrite.train import is_held_out
+
+    for frac in (0.1, 0.5):  # c2 held out; all three held out
+        kept = [c.id for c in CLAIMS if not is_held_out(c.id, frac)]
+        out2 = tmp_path / f"skip{frac}"
+        res = CliRunner().invoke(
+            app, [*args[:7], str(out2), *args[8:], "--skip-held-out", str(frac)]
+        )
+        if not kept:
+            assert res.exit_code != 0 and "no usable claims" in res.output
+            continue
+        assert res.exit_code == 0, res.output
+        assert sorted(tj.read_journal(out2)) == sorted(kept)

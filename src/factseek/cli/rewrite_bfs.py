@@ -44,6 +44,15 @@ def bfs(
     negatives: Annotated[int, typer.Option(min=0, help="Negative sequences per claim.")] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the random pruning.")] = 0,
     limit: Annotated[int, typer.Option(min=0, help="Only the first N claims (0: all).")] = 0,
+    skip_held_out: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Skip the claims `train/eval --holdout` with this fraction hold out (before"
+            " --limit); the corpus stays whole.",
+        ),
+    ] = 0.0,
     workers: Annotated[int, typer.Option(min=1, help="Local worker processes.")] = 1,
     ray: Annotated[
         str | None, typer.Option(help="Ray cluster address, 'auto', or 'local' (start one).")
@@ -70,7 +79,12 @@ def bfs(
         seed=seed,
     )
     data = load_retrieval(claims, corpus, format=format.value)
-    todo = data.claims[:limit] if limit else data.claims
+    todo = list(data.claims)
+    if skip_held_out > 0:
+        from factseek.rewrite.train import is_held_out
+
+        todo = [c for c in todo if not is_held_out(c.id, skip_held_out)]
+    todo = todo[:limit] if limit else todo
     if not todo:
         raise ConfigError(f"no usable claims in {claims}")
     options = dict(_kv(o) for o in backend_opt or [])
