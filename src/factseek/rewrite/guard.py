@@ -71,10 +71,10 @@ class FeedbackGuard:
         """(len(queries),) estimates for one claim; documents without a vector count as 0."""
         out = np.zeros(len(queries))
         for j, ranking in enumerate(self.retriever.rank(list(queries), self.k)):
-            rows = [self.row.get(d, -1) for d in ranking[: self.k]]
-            if not rows:
+            rows = np.array([self.row.get(d, -1) for d in ranking[: self.k]], dtype=np.int64)
+            if not len(rows):
                 continue
-            sims = np.array([self.vectors[r] @ claim_vector if r >= 0 else 0.0 for r in rows])
+            sims = np.where(rows >= 0, self.vectors[rows] @ claim_vector, 0.0)  # -1: unknown
             w = self.weights[: len(rows)]
             out[j] = float((w * sims).sum() / w.sum())
         return out
