@@ -229,10 +229,13 @@ class RowCache:
     def digest(text: str) -> bytes:
         return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
-    def lookup(self, texts: Sequence[str]) -> tuple[np.ndarray, list[int]]:
-        """(len(texts), width) rows (zeros where missing) and the indices of the missing texts."""
-        where = {k: i for i, k in enumerate(self.keys.tolist())}
+    def lookup(self, texts: Sequence[str], use: bool = True) -> tuple[np.ndarray, list[int]]:
+        """(len(texts), width) rows (zeros where missing) and the indices of the missing texts;
+        ``use=False`` ignores the cache (everything missing)."""
         out = np.zeros((len(texts), self.width), dtype=self.dtype)
+        if not use:
+            return out, list(range(len(texts)))
+        where = {k: i for i, k in enumerate(self.keys.tolist())}
         missing = []
         for i, t in enumerate(texts):
             j = where.get(self.digest(t))
@@ -261,11 +264,7 @@ def state_table(
 ) -> np.ndarray:
     """(len(texts), dim) float32 embeddings; only texts not in the disk cache are encoded."""
     store = RowCache(_key("states", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
-    out, todo = (
-        store.lookup(texts)
-        if cache
-        else (np.zeros((len(texts), encoder.dim)), list(range(len(texts))))
-    )
+    out, todo = store.lookup(texts, use=cache)
     with _progress(progress) as bar:
         task = bar.add_task("encoding queries", total=len(todo))
         for i in range(0, len(todo), batch_size):
@@ -289,11 +288,7 @@ def mask_table(
     """(len(texts), n_kinds * max_positions + 1) bool: allowed actions, STOP last (always)."""
     n_actions = len(editor.kinds) * max_positions + 1
     store = RowCache(_key("masks", editor.name, str(max_positions)), n_actions, bool)
-    out, todo = (
-        store.lookup(texts)
-        if cache
-        else (np.zeros((len(texts), n_actions), bool), list(range(len(texts))))
-    )
+    out, todo = store.lookup(texts, use=cache)
     with _progress(progress) as bar:
         task = bar.add_task("tagging queries", total=len(todo))
         for i in range(0, len(todo), batch_size):
@@ -334,12 +329,7 @@ def word_table(
         for p, pair in enumerate(row[:max_positions]):
             ids[i, p] = [row_of.get(w, none) for w in pair]
     store = RowCache(_key("words", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
-    vectors, todo = (
-        store.lookup(vocab)
-        if cache
-        else (np.zeros((len(vocab), encoder.dim)), list(range(len(vocab))))
-    )
-    vectors = vectors.astype(np.float32)
+    vectors, todo = store.lookup(vocab, use=cache)
     if todo:
         vectors[todo] = WordVectors(encoder).vectors([vocab[j] for j in todo])
         if cache:
