@@ -53,3 +53,14 @@ def test_check_rewrites_queries_and_reports_traces(
         assert (q["text"] != q["question"]) == bool(q["trace"])  # a trace exactly when rewritten
     assert any(q["trace"] for q in queries), "the trained rewriter edited nothing"
     assert report["config"]["rewrite"] == str(model)
+
+    # a calibrated model that abstains: questions go out as they are, and the report says why
+    from factseek.rewrite.model import update_config
+
+    update_config(model, {"calibration": {"target_return": 0.0, "abstain": True}})
+    r = runner.invoke(app, ["check", "The council approved 4 new buses in March.", "--date", "2023-06-01",
+                            "--store", str(store), "--rewrite", str(model), "-f", "json", "-o", str(out), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    report = json.loads(out.read_text())
+    assert all(res["query"]["text"] == res["query"]["question"] for res in report["results"])
+    assert any("rewriter abstained" in n for n in report["notes"])

@@ -137,6 +137,11 @@ def _queries(questions: Sequence[Question], parts: Parts, notes: list[str]) -> l
     except FactseekError as e:
         notes.append(f"query rewriting failed ({e}); used the questions as they are")
         return plain
+    if any(getattr(r, "stopped", "") == "abstain" for r in rewritten):
+        notes.append(
+            "the rewriter abstained: its calibration found no clear gain from its edits, so the"
+            " questions were searched as they are"
+        )
     return [
         Query(text=r.text or q.text, question=q.text, trace=tuple(r.trace))
         for q, r in zip(questions, rewritten, strict=True)
