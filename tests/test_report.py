@@ -117,7 +117,7 @@ def test_write_report_is_atomic(tmp_path, monkeypatch):
     def fail_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr("factseek.report.os.replace", fail_replace)
+    monkeypatch.setattr("factseek.files.os.replace", fail_replace)  # the shared atomic write
     with pytest.raises(OSError):
         write_report(evil_report(), path, "md")
     assert path.read_text() == "old"

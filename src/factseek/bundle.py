@@ -24,8 +24,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from collections import defaultdict, deque
 from collections.abc import Sequence
@@ -35,6 +33,7 @@ from typing import Any
 from factseek import errors
 from factseek.constraints import Constraints
 from factseek.errors import BundleError, FactseekError, SearchError
+from factseek.files import atomic_write
 from factseek.search.base import Capabilities, SearchBackend
 from factseek.types import Document, FetchFailure, Hit, from_dict, to_dict
 
@@ -59,18 +58,6 @@ def _llm_key(
     prompts: Any, n: int, temperature: float, max_tokens: int, stop: Any, seed: Any
 ) -> str:
     return canonical([prompts, n, temperature, max_tokens, stop, seed])
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _check_config(root: Path) -> None:
@@ -109,7 +96,7 @@ class Recorder:
             _check_config(self.root)
         else:
             config = {"format_version": FORMAT_VERSION, "kind": KIND}
-            _atomic_write(self.root / "config.json", (canonical(config) + "\n").encode())
+            atomic_write(self.root / "config.json", (canonical(config) + "\n").encode())
         self._lock = threading.Lock()
 
     def _append(self, name: str, record: dict[str, Any]) -> None:
@@ -126,7 +113,7 @@ class Recorder:
         digest = hashlib.sha256(data).hexdigest()
         path = self.root / PAGES / f"{digest}.json.gz"
         if not path.exists():
-            _atomic_write(path, gzip.compress(data, mtime=0))
+            atomic_write(path, gzip.compress(data, mtime=0))
         return digest
 
     def wrap_search(self, backend: SearchBackend) -> SearchBackend:

@@ -8,13 +8,12 @@ scripts). Files are written atomically: a temp file in the same folder, then a r
 from __future__ import annotations
 
 import html
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from factseek.files import atomic_write
 from factseek.types import Report, to_json
 
 
@@ -325,22 +324,8 @@ def render(report: Report, fmt: Format | str = Format.json) -> str:
     return RENDERERS[Format(fmt)](report)
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same folder and a rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_report(report: Report, path: str | Path, fmt: Format | str = Format.json) -> None:
-    write_atomic(path, render(report, fmt))
+    atomic_write(path, render(report, fmt))
 
 
 def iter_urls(report: Report) -> Iterable[str]:

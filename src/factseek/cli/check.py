@@ -41,13 +41,14 @@ def _progress(quiet: bool) -> Any:
 
 
 def _emit(report: Any, fmt: Format, out: Path | None) -> None:
-    from factseek.report import render, write_atomic
+    from factseek.files import atomic_write
+    from factseek.report import render
 
     text = render(report, fmt)
     if out is None:
         typer.echo(text, nl=False)
     else:
-        write_atomic(out, text)
+        atomic_write(out, text)
         typer.echo(f"wrote {out}", err=True)
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from factseek.cli import make_app
+from factseek.files import atomic_write
 
 app = make_app("Evaluation commands.")
 
@@ -25,14 +24,6 @@ class DecomposerName(StrEnum):
 class EvalLLM(StrEnum):
     llamacpp = "llamacpp"
     openai = "openai"
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 @app.command("decompose")
@@ -146,5 +137,5 @@ def decompose_cmd(
             "usage": dict(usage) if usage is not None else {},
             "claims": per_claim,
         }
-        _write_atomic(out, json.dumps(payload, indent=2, ensure_ascii=False))
+        atomic_write(out, json.dumps(payload, indent=2, ensure_ascii=False))
         typer.echo(f"wrote {out}", err=True)

@@ -273,8 +273,8 @@ def thresholds(
     rows, df = _load(data, fmt.value)
     labels = [r.label for r in rows if r.label is not None]
     fitted = fit_thresholds(labels, labels=df.labels.labels)
-    from factseek.report import write_atomic
+    from factseek.files import atomic_write
 
-    write_atomic(out, json.dumps(fitted.to_dict(), indent=2) + "\n")
+    atomic_write(out, json.dumps(fitted.to_dict(), indent=2) + "\n")
     cuts = ", ".join(f"{c:g}" for c in fitted.cuts)
     typer.echo(f"{len(labels)} labels -> cut points {cuts}; wrote {out}", err=True)

@@ -7,14 +7,13 @@ A predictions file is JSONL, one object per claim: ``{"id", "label", "gold", "sc
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from factseek.datasets.claims import LabeledClaim
 from factseek.errors import DataError, InputError
+from factseek.files import atomic_write
 from factseek.judge.classifier import ClassifierJudge
 from factseek.judge.inputs import ReportSummaries, build_examples
 from factseek.labels import LabelSet
@@ -64,23 +63,11 @@ def score(preds: Sequence[Prediction], labels: LabelSet) -> VeracityMetrics:
 def write_predictions(path: str | Path, preds: Sequence[Prediction]) -> Path:
     """Atomically write a predictions JSONL file."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".jsonl.tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for p in preds:
-                row = {
-                    "id": p.id,
-                    "label": p.label,
-                    "gold": p.gold,
-                    "scores": dict(p.scores),
-                    "judge": p.judge,
-                }
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    rows = (
+        {"id": p.id, "label": p.label, "gold": p.gold, "scores": dict(p.scores), "judge": p.judge}
+        for p in preds
+    )
+    atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     return path
 
 

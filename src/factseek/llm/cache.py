@@ -12,11 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from factseek.files import atomic_write
 from factseek.llm.base import LLM, Prompt, check_params, to_messages
 
 CACHE_FORMAT = 1
@@ -69,17 +69,8 @@ class ResponseCache:
         return comps
 
     def put(self, key: str, record: dict[str, Any], completions: Sequence[str]) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         payload = json.dumps({**record, "completions": list(completions)}, ensure_ascii=False)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(self._path(key), payload)
 
     def __len__(self) -> int:
         return sum(1 for _ in self.directory.glob("*/*.json")) if self.directory.exists() else 0

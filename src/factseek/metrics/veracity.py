@@ -14,8 +14,6 @@ be computed is an error, never 0.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,7 @@ from typing import Literal
 import numpy as np
 
 from factseek.errors import InputError
+from factseek.files import atomic_path
 from factseek.labels import LabelSet
 
 MetricName = Literal["accuracy", "soft_accuracy", "macro_f1", "mae"]
@@ -256,15 +255,8 @@ def plot_confusion(
                 color = "white" if top and matrix[i, j] > top / 2 else "black"
                 ax.text(j, i, str(int(matrix[i, j])), ha="center", va="center", color=color)
         fig.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".png.tmp")
-        os.close(fd)
-        try:
+        with atomic_path(path, suffix=".png") as tmp:
             fig.savefig(tmp, format="png")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
     finally:
         plt.close(fig)
     return path

@@ -18,8 +18,6 @@ Rewards: ``ap@k`` (default k = 50), ``recall@k`` and ``rr`` (``factseek.metrics.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +27,7 @@ import numpy as np
 
 from factseek.constraints import Constraints
 from factseek.errors import ConfigError, DataError
+from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, best_possible, parse_metric
 from factseek.rewrite.scorer import BM25Index, IncrementalBM25
 
@@ -166,11 +165,8 @@ class KNNRetriever:
                 progress(len(batch))
         emb = np.concatenate(chunks) if chunks else np.zeros((0, encoder.dim), np.float32)
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy")
-            with os.fdopen(fd, "wb") as f:
+            with atomic_path(path) as tmp, tmp.open("wb") as f:
                 np.save(f, emb)
-            os.replace(tmp, path)
         return cls([i for i, _ in docs], emb, encoder)
 
     def rank(self, queries: Sequence[str], k: int) -> list[list[str]]:

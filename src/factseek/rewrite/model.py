@@ -33,8 +33,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +43,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from factseek.errors import ModelError
+from factseek.files import atomic_path, atomic_write
 
 #: Targets equal to this are ignored by the loss (padding after a trajectory ends).
 IGNORE = -100
@@ -308,12 +307,9 @@ def save_checkpoint(
     from safetensors.torch import save_file
 
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in model.state_dict().items()}
-    fd, tmp = tempfile.mkstemp(dir=out, suffix=".safetensors.tmp")
-    os.close(fd)
-    save_file(state, tmp)
-    os.replace(tmp, out / WEIGHTS_FILE)
+    with atomic_path(out / WEIGHTS_FILE) as tmp:
+        save_file(state, str(tmp))
     doc = {
         "format_version": FORMAT_VERSION,
         "kind": MODEL_KIND,
@@ -322,10 +318,7 @@ def save_checkpoint(
         "step": step,
         **meta,
     }
-    fd, tmp = tempfile.mkstemp(dir=out, suffix=".json.tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=2)
-    os.replace(tmp, out / CONFIG_FILE)
+    atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
 
 
 def update_config(path: str | Path, changes: Mapping[str, Any]) -> dict[str, Any]:
@@ -336,10 +329,7 @@ def update_config(path: str | Path, changes: Mapping[str, Any]) -> dict[str, Any
     except (OSError, json.JSONDecodeError) as e:
         raise ModelError(f"{cfg_file}: unreadable ({e})") from e
     doc.update(changes)
-    fd, tmp = tempfile.mkstemp(dir=cfg_file.parent, suffix=".json.tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(doc, f, indent=2)
-    os.replace(tmp, cfg_file)
+    atomic_write(cfg_file, json.dumps(doc, indent=2))
     return doc
 
 

@@ -6,11 +6,11 @@ every figure is written atomically as a PNG.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from factseek.files import atomic_path
 
 
 def _plt() -> Any:
@@ -24,12 +24,11 @@ def _plt() -> Any:
 
 def _save(fig: Any, path: str | Path) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".png.tmp")
-    os.close(fd)
-    fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-    os.replace(tmp, path)
-    _plt().close(fig)
+    try:
+        with atomic_path(path, suffix=".png") as tmp:
+            fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    finally:
+        _plt().close(fig)
     return path
 
 

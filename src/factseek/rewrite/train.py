@@ -25,7 +25,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 
 from factseek.encode import Encoder, encoder_from_name
 from factseek.errors import DataError, InputError
+from factseek.files import atomic_path
 from factseek.rewrite.infer import ActionsEditor, Editor, WordVectors
 
 LOSS_FILE = "loss.jsonl"
@@ -200,11 +200,8 @@ def _cache_dir() -> Path:
 
 
 def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npy.tmp")
-    with os.fdopen(fd, "wb") as f:
+    with atomic_path(path) as tmp, tmp.open("wb") as f:
         np.save(f, arr)
-    os.replace(tmp, path)
 
 
 class RowCache:

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from factseek.errors import DataError, InputError
+from factseek.files import atomic_write
 from factseek.rewrite.actions import Action
 
 FORMAT_VERSION = 1
@@ -146,18 +146,7 @@ def returns_to_go(
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, text, fsync=True)  # the journal and trajectories must survive a crash
 
 
 def _append_line(path: Path, obj: Any) -> None:
