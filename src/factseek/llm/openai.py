@@ -13,7 +13,6 @@ the cache or ``repr``.
 
 from __future__ import annotations
 
-import email.utils
 import os
 import random
 import threading
@@ -34,6 +33,7 @@ from factseek.llm.base import (
     check_params,
     to_messages,
 )
+from factseek.retry import retry_after_seconds
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -58,24 +58,6 @@ def _env(names: Sequence[str]) -> str | None:
         if value:
             return value
     return None
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """Seconds from a ``Retry-After`` header (delta-seconds or HTTP-date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class _Retry(Exception):

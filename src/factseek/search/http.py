@@ -17,7 +17,6 @@ Messages are one line and never contain the API key.
 from __future__ import annotations
 
 import datetime as _dt
-import email.utils
 import json
 import os
 import re
@@ -36,6 +35,7 @@ from factseek.errors import (
     SearchError,
 )
 from factseek.extract import parse_date
+from factseek.retry import retry_after_seconds
 from factseek.types import Hit
 
 
@@ -70,22 +70,6 @@ def env_key(var: str, provider: str, where: str) -> str:
 def resolve_base(explicit: str | None, var: str, default: str) -> str:
     """``explicit``, else the environment variable ``var``, else ``default``; no trailing slash."""
     return (explicit or os.environ.get(var, "") or default).rstrip("/")
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """``Retry-After`` as seconds: a number, or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when - (time.time() if now is None else now))
 
 
 def _one_line(text: str, secret: str, limit: int = 200) -> str:
