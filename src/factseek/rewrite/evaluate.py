@@ -430,6 +430,7 @@ def run_eval(
         raise InputError("no claims to evaluate (check --holdout and the data)")
     ranker = build_retriever(retriever, data.pairs())
     results = []
+    guards: dict[str, Any] = {}  # one per encoder: the corpus is embedded (or loaded) once
     for path in models:
         rw = Rewriter.load(path)
         name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
@@ -438,10 +439,12 @@ def run_eval(
         if guard_candidates is not None:
             from factseek.rewrite.guard import FeedbackGuard
 
-            guard = FeedbackGuard.from_docs(
-                ranker, data.pairs(), rw.encoder, cache_dir=_cache() / "rewrite-eval",
-                k=k, candidates=guard_candidates,
-            )  # fmt: skip
+            if rw.encoder.name not in guards:
+                guards[rw.encoder.name] = FeedbackGuard.from_docs(
+                    ranker, data.pairs(), rw.encoder, cache_dir=_cache() / "rewrite-eval",
+                    k=k, candidates=guard_candidates,
+                )  # fmt: skip
+            guard = guards[rw.encoder.name]
             label = f"{name} +guard top-{guard_candidates or 'all'}"
             results.append(evaluate(rw, items, ranker, name=label, guard=guard, **kw))
     return write_results(results, out)
