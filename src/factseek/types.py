@@ -167,18 +167,90 @@ class Summary:
     note: str = ""
 
 
+# ----------------------------------------------------------------------------- stance, evidence, answers
+
+StanceLabel = Literal["supports", "refutes", "nei"]
+STANCE_LABELS: tuple[StanceLabel, ...] = ("supports", "refutes", "nei")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StanceResult:
+    """A stance model's reading of one (claim or subquestion, evidence text) pair.
+
+    ``probs`` maps each of ``STANCE_LABELS`` to a probability (they sum to 1); ``label`` is the
+    label the model's thresholds chose, which need not be the arg-max.
+    """
+
+    label: StanceLabel
+    probs: Mapping[str, float] = field(default_factory=dict)
+    model: str = ""
+
+    @property
+    def confidence(self) -> float:
+        return float(self.probs.get(self.label, 0.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Evidence:
+    """One evidence card: a quoted span of a kept document, selected for one question.
+
+    ``id`` ("E1", "E2", ...) is stable within a report; answers and verdicts cite it.
+    ``start_char``/``end_char`` index the document's text. ``stance`` is toward ``question``
+    (a subquestion, or the claim itself). ``independent=False`` marks evidence that cannot count
+    as independent confirmation (the claimant's own words, a syndicated copy of another card);
+    ``note`` says why.
+    """
+
+    id: str
+    url: str
+    text: str
+    start_char: int
+    end_char: int
+    question: str = ""
+    title: str = ""
+    domain: str = ""
+    published: _dt.date | None = None
+    stance: StanceResult | None = None
+    independent: bool = True
+    note: str = ""
+
+
+AnswerLabel = Literal["yes", "no", "unknown"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """A subquestion's answer from evidence, with the evidence ids it rests on."""
+
+    question: str
+    answer: AnswerLabel
+    confidence: float | None = None
+    evidence_ids: tuple[str, ...] = ()
+    method: str = ""  # "stance", "llm", "user"
+    rationale: str = ""
+
+
 Label = str  # a label name from factseek.labels; kept as a string in records
 
 
 @dataclass(frozen=True, kw_only=True)
 class Verdict:
-    """A veracity judgement. ``judged=False`` means no judge ran: ``label`` is then None."""
+    """A veracity judgement. ``judged=False`` means no judge ran: ``label`` is then None.
+
+    ``scale`` names the label set ("politifact" 6-way, "averitec" 4-way); ``confidence`` is the
+    judge's probability for ``label`` (None when it has none); ``rationale`` is a short reason
+    that cites ``evidence_ids``.
+    """
 
     judged: bool
     label: Label | None = None
     judge: str = ""
     scores: Mapping[str, float] = field(default_factory=dict)
     explanation: str = ""
+    scale: str = ""
+    confidence: float | None = None
+    rationale: str = ""
+    evidence_ids: tuple[str, ...] = ()
 
     @classmethod
     def not_judged(cls, why: str = "no judge configured") -> Verdict:
@@ -221,6 +293,8 @@ class Report:
     failures: tuple[FetchFailure, ...] = ()
     passages: tuple[Passage, ...] = ()
     summaries: tuple[Summary, ...] = ()
+    evidence: tuple[Evidence, ...] = ()  # evidence cards per question, with stance
+    answers: tuple[Answer, ...] = ()  # one per subquestion
     verdict: Verdict = field(default_factory=Verdict.not_judged)
     funnel: tuple[FunnelRow, ...] = ()
     removed: Mapping[str, int] = field(default_factory=dict)  # constraint reason -> hits removed

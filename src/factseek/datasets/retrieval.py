@@ -13,6 +13,9 @@
 - ``climate-fever``: Climate-FEVER JSONL; the corpus is all evidence sentences (by
   ``evidence_id``); a claim's relevant documents are its evidences labelled SUPPORTS or REFUTES
   (NOT_ENOUGH_INFO ones are not relevant); claims left with none are dropped.
+- ``fever-dev``: the FEVER development folder with evidence text (``claims.jsonl`` +
+  ``evidence.jsonl``); ``corpus`` optionally names Fool Me Twice data whose sentences are added
+  as distractors. See ``factseek.datasets.fever`` (which also has the group split).
 - ``jsonl``: ``claims`` JSONL with ``id``, ``query`` (or ``claim``/``text``) and ``relevant`` (list
   of doc ids); ``corpus`` JSONL with ``id`` and ``text`` (``title`` prepended when present).
 
@@ -232,8 +235,15 @@ def _dedup_ids(claims: list[RetrievalClaim], path: Path) -> list[RetrievalClaim]
     return out
 
 
+def load_fever_dev(claims: Path, corpus: Path | None = None) -> RetrievalData:
+    from factseek.datasets.fever import load_fever_dev_retrieval
+
+    return load_fever_dev_retrieval(claims, corpus)
+
+
 FORMATS: dict[str, Callable[[Path, Path | None], RetrievalData]] = {
     "fever": load_fever,
+    "fever-dev": load_fever_dev,
     "checkthat": load_checkthat,
     "climate-fever": load_climate_fever,
     "jsonl": load_jsonl,

@@ -1,0 +1,234 @@
+"""FEVER development claims with evidence text, Fool Me Twice distractors, and group splits.
+
+The layout (see docs/data.md) is a folder with two JSONL files:
+
+- ``claims.jsonl``: ``id``, ``claim``, ``label`` (SUPPORTS / REFUTES, or both joined by "/" where
+  annotators disagreed, kept as given; NOT ENOUGH INFO lines are dropped and counted), ``evidence`` (a list of ids into ``evidence.jsonl``).
+- ``evidence.jsonl``: ``id``, ``text`` (one evidence text; FEVER's multi-sentence evidence is
+  joined into one).
+
+Claim texts come CSV-quoted in some copies (a claim wrapped in double quotes, with the quotes
+inside it doubled): one enclosing pair of double quotes is removed and doubled quotes become
+single ones.
+
+``load_fever_dev(folder, distractors=None)`` returns the claims (``FeverClaim``, with label) and
+``fever_retrieval(...)`` the same as ``RetrievalData`` (the rewriter's input): the corpus is every
+evidence text plus, when ``distractors`` names a Fool Me Twice folder or file, every distinct
+sentence in it (gold and retrieved; id ``fmt-<sha1[:12]>`` of the text), in a deterministic
+order. A distractor whose text equals an evidence text is left out (it would be an unjudged
+duplicate of a relevant document).
+
+``group_split(claims)`` assigns each claim to ``train`` / ``validation`` / ``test`` by connected
+groups of shared evidence: two claims that share an evidence id are always on the same side, so
+no evidence text is seen in training and in evaluation. A group's side is a hash of its smallest
+claim id (with ``seed``), so the split of a claim does not depend on file order or on which other
+groups are present.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from factseek.datasets.retrieval import CorpusDoc, RetrievalClaim, RetrievalData
+from factseek.errors import DataError, InputError
+
+Split = Literal["train", "validation", "test"]
+SPLITS: tuple[Split, ...] = ("train", "validation", "test")
+#: Default fractions of claim groups per split (train, validation, test).
+DEFAULT_FRACTIONS = (0.7, 0.1, 0.2)
+MAX_TEXT = 20_000
+NEI = {"NOT ENOUGH INFO", "NOT_ENOUGH_INFO", "NEI"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class FeverClaim:
+    """A FEVER claim with its label and the ids of its evidence texts."""
+
+    id: str
+    text: str
+    label: str  # "SUPPORTS" or "REFUTES" ("REFUTES/SUPPORTS" where annotators disagreed)
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FeverData:
+    claims: tuple[FeverClaim, ...]
+    evidence: Mapping[str, str]  # evidence id -> text
+    distractors: tuple[CorpusDoc, ...] = ()
+    dropped: dict[str, int] = field(default_factory=dict)  # reason -> claims dropped
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        f = path.open(encoding="utf-8")
+    except OSError as e:
+        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
+    with f:
+        for i, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
+            if not isinstance(obj, dict):
+                raise DataError("expected a JSON object", str(path), i)
+            yield i, obj
+
+
+def clean_text(value: Any) -> str:
+    """Whitespace-normalised text with one CSV quoting layer removed."""
+    s = " ".join(str(value).split())
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        s = s[1:-1].replace('""', '"')
+    return s[:MAX_TEXT]
+
+
+def _files(folder: Path) -> tuple[Path, Path]:
+    folder = Path(folder)
+    if folder.is_file():  # claims.jsonl given: evidence.jsonl beside it
+        return folder, folder.parent / "evidence.jsonl"
+    return folder / "claims.jsonl", folder / "evidence.jsonl"
+
+
+def _distractor_sentences(path: Path) -> Iterator[str]:
+    files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    if not files:
+        raise InputError(f"no Fool Me Twice .jsonl files in {path}")
+    for p in files:
+        for i, row in _jsonl(p):
+            for key in ("gold_evidence", "retrieved_evidence"):
+                items = row.get(key) or []
+                if not isinstance(items, list):
+                    raise DataError(f"{key} must be a list", str(p), i)
+                for ev in items:
+                    text = ev.get("text") if isinstance(ev, dict) else ev
+                    if isinstance(text, str) and text.strip():
+                        yield clean_text(text)
+
+
+def load_fever_dev(folder: str | Path, distractors: str | Path | None = None) -> FeverData:
+    """FEVER claims with evidence text (and Fool Me Twice distractors); see the module docstring."""
+    claims_path, evidence_path = _files(Path(folder))
+    for p in (claims_path, evidence_path):
+        if not p.exists():
+            raise DataError("not found (FEVER dev layout: claims.jsonl + evidence.jsonl)", str(p))
+    evidence: dict[str, str] = {}
+    for i, row in _jsonl(evidence_path):
+        if "id" not in row or "text" not in row:
+            raise DataError("evidence lines need id and text", str(evidence_path), i)
+        evidence[str(row["id"])] = clean_text(row["text"])
+    claims: list[FeverClaim] = []
+    dropped: dict[str, int] = {}
+    seen: set[str] = set()
+    for i, row in _jsonl(claims_path):
+        label = str(row.get("label", "")).strip().upper()
+        if label in NEI:
+            dropped["not enough info"] = dropped.get("not enough info", 0) + 1
+            continue
+        if not label or set(label.split("/")) - {"SUPPORTS", "REFUTES"}:
+            raise DataError(f"label must be SUPPORTS or REFUTES, got {label!r}", str(claims_path), i)  # fmt: skip
+        ids = row.get("evidence")
+        text = clean_text(row.get("claim", ""))
+        if not text or not isinstance(ids, list) or "id" not in row:
+            raise DataError("claim lines need id, claim and an evidence list", str(claims_path), i)
+        cid = str(row["id"])
+        if cid in seen:
+            raise DataError(f"duplicate claim id {cid!r}", str(claims_path), i)
+        seen.add(cid)
+        ev = tuple(dict.fromkeys(str(e) for e in ids if str(e) in evidence))
+        if not ev:
+            dropped["evidence not found"] = dropped.get("evidence not found", 0) + 1
+            continue
+        claims.append(FeverClaim(id=cid, text=text, label=label, evidence=ev))
+    extra: list[CorpusDoc] = []
+    if distractors is not None:
+        known = set(evidence.values())
+        got: dict[str, str] = {}
+        for s in _distractor_sentences(Path(distractors)):
+            if s in known or s in got:
+                continue
+            got[s] = "fmt-" + hashlib.sha1(s.encode("utf-8")).hexdigest()[:12]
+        extra = [CorpusDoc(id=i, text=s) for s, i in sorted(got.items(), key=lambda kv: kv[1])]
+    return FeverData(claims=tuple(claims), evidence=evidence, distractors=tuple(extra), dropped=dropped)  # fmt: skip
+
+
+def fever_retrieval(data: FeverData, claims: Iterable[FeverClaim] | None = None) -> RetrievalData:
+    """The claims (default: all) as retrieval data over evidence + distractors (ids sorted)."""
+    corpus = [CorpusDoc(id=k, text=data.evidence[k]) for k in sorted(data.evidence)]
+    corpus.extend(data.distractors)
+    chosen = data.claims if claims is None else tuple(claims)
+    out = tuple(RetrievalClaim(id=c.id, text=c.text, relevant=c.evidence) for c in chosen)
+    return RetrievalData(claims=out, corpus=tuple(corpus), dropped=dict(data.dropped))
+
+
+def load_fever_dev_retrieval(claims: Path, corpus: Path | None = None) -> RetrievalData:
+    """``load_retrieval`` entry: ``claims`` is the FEVER folder, ``corpus`` the distractors."""
+    return fever_retrieval(load_fever_dev(claims, corpus))
+
+
+# ----------------------------------------------------------------------------- group split
+
+
+def evidence_groups(items: Sequence[tuple[str, Sequence[str]]]) -> dict[str, str]:
+    """Map each item id to its group: the smallest item id connected to it by shared keys."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            lo, hi = (ra, rb) if ra < rb else (rb, ra)
+            parent[hi] = lo
+
+    owner: dict[str, str] = {}
+    for item, keys in items:
+        parent.setdefault(item, item)
+        for k in keys:
+            if k in owner:
+                union(item, owner[k])
+            else:
+                owner[k] = item
+    return {item: find(item) for item, _ in items}
+
+
+def _unit(text: str) -> float:
+    return int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "big") / 2**64
+
+
+def group_split(
+    claims: Sequence[FeverClaim],
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    *,
+    seed: int = 0,
+) -> dict[str, Split]:
+    """Claim id -> split, by connected groups of shared evidence (see the module docstring)."""
+    if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1) > 1e-9:
+        raise InputError(f"split fractions must be three numbers >= 0 summing to 1, got {fractions}")  # fmt: skip
+    groups = evidence_groups([(c.id, c.evidence) for c in claims])
+    cut1, cut2 = fractions[0], fractions[0] + fractions[1]
+    out: dict[str, Split] = {}
+    for cid, root in groups.items():
+        u = _unit(f"{seed}:{root}")
+        out[cid] = "train" if u < cut1 else "validation" if u < cut2 else "test"
+    return out
+
+
+def split_claims(
+    claims: Sequence[FeverClaim], split: Split, **kwargs: Any
+) -> tuple[FeverClaim, ...]:
+    """The claims of one side of ``group_split`` (same keyword arguments), in input order."""
+    if split not in SPLITS:
+        raise InputError(f"unknown split {split!r}; choose one of: {', '.join(SPLITS)}")
+    sides = group_split(claims, **kwargs)
+    return tuple(c for c in claims if sides[c.id] == split)

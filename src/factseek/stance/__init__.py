@@ -1,0 +1,59 @@
+"""Evidence stance: does a passage support, refute, or say nothing about a claim or subquestion?
+
+``StanceModel.classify(pairs) -> list[StanceResult]`` over ``(question, evidence)`` pairs, where
+``question`` is the claim or a subquestion and ``evidence`` a sentence or passage. Implementations
+sit behind one registry (``load_stance``): the model shipped in the package (``"default"``), a
+folder trained with ``factseek stance train``, or any function (``FunctionStance``, for tests and
+for plugging in anything else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from factseek.types import STANCE_LABELS, StanceLabel, StanceResult
+
+__all__ = ["FunctionStance", "StanceModel", "StanceResult"]
+
+Pair = tuple[str, str]
+
+
+@runtime_checkable
+class StanceModel(Protocol):
+    name: str
+
+    def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
+        """One result per ``(question, evidence)`` pair, in order."""
+        ...
+
+
+class FunctionStance:
+    """A stance model from a function ``(question, evidence) -> label or {label: probability}``.
+
+    >>> s = FunctionStance(lambda q, e: "refutes" if "not" in e.split() else "nei")
+    >>> [r.label for r in s.classify([("Is it red?", "It is not red."), ("Is it red?", "Hi.")])]
+    ['refutes', 'nei']
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[str, str], StanceLabel | dict[str, float]],
+        *,
+        name: str = "function",
+    ) -> None:
+        self.fn = fn
+        self.name = name
+
+    def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
+        out: list[StanceResult] = []
+        for q, e in pairs:
+            r = self.fn(q, e)
+            if isinstance(r, str):
+                probs = {lab: 1.0 if lab == r else 0.0 for lab in STANCE_LABELS}
+            else:
+                total = sum(r.values()) or 1.0
+                probs = {lab: float(r.get(lab, 0.0)) / total for lab in STANCE_LABELS}
+            label = max(STANCE_LABELS, key=lambda lab: (probs[lab], -STANCE_LABELS.index(lab)))
+            out.append(StanceResult(label=label, probs=probs, model=self.name))
+        return out
