@@ -23,7 +23,12 @@ def _write(folder, claims, evidence):
 def fever(tmp_path):
     evidence = [{"id": f"e{i}", "text": f"Evidence sentence number {i} ."} for i in range(6)]
     claims = [
-        {"id": "c1", "claim": '"""Quoted"" title is a film."', "label": "SUPPORTS", "evidence": ["e0"]},
+        {
+            "id": "c1",
+            "claim": '"""Quoted"" title is a film."',
+            "label": "SUPPORTS",
+            "evidence": ["e0"],
+        },
         {"id": "c2", "claim": "Second claim.", "label": "REFUTES", "evidence": ["e0", "e1"]},
         {"id": "c3", "claim": "Third claim.", "label": "SUPPORTS", "evidence": ["e2"]},
         {"id": "c4", "claim": "No info.", "label": "NOT ENOUGH INFO", "evidence": []},
@@ -97,6 +102,8 @@ def test_group_split_never_puts_one_evidence_on_both_sides(tmp_path):
 
 
 def test_bad_lines_name_file_and_line(tmp_path):
-    folder = _write(tmp_path / "f", [{"id": "c1", "claim": "x", "label": "MAYBE", "evidence": []}], [])
+    folder = _write(
+        tmp_path / "f", [{"id": "c1", "claim": "x", "label": "MAYBE", "evidence": []}], []
+    )
     with pytest.raises(DataError, match=r"claims.jsonl:1: label must be"):
         load_fever_dev(folder)
