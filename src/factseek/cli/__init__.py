@@ -61,13 +61,14 @@ app = make_app("factseek: find and weigh evidence for claims.")
 
 
 def _register() -> None:
-    from factseek.cli import check, eval, index, judge, rewrite, runs
+    from factseek.cli import check, eval, index, judge, rewrite, runs, stance
 
     check.register(app)
     app.add_typer(index.app, name="index")
     app.add_typer(judge.app, name="judge")
     app.add_typer(rewrite.app, name="rewrite")
     app.add_typer(eval.app, name="eval")
+    app.add_typer(stance.app, name="stance")
     runs.register(app)
 
 
