@@ -362,3 +362,129 @@ def test_wrong_adapter_is_a_model_error(tiny_model, tmp_path):
     (bad / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelError, match="format_version"):
         CrossEncoderStance.load(bad)
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+
+def _fever_root(root):
+    """A FEVER-layout folder with 60 one-evidence claims (enough for every split side)."""
+    claims, evidence = [], []
+    colours = ["blue", "red", "green"]
+    things = ["sky", "grass", "moon"]
+    for i in range(60):
+        thing, colour = things[i % 3], colours[i % 3]
+        other = colours[(i + 1) % 3]
+        true = i % 2 == 0
+        claims.append(
+            {
+                "id": f"c{i}",
+                "claim": f"the {thing} is {colour if true else other}",
+                "label": "SUPPORTS" if true else "REFUTES",
+                "evidence": [f"e{i}"],
+            }
+        )
+        evidence.append(
+            {"id": f"e{i}", "text": f"the {thing} is {colour} . " + "made of " * (i % 4)}
+        )
+    (root / "fever_dev").mkdir(parents=True)
+    (root / "fever_dev" / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
+    (root / "fever_dev" / "evidence.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in evidence)
+    )
+
+
+def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    _fever_root(tmp_path / "data")
+    monkeypatch.setenv("FACTSEEK_DATA", str(tmp_path / "data"))
+    model = tmp_path / "model"
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "train",
+            "--out",
+            str(model),
+            "--sources",
+            "fever",
+            "--base",
+            str(tiny_base),
+            "--layers",
+            "2",
+            "--max-length",
+            "24",
+            "--epochs",
+            "1",
+            "--batch-size",
+            "16",
+            "--quantize",
+            "none",
+            "--quiet",
+            "--question-share",
+            "0",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "saved" in r.output and "validation, thresholds" in r.output
+    cfg = json.loads((model / "config.json").read_text())
+    assert cfg["train"]["sources"] == ["fever"] and cfg["train"]["shareable"] is True
+
+    out = tmp_path / "eval"
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "eval",
+            str(model),
+            "--sources",
+            "fever",
+            "--form",
+            "statement",
+            "--out",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    res = json.loads((out / "results.json").read_text())["results"]["fever/statement"]
+    assert res["n"] == sum(map(sum, res["confusion"]))
+    assert res["accuracy"] == pytest.approx(
+        sum(res["confusion"][i][i] for i in range(3)) / res["n"]
+    )
+    assert "## fever, statement form" in (out / "results.md").read_text()
+
+    r = runner.invoke(app, ["stance", "predict", str(model), "the sky is blue", "the sky is blue"])
+    assert r.exit_code == 0, r.output
+    label, _, rest = r.output.strip().partition(" ")
+    assert label in STANCE_LABELS and "supports" in rest and "nei" in rest
+
+
+def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    monkeypatch.delenv("FACTSEEK_DATA", raising=False)
+    r = runner.invoke(app, ["stance", "train", "--out", str(tmp_path / "m")])
+    assert r.exit_code == 2 and "FACTSEEK_DATA" in r.output
+    r = runner.invoke(app, ["stance", "predict", "nope", "q", "e"])
+    assert r.exit_code == 2 and "default" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "train",
+            "--out",
+            str(tmp_path / "m"),
+            "--data",
+            str(tmp_path),
+            "--sources",
+            "wiki",
+        ],
+    )
+    assert r.exit_code == 2 and "fever, fmt, climate, averitec" in r.output

@@ -130,6 +130,8 @@ def bm25_nearest(
     import numpy as np
     from scipy import sparse
 
+    if not docs:
+        return [None] * len(queries)
     vocab: dict[str, int] = {}
     rows, cols, vals = [], [], []
     lengths = np.zeros(len(docs))
@@ -403,7 +405,7 @@ def with_form(
         for p in pairs
     ]
     texts = list(dict.fromkeys(p.question for p, c in zip(pairs, chosen, strict=True) if c))
-    asked = dict(zip(texts, as_questions(texts), strict=True))
+    asked = dict(zip(texts, as_questions(texts), strict=True)) if texts else {}
     return [
         replace(p, question=asked[p.question], form="question") if c else p
         for p, c in zip(pairs, chosen, strict=True)

@@ -188,6 +188,7 @@ def _lower_cache(
     )
     rows: list[Any] = [None] * len(pairs)
     task = bar.add_task("frozen layers, once", total=len(pairs), loss="")
+    tick = every_tenth(math.ceil(len(pairs) / 64))
     net.eval()
     with torch.inference_mode():
         for start in range(0, len(order), 64):
@@ -199,6 +200,8 @@ def _lower_cache(
             for row, i in enumerate(idx):
                 rows[i] = states[row, : int(mask[row].sum())].clone()
             bar.update(task, advance=len(idx))
+            if bar.disable and tick(start // 64 + 1):
+                log(f"frozen layers: {start + len(idx)}/{len(pairs)} pairs")
     lengths = torch.tensor([0] + [r.shape[0] for r in rows])
     cache = LowerCache(states=torch.cat(rows), offsets=torch.cumsum(lengths, 0))
     work.mkdir(parents=True, exist_ok=True)
