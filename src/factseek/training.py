@@ -46,7 +46,6 @@ def adamw(
     """(optimizer, scheduler): AdamW decaying matrices only, linear warm-up over ``warmup`` of
     ``total_steps``, then linear decay to 0."""
     import torch
-    import transformers
 
     decay = [p for p in params if p.ndim >= 2]
     no_decay = [p for p in params if p.ndim < 2]
@@ -57,10 +56,14 @@ def adamw(
         ],
         lr=lr,
     )
-    scheduler = transformers.get_linear_schedule_with_warmup(
-        optimizer, int(warmup * total_steps), total_steps
-    )
-    return optimizer, scheduler
+    warm = int(warmup * total_steps)
+
+    def factor(step: int) -> float:  # linear warm-up to 1, then linear decay to 0
+        if step < warm:
+            return step / max(1, warm)
+        return max(0.0, (total_steps - step) / max(1, total_steps - warm))
+
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
 def train_step(loss: Any, params: Sequence[Any], optimizer: Any, scheduler: Any) -> float:
