@@ -63,16 +63,19 @@ def test_every_date_source_is_recorded() -> None:
     assert got["url"] == dt.date(2020, 3, 12)
     assert got["last-modified"] == dt.date(2020, 7, 1)
     assert "htmldate" in got
-    # JSON-LD is trusted first
-    assert doc.published == dt.date(2020, 3, 14)
+    # five sources, four days: the URL and htmldate agree, and together outweigh each of the others
+    assert doc.published == dt.date(2020, 3, 12)
+    assert doc.meta["date_source"] == "htmldate" or doc.meta["date_source"] == "url"
+    assert doc.meta["date_rule"].startswith("majority: ")
 
 
 def test_published_rule() -> None:
     E = DateEvidence
     d = dt.date
     assert choose_published(()) is None
+    # two sources disagree with equal weight... the URL outweighs htmldate's estimate
     ev = (E(source="url", date=d(2020, 1, 1)), E(source="htmldate", date=d(2020, 1, 2)))
-    assert choose_published(ev) == d(2020, 1, 2)
+    assert choose_published(ev) == d(2020, 1, 1)
     ev = (
         E(source="meta:date", date=d(2019, 1, 1)),
         E(source="meta:article:published_time", date=d(2019, 5, 5)),

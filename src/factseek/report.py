@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from factseek.files import atomic_write
-from factseek.types import Report, to_json
+from factseek.types import Document, Report, to_json
 
 
 class Format(StrEnum):
@@ -112,6 +112,17 @@ def render_markdown(report: Report) -> str:
         out.append("- nothing")
     out.append("")
 
+    out.append("## Page dates\n")
+    for d in report.documents:
+        date, source, rule, ev = _page_date(d)
+        out.append(
+            f"- {_md_link(d.title[:60], d.url)}: **{date}** {_md(source)}; rule: {_md(rule)}"
+        )
+        out.extend(f"  - {_md(e)}" for e in ev)
+    if not report.documents:
+        out.append("- no documents")
+    out.append("")
+
     out.append("## Passages\n")
     for p in report.passages:
         out.append(
@@ -137,6 +148,22 @@ def render_markdown(report: Report) -> str:
     out.append(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()) + "\n")
     out.append(f"factseek {report.version}\n")
     return "\n".join(out)
+
+
+def _page_date(doc: Document) -> tuple[str, str, str, list[str]]:
+    """A kept page's date, its source, the rule that chose it, and every date the page gave."""
+    date = doc.published.isoformat() if doc.published else "undated"
+    source = f"from {doc.meta['date_source']}" if doc.meta.get("date_source") else ""
+    rule = doc.meta.get("date_rule") or ("no date on the page" if not doc.published else "")
+    ev = [
+        f"{e.source}: {e.date.isoformat()}"
+        + (f" from “{_clip(e.raw, 80)}”" if e.raw and e.raw != e.date.isoformat() else "")
+        + (f" ({e.rule})" if e.rule else "")
+        for e in doc.date_evidence
+    ]
+    if doc.meta.get("date_warning"):
+        ev.append(f"warning: {doc.meta['date_warning']}")
+    return date, source, rule, ev
 
 
 def _n(x: int | None) -> str:
@@ -273,6 +300,16 @@ def render_html(report: Report) -> str:
     add("<h2>What the constraints removed</h2><ul>")
     add("".join(f"<li>{_e(k)}: {v}</li>" for k, v in report.removed.items()) or "<li>nothing</li>")
     add("</ul>")
+
+    add("<h2>Page dates</h2><ul>")
+    for d in report.documents:
+        date, source, rule, ev = _page_date(d)
+        items = "".join(f"<li>{_e(e)}</li>" for e in ev)
+        add(
+            f"<li>{_a(_clip(d.title, 90), d.url)}: <b>{_e(date)}</b> {_e(source)}"
+            f"<br><span class='small'>rule: {_e(rule)}</span><ul class='small'>{items}</ul></li>"
+        )
+    add("</ul>" if report.documents else "<li>no documents</li></ul>")
 
     add("<h2>Passages</h2>")
     for p in report.passages:
