@@ -28,8 +28,9 @@ Time zones (``DateEvidence.date`` is always the day in the page's own zone; ``ra
 - T1. A time with a non-UTC offset (``+02:00``, ``EDT``) keeps the day as written.
 - T2. A UTC time (``Z``, ``+00:00``, ``GMT``) is read at the page's own offset: the most common
   non-UTC offset among all the page's dates (the first one on a tie).
-- T3. With no such offset, a UTC time is read as the day that the page's date-only sources (URL,
-  visible text, date-only tags) give, when that day differs from the UTC day and a plausible offset
+- T3. With no such offset, a UTC time is read as the day that the page gives in its own zone
+  (dates without a time, or wall times without an offset: URL, visible text, tags), when exactly
+  one such day differs from the UTC day, the UTC day is not among them, and a plausible offset
   (``dates.PLAUSIBLE_OFFSETS``) reaches it.
 - T4. Otherwise the UTC day, and the rule says the offset was unknown. The archive snapshot's
   bound is then the latest day the plausible offsets reach (a bound must not be too early).
@@ -37,7 +38,8 @@ Time zones (``DateEvidence.date`` is always the day in the page's own zone; ``ra
 Day/month order of a numeric date that can be read both ways (``11/01/2023``), first rule that
 decides:
 
-- O1. Exactly one reading equals another date on the page (any unambiguous source).
+- O1. Exactly one reading equals another date on the page (any unambiguous source but htmldate,
+  which reads the same tags with its own guess at the order).
 - O2. The page's other numeric dates (its tags and the first 200,000 characters of its text) that
   can only be read one way are mostly one order (``25/12/2022`` says day first).
 - O3. Dotted dates (``01.11.2023``) are day first.
@@ -424,7 +426,8 @@ def _settle_order(
     signals: list[tuple[DayOrder, str]],
     bound: _dt.date | None,
 ) -> list[tuple[_Found, Reading, str]]:
-    firm = {(r.date, f.source) for f, r in readings if not r.ambiguous}
+    # htmldate re-reads the page's own tags with its own day/month guess: not an independent date
+    firm = {(r.date, f.source) for f, r in readings if not r.ambiguous and f.source != "htmldate"}
     out: list[tuple[_Found, Reading, str]] = []
     for f, r in readings:
         if r.form != "numeric":
@@ -484,7 +487,7 @@ def _fmt_offset(off: _dt.timedelta) -> str:
 
 
 def _settle_zone(
-    f: _Found, r: Reading, page_offset: _dt.timedelta | None, date_only: set[_dt.date]
+    f: _Found, r: Reading, page_offset: _dt.timedelta | None, local_days: set[_dt.date]
 ) -> tuple[_dt.date, str]:
     """Rules T1-T4 for one reading: its local day and the rule text."""
     if r.time is None:
@@ -501,8 +504,8 @@ def _settle_zone(
     reach = reachable_days(r)
     if f.source == ARCHIVE_SOURCE:
         return reach[-1], f"UTC {hhmm}; the page gives no offset, so the latest day it can be"
-    hints = sorted(d for d in date_only if d in reach and d != r.date)
-    if r.date not in date_only and len(hints) == 1:
+    hints = sorted(d for d in local_days if d in reach and d != r.date)
+    if r.date not in local_days and len(hints) == 1:
         return hints[0], f"UTC {hhmm} read as the page's own day {hints[0].isoformat()}"
     return r.date, f"UTC {hhmm}; the page gives no offset"
 
@@ -541,14 +544,14 @@ def page_dates(
     bound = next((r.date for f, r in readings if f.source == ARCHIVE_SOURCE), None)
     settled = _settle_order(readings, signals, bound + _dt.timedelta(days=1) if bound else None)
     offset = _page_offset(settled)
-    date_only = {
+    local_days = {  # days the page gives in its own zone: dates alone, wall times with no offset
         r.date
         for f, r, _ in settled
-        if r.time is None and f.source not in BOUND_SOURCES and f.source != "htmldate"
+        if r.offset is None and f.source not in BOUND_SOURCES and f.source != "htmldate"
     }
     evidence: list[DateEvidence] = []
     for f, r, order_rule in settled:
-        day, zone_rule = _settle_zone(f, r, offset, date_only)
+        day, zone_rule = _settle_zone(f, r, offset, local_days)
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
             rule = rule or ("archived page's URL" if snap is not None else "")

@@ -18,7 +18,7 @@ applies the undated policy of the ``Constraints`` when neither exists:
 
 Notes also flag, without changing the decision: the provider dated the page before the cut-off
 but the page dates itself after it; the provider's date and the page's disagree across the
-cut-off; an ambiguous day/month reading straddles it; the page was modified on or after it; the
+cut-off; a date's day/month order is ambiguous; the page was modified on or after it; the
 page's dates could not all be read (``Document.meta["date_warning"]``).
 """
 
@@ -100,9 +100,7 @@ def post_fetch_check(
             f"page says {page.isoformat()}{_chosen(doc)}"
         )
     for e in doc.date_evidence:
-        if e.rule.startswith(AMBIGUOUS) and (e.date >= before) != (
-            date is not None and date >= before
-        ):
+        if e.rule.startswith(AMBIGUOUS):
             notes.append(f"{url}: {e.source} {e.raw!r}: {e.rule}")
 
     if date is None:
