@@ -252,9 +252,9 @@ def _tag_cut(html: str, max_tags: int) -> int | None:
     return pos
 
 
-#: Scripts written without spaces between words: Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar.
+#: Scripts written without spaces between words: Han, kana (and CJK punctuation), Thai, Lao, Khmer, Myanmar.
 _UNSPACED = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]"
+    r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]"
 )
 CHARS_PER_WORD = 2  # characters of an unspaced script counted as one word
 
