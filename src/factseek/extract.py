@@ -45,6 +45,7 @@ from factseek.datepolicy import (
 from factseek.dates import EARLIEST_DATE, parse_date, url_date
 from factseek.errors import ExtractionError
 from factseek.pagedates import page_dates
+from factseek.textlen import text_units
 from factseek.types import Document
 from factseek.webarchive import original_url
 
@@ -250,25 +251,6 @@ def _tag_cut(html: str, max_tags: int) -> int | None:
     for _ in range(max_tags + 1):
         pos = html.find("<", pos + 1)
     return pos
-
-
-#: Scripts written without spaces between words: Han, kana (and CJK punctuation), Thai, Lao, Khmer, Myanmar.
-_UNSPACED = re.compile(
-    r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f]"
-)
-CHARS_PER_WORD = 2  # characters of an unspaced script counted as one word
-
-
-def text_units(text: str) -> int:
-    """Words, script-aware: spaced words, plus one per ``CHARS_PER_WORD`` unspaced characters.
-
-    ``"The council met."`` is 3; ``"市議会は予算案を可決した。"`` is 6 (12 Han and kana characters).
-    """
-    unspaced = len(_UNSPACED.findall(text))
-    if not unspaced:
-        return len(text.split())
-    spaced = len(_UNSPACED.sub(" ", text).split())
-    return spaced + unspaced // CHARS_PER_WORD
 
 
 def extract_html(

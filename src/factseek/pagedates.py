@@ -15,7 +15,8 @@ source                     where it comes from
 ``microdata``              ``itemprop="datePublished"`` on an element (``<time datetime>``)
 ``text``, ``text:updated`` a date printed on the page: a ``<time>`` element or a date/byline
                            element, in the article first, never in navigation, asides, footers,
-                           related-story, comment or masthead blocks; "Updated ..." dates are
+                           related-story, comment or masthead blocks; failing those, a short
+                           line right after the headline; "Updated ..." dates are
                            ``text:updated`` (an upper bound)
 ``htmldate``               htmldate's estimate (extensive search), passed in by the caller
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
@@ -49,12 +50,16 @@ decides:
 - O5. The site's country domain (``.uk``, ``.de``... day first; ``.us``, ``.gov``, ``.edu``,
   ``.mil`` month first).
 - O6. Otherwise the date is *ambiguous*: read as the later of the two days (the safe side for a
-  before-the-claim filter), its rule starts with ``"ambiguous"``, and it votes with a low weight.
+  before-the-claim filter), its rule starts with ``"ambiguous"``, and it votes with a low weight;
+  an htmldate date equal to either reading is that same string read with htmldate's own guess,
+  and is marked ambiguous too.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import itertools
 import json
 import re
 from collections import Counter
@@ -80,12 +85,16 @@ from factseek.dates import (
     read_date,
     url_date,
 )
+from factseek.textlen import text_units
 from factseek.types import DateEvidence
 from factseek.webarchive import snapshot
 
 MAX_JSONLD_CHARS = 200_000  # one JSON-LD block larger than this is ignored
 MAX_TEXT_SCAN = 200_000  # characters of page text scanned for other numeric dates (O2)
 MAX_CANDIDATES = 40  # visible date elements examined
+HEADLINE_LINE_WORDS = (
+    16  # a line after the headline longer than this (textlen) is text, not a dateline
+)
 
 #: Languages (and English regions) that write numeric dates month first.
 MONTH_FIRST: frozenset[str] = frozenset({"en-us", "en-ph", "en-ca", "en-um", "en-as", "en-gu"})
@@ -187,10 +196,6 @@ DAY_FIRST_TLDS: frozenset[str] = frozenset(
 MONTH_FIRST_TLDS: frozenset[str] = frozenset({"us", "gov", "edu", "mil"})
 
 _ARTICLE_TYPES = re.compile(r"article|posting|report|story|news", re.I)
-_DATEISH = re.compile(
-    r"date|time|byline|publish|posted|dateline|timestamp|entry-meta|post-meta|article-meta|article__meta|meta-info",
-    re.I,
-)
 _NOT_MAIN = re.compile(
     r"related|comment|sidebar|widget|footer|recommend|popular|trending|teaser|most-|more-|"
     r"nav|menu|breadcrumb|share|promo|newsletter|calendar|archive|ticker|reply|masthead|"
@@ -319,30 +324,37 @@ def _in_article(el: Any) -> bool:
     )
 
 
+_KEYWORDS = ("date", "time", "byline", "publi", "posted", "meta", "submitted")
+
+
+@functools.cache
+def _candidates_xpath() -> Any:
+    from lxml import etree
+
+    marks = "translate(concat(@class, ' ', @id), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+    test = " or ".join(f"contains({marks}, '{k}')" for k in _KEYWORDS)
+    return etree.XPath(f"//time | //*[@class or @id][{test}]")
+
+
 def _visible(tree: Any) -> list[_Found]:
-    """The first visible publication date and the first "Updated" date (article first)."""
+    """The first visible publication date and the first "Updated" date (article first).
+
+    Candidates: ``<time>`` elements and elements whose class or id speaks of dates or bylines,
+    then, when none gives a publication date, the short lines right after the headline.
+    """
     candidates: list[tuple[bool, str, str]] = []  # (in article, kind, raw)
-    seen = 0
-    for el in tree.iter():
-        if not isinstance(el.tag, str):
-            continue
-        marks = f"{el.get('class') or ''} {el.get('id') or ''}"
-        if el.tag != "time" and not _DATEISH.search(marks):
-            continue
-        if el.get("itemprop") == "datePublished":
-            continue  # microdata already
-        seen += 1
-        if seen > MAX_CANDIDATES * 5:
-            break
-        text = _text(el)
-        raw = el.get("datetime") or text if el.tag == "time" else text
-        if not raw or read_date(raw) is None or _outside_main(el):
-            continue
-        words = f"{marks} {text}"
-        updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
-        candidates.append((_in_article(el), "text:updated" if updated else "text", raw))
+    for el in _candidates_xpath()(tree)[: MAX_CANDIDATES * 5]:
+        found = _dated(el)
+        if found is not None:
+            candidates.append((_in_article(el), *found))
         if len(candidates) >= MAX_CANDIDATES:
             break
+    if not any(kind == "text" for _, kind, _ in candidates):
+        for el in _after_headline(tree):
+            found = _dated(el)
+            if found and found[0] == "text" and text_units(found[1]) <= HEADLINE_LINE_WORDS:
+                candidates.append((True, *found))
+                break
     out: list[_Found] = []
     for kind in ("text", "text:updated"):
         mine = [c for c in candidates if c[1] == kind]
@@ -350,6 +362,32 @@ def _visible(tree: Any) -> list[_Found]:
         if pick is not None:
             out.append(_Found(kind, pick[2]))
     return out
+
+
+def _dated(el: Any) -> tuple[str, str] | None:
+    """("text" or "text:updated", the raw string) for a short element stating a date."""
+    if el.get("itemprop") == "datePublished":
+        return None  # the microdata source already
+    text = _text(el)
+    raw = (el.get("datetime") or text) if el.tag == "time" else text
+    if not raw or read_date(raw) is None or _outside_main(el):
+        return None
+    words = f"{el.get('class') or ''} {el.get('id') or ''} {text}"
+    updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
+    return ("text:updated" if updated else "text"), raw
+
+
+def _after_headline(tree: Any) -> list[Any]:
+    """Up to 4 elements after the first ``<h1>`` (the article's first), and after its parent."""
+    h1s = tree.xpath("//article//h1 | //main//h1") or tree.xpath("//h1")
+    if not h1s:
+        return []
+    h1 = h1s[0]
+    out = list(itertools.islice(h1.itersiblings(), 4))
+    parent = h1.getparent()
+    if parent is not None and parent.tag not in ("body", "article", "main"):
+        out += list(itertools.islice(parent.itersiblings(), 4))
+    return [el for el in out if isinstance(el.tag, str)]
 
 
 def _language(tree: Any | None, headers: Mapping[str, str]) -> str:
@@ -461,7 +499,7 @@ def _settle_order(
                 f"{AMBIGUOUS} day/month order: read as the later {r.date.isoformat()} "
                 f"({r.other.isoformat()} the other way)"
             )
-            out.append((f, replace(r, other=None), rule))
+            out.append((f, r, rule))
             continue
         chosen, order = pick
         out.append((f, replace(chosen, other=None, order=order), f"{_fmt(r, order)}: {why}"))
@@ -549,9 +587,14 @@ def page_dates(
         for f, r, _ in settled
         if r.offset is None and f.source not in BOUND_SOURCES and f.source != "htmldate"
     }
+    # both readings of each date whose order stayed unknown: htmldate picking either one is
+    # only reading that same string with its own guess, not a second source
+    unsure = {d for _, r, _ in settled if r.other is not None for d in (r.date, r.other)}
     evidence: list[DateEvidence] = []
     for f, r, order_rule in settled:
         day, zone_rule = _settle_zone(f, r, offset, local_days)
+        if f.source == "htmldate" and day in unsure:
+            order_rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
             rule = rule or ("archived page's URL" if snap is not None else "")

@@ -19,13 +19,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
+from factseek.textlen import UNSPACED_CHARS
+
 DateOutcome = Literal["exact", "early", "late", "none"]
 OUTCOMES: tuple[DateOutcome, ...] = ("exact", "early", "late", "none")
 
-_UNSPACED = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u0e00-\u0eff\u1780-\u17ff\u1000-\u109f"
-)
-_TOKEN = re.compile(rf"[{_UNSPACED}]|[^\W_{_UNSPACED}]+")
+_PUNCT = "\u3000-\u303f"  # CJK punctuation: not a token
+_TOKEN = re.compile(rf"(?![{_PUNCT}])[{UNSPACED_CHARS}]|[^\W_{UNSPACED_CHARS}]+")
 
 
 def tokens(text: str) -> list[str]:
