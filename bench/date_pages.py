@@ -24,7 +24,10 @@ article paragraphs. Nothing here reads real pages: the generator encodes its aut
 how pages go wrong, so its numbers show which failure modes a method handles, not how often
 they occur on the web.
 
-    python bench/date_pages.py --out DIR [--n 800] [--seed 13]
+    python bench/date_pages.py --out DIR [--n 800] [--seed 13] [--lean]
+
+Pages carry the weight real pages do around the article (``bulk``: scripts, styles, a mega menu,
+widgets, ad slots, footer links; median about 60 KB); ``--lean`` leaves it out (about 5 KB).
 
 writes ``DIR/NNNN.html`` (bytes) and ``DIR/manifest.json`` (the schema of tests/pages/pages.json:
 file, class, url, headers, date, text).
@@ -235,7 +238,61 @@ def title_of(site: Site, rng: random.Random) -> str:
     return rng.choice(TITLES[lang]).format(v=rng.choice(EN_VERB), o=rng.choice(EN_OBJ))
 
 
-def page(site: Site, rng: random.Random, idx: int) -> tuple[bytes, dict[str, object]]:
+JS_LINES = [
+    "window.dataLayer = window.dataLayer || []; function gtag(){{dataLayer.push(arguments);}}",
+    'var cfg{i} = {{"slot": "/{i}/news/article", "sizes": [[300, 250], [728, 90]], "lazy": true}};',
+    "document.addEventListener('DOMContentLoaded', function () {{ initWidget({i}); }});",
+    "(function(w,d,s,l,i){{w[l]=w[l]||[];w[l].push({{'gtm.start': new Date().getTime(),event:'gtm.js'}});}})(window,document,'script','dataLayer','GTM-{i}');",
+]
+CSS_LINE = (
+    ".c{i} {{ margin: {i}px 0; padding: 0 {i}px; font: 400 1rem/1.5 system-ui; color: #333; }}"
+)
+
+
+def bulk(site: Site, rng: random.Random) -> tuple[str, str, str, str]:
+    """The weight real pages carry around an article: scripts, styles, menus, widgets, ads.
+
+    Sizes are log-normal around those of news pages (median HTML about 60 KB): head scripts and
+    styles, a mega menu of 40-300 links, a footer of 30-150 links, "most read" and newsletter
+    widgets and ad slots. Returns (head, menu, widgets, footer links).
+    """
+    lang = base_lang(site)
+    n_js = int(min(1500, rng.lognormvariate(5.3, 0.7)))
+    js = "\n".join(rng.choice(JS_LINES).format(i=i) for i in range(n_js))
+    css = "\n".join(
+        CSS_LINE.format(i=i) for i in range(int(min(600, rng.lognormvariate(4.5, 0.8))))
+    )
+    head = f"<style>{css}</style><script>{js}</script>"
+    words = NAV[lang]
+    links = int(min(300, rng.lognormvariate(4.3, 0.6)))
+    menu = "".join(
+        f'<li class="menu-item menu-item-{i}"><a href="/section/{i}">{rng.choice(words)} {i}</a></li>'
+        for i in range(links)
+    )
+    menu = f'<div class="mega-menu"><ul class="menu">{menu}</ul></div>'
+    most = "".join(
+        f'<li class="most-read__item"><a href="/news/m{i}">{html.escape(title_of(site, rng))}</a></li>'
+        for i in range(rng.randint(5, 10))
+    )
+    ads = "".join(
+        f'<div class="ad-slot" id="ad-{i}" data-size="300x250"></div>'
+        for i in range(rng.randint(3, 10))
+    )
+    widgets = (
+        f'<div class="widget most-read"><h4>Most read</h4><ol>{most}</ol></div>'
+        '<div class="widget newsletter"><form action="/subscribe"><input type="email" name="e">'
+        "<button>Sign up</button></form></div>" + ads
+    )
+    foot = "".join(
+        f'<a href="/f/{i}" class="footer-link">{rng.choice(words)}</a> '
+        for i in range(int(min(150, rng.lognormvariate(3.9, 0.5))))
+    )
+    return head, menu, widgets, f"<div class='footer-links'>{foot}</div>"
+
+
+def page(
+    site: Site, rng: random.Random, idx: int, *, lean: bool = False
+) -> tuple[bytes, dict[str, object]]:
     lang = base_lang(site)
     day = dt.date(2012, 1, 1) + dt.timedelta(days=rng.randint(0, 13 * 365))
     off = local_offset(site, day)
@@ -353,6 +410,12 @@ def page(site: Site, rng: random.Random, idx: int) -> tuple[bytes, dict[str, obj
         comments = f'<section id="comments"><h3>Comments</h3>{"".join(cs)}</section>'
     footer = f"<footer><p>© {crawl.year} {site.host}. All rights reserved.</p><p>About · Contact · Privacy · Terms</p></footer>"
 
+    if not lean:  # its own generator: the dated content is the same with or without it
+        b_head, b_menu, b_widgets, b_foot = bulk(site, random.Random(idx * 7919 + 1))
+        head.append(b_head)
+        top += b_menu
+        side += b_widgets
+        footer = footer.replace("</footer>", b_foot + "</footer>")
     lang_attr = f' lang="{site.lang}"' if site.lang and not noise["no_lang"] else ""
     encoding = "utf-16" if noise["utf16"] else site.encoding
     charset = f'<meta charset="{encoding}">' if site.template != "xhtml" else ""
@@ -394,12 +457,12 @@ def page(site: Site, rng: random.Random, idx: int) -> tuple[bytes, dict[str, obj
     return data, manifest
 
 
-def generate(out: Path, n: int, seed: int) -> list[dict[str, object]]:
+def generate(out: Path, n: int, seed: int, *, lean: bool = False) -> list[dict[str, object]]:
     rng = random.Random(seed)
     out.mkdir(parents=True, exist_ok=True)
     manifest = []
     for i in range(n):
-        data, m = page(SITES[i % len(SITES)], rng, i)
+        data, m = page(SITES[i % len(SITES)], rng, i, lean=lean)
         (out / str(m["file"])).write_bytes(data)
         manifest.append(m)
     (out / "manifest.json").write_text(
@@ -413,8 +476,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--n", type=int, default=800)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument(
+        "--lean", action="store_true", help="no scripts, styles, menus or widgets (5 KB pages)"
+    )
     a = ap.parse_args()
-    m = generate(a.out, a.n, a.seed)
+    m = generate(a.out, a.n, a.seed, lean=a.lean)
     print(f"wrote {len(m)} pages to {a.out}")
 
 

@@ -63,7 +63,9 @@ def test_utc_without_page_offset() -> None:
 def test_day_month_signals_in_order() -> None:
     head = meta("date", "03/04/2021")
     # O1: another date on the page settles it (htmldate does not count)
-    pd = dates(head, lang="en-US", url="https://n.example/2021/04/03/a", htmldate="2021-03-04")
+    pd = dates(
+        head, lang="en-US", url="https://n.example/2021/04/03/a", estimate=lambda: "2021-03-04"
+    )
     assert by_source(pd.evidence)["meta:date"].rule == "DD/MM/YYYY: matches url"
     # O2: the page's unambiguous numeric dates
     pd = dates(head, "<p>Comment, 25/12/2021</p>", lang="en-US")
@@ -120,3 +122,22 @@ def test_sources_outside_the_tree() -> None:
     assert ev["last-modified"].date == D(2020, 1, 9)
     assert ev["archive"].date == D(2020, 1, 10)  # 01:30 UTC: no plausible zone is on the 11th yet
     assert pd.choice.date == D(2020, 1, 8)
+
+
+def test_htmldate_is_asked_only_when_it_could_change_the_choice() -> None:
+    calls: list[int] = []
+
+    def estimate() -> str:
+        calls.append(1)
+        return "2020-01-09"
+
+    head = meta("article:published_time", "2020-01-10") + meta("og:published_time", "2020-01-10")
+    pd = dates(head, url="https://n.example/2020/01/10/a", estimate=estimate)
+    assert calls == [] and pd.choice.date == D(2020, 1, 10)  # 1 vote (meta) + url: a lead of 2
+    pd = dates(head, url="https://n.example/2020/01/09/a", estimate=estimate)
+    assert calls == [1]  # meta and the URL tie: htmldate decides
+    assert pd.choice.date == D(2020, 1, 9) and "htmldate" in pd.choice.rule
+    # an htmldate date equal to either reading of an ambiguous date is no second source
+    pd = dates(meta("date", "03/04/2021"), lang="en", estimate=lambda: "2021-03-04")
+    assert by_source(pd.evidence)["htmldate"].rule.startswith("ambiguous")
+    assert pd.choice.date == D(2021, 4, 3)  # a tie of two ambiguous readings: the later

@@ -69,7 +69,7 @@ def test_page_date(name: str) -> None:
 def test_xml_declaration_keeps_every_structured_source() -> None:
     doc = extract("xhtml-declaration")
     sources = {e.source for e in doc.date_evidence}
-    assert {"json-ld", "json-ld:dateModified", "meta:article:published_time", "htmldate"} <= sources
+    assert {"json-ld", "json-ld:dateModified", "meta:article:published_time"} <= sources
     # the same page as a str (an XML declaration in a unicode string used to defeat lxml)
     text = (PAGES_DIR / "xhtml-declaration.html").read_text(encoding="utf-8")
     assert (
@@ -109,7 +109,6 @@ def test_day_month_order_from_the_page() -> None:
     ev = {e.source: e for e in extract("mmdd-en-us").date_evidence}
     assert ev["meta:date"].date == dt.date(2023, 11, 1)
     assert ev["meta:date"].rule.startswith("MM/DD/YYYY: page language en-us")
-    assert ev["htmldate"].date != ev["meta:date"].date  # htmldate alone swaps day and month here
     ev = {e.source: e for e in extract("ddmm-en-gb").date_evidence}
     assert ev["meta:date"].rule.startswith("DD/MM/YYYY: page language en-gb")
     ev = {e.source: e for e in extract("ddmm-other-dates").date_evidence}
@@ -136,8 +135,6 @@ def test_visible_text_skips_mastheads_and_related_stories() -> None:
     ev = {e.source: e for e in doc.date_evidence}
     assert ev["text"].raw.endswith("Published March 5, 2020")
     assert doc.published == dt.date(2020, 3, 5)
-    # htmldate alone takes the masthead's "today" date
-    assert ev["htmldate"].date == dt.date(2020, 5, 12)
 
 
 def test_archive_copy() -> None:

@@ -211,6 +211,23 @@ def choose(evidence: Iterable[DateEvidence]) -> DateChoice:
     return NO_DATE
 
 
+def could_change(evidence: Iterable[DateEvidence], weight: float) -> bool:
+    """Whether one more vote of ``weight`` could change ``choose(evidence)``.
+
+    Not when the winning day leads every other day by more than ``weight`` (a new vote for a
+    rival cannot catch up, and one for the winner or a new day leaves it ahead).
+    """
+    kept, _ = votes(evidence)
+    if not kept:
+        return True
+    total: dict[_dt.date, float] = defaultdict(float)
+    for v in kept:
+        total[v.date] += v.weight
+    ranked = sorted(total.values(), reverse=True)
+    runner_up = ranked[1] if len(ranked) > 1 else 0.0
+    return ranked[0] - runner_up <= weight + 1e-9
+
+
 def choose_published(evidence: Iterable[DateEvidence]) -> _dt.date | None:
     """The chosen publication date alone (``choose(evidence).date``)."""
     return choose(evidence).date

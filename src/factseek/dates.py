@@ -37,6 +37,7 @@ anything else is junk (None).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -165,10 +166,17 @@ def read_date(
     value: str, *, order: DayOrder | None = None, today: _dt.date | None = None
 ) -> Reading | None:
     """Read one date string (see the module docstring); None when it holds no valid date."""
-    today = today or _dt.date.today()
     s = value.strip()[:MAX_CHARS]
-    if not s:
+    if not s or not _DIGIT.search(s):
         return None
+    return _read(s, order, today or _dt.date.today())
+
+
+_DIGIT = re.compile(r"\d")
+
+
+@functools.lru_cache(maxsize=4096)  # a page's strings are read more than once (pure function)
+def _read(s: str, order: DayOrder | None, today: _dt.date) -> Reading | None:
     for form, pattern in _FORMS:
         m = pattern.search(s)
         if m is None:

@@ -10,9 +10,10 @@ mistaken for an empty page.
 The page is parsed once, bytes-first: the body is decoded (BOM, ``Content-Type``, XML
 declaration, ``<meta charset>``, UTF-8, detection), an XML declaration or doctype is dropped, and
 lxml parses the UTF-8 bytes with the encoding stated; XHTML, odd encodings and fragments parse.
-The same tree feeds the date sources and trafilatura (whose htmldate run, extensive search, is
-the ``htmldate`` source). If lxml still fails, the text extractors run on the string and
-``Document.meta["date_warning"]`` says which date sources were lost.
+The same tree feeds trafilatura (text), its readers of meta tags and JSON-LD (title, author,
+site name, description) and every date source; htmldate (extensive search) runs on a copy only
+when its vote could change the chosen date. If lxml still fails, the text extractors run on the
+string and ``Document.meta["date_warning"]`` says which date sources were lost.
 
 Dates: every date the page states is a ``DateEvidence(source, date, raw, rule)`` (sources,
 time zones and day/month order: ``factseek.pagedates``); ``Document.published`` is chosen by the
@@ -29,6 +30,8 @@ Failures raise ``ExtractionError``.
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 import re
 from collections.abc import Mapping
@@ -152,39 +155,71 @@ def decode_body(body: bytes, content_type: str | None = None) -> str:
     return body.decode(encoding, errors="replace")
 
 
+@functools.cache
 def _quiet(*names: str) -> None:
     # readability and trafilatura log tracebacks for ordinary bad pages; those become our
-    # ExtractionError instead.
+    # ExtractionError instead. Once: setLevel clears every logger's cache, which is not free.
     for name in names:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _trafilatura(page: Any, url: str) -> tuple[str, dict[str, str], str | None]:
-    """Text, metadata and htmldate's date (extensive search) from a tree or an HTML string."""
+def _trafilatura(page: Any, url: str) -> str:
+    """The main text from a tree (trafilatura copies it) or an HTML string."""
     import trafilatura
 
     try:
-        r = trafilatura.bare_extraction(
-            page, url=url, with_metadata=True, include_comments=False, include_tables=True
-        )
+        r = trafilatura.bare_extraction(page, url=url, include_comments=False, include_tables=True)
     except Exception:  # trafilatura raises bare ValueError/TypeError/lxml errors on bad input
-        return "", {}, None
-    if r is None:
-        return "", {}, None
-    meta = {
-        k: str(v)
-        for k in ("title", "author", "sitename", "language", "description")
-        if (v := getattr(r, k, None))
-    }
-    date = getattr(r, "date", None)
-    return r.text or "", meta, str(date) if date else None
+        return ""
+    return (r.text or "") if r is not None else ""
+
+
+#: Meta tags read into ``Document.meta`` (name or property, lower-case) and the key they fill.
+META_FIELDS: dict[str, str] = {
+    "og:title": "title",
+    "twitter:title": "title",
+    "og:site_name": "sitename",
+    "application-name": "sitename",
+    "author": "author",
+    "article:author": "author",
+    "description": "description",
+    "og:description": "description",
+}
+
+
+def _metadata(tree: Any) -> dict[str, str]:
+    """Title, author, site name, description and language from the page's tags.
+
+    The title is ``og:title`` (or ``twitter:title``), else the first ``<h1>`` when the
+    ``<title>`` contains it (dropping the " | Site name" part), else the ``<title>``.
+    """
+    out: dict[str, str] = {}
+    for m in tree.iterfind(".//meta"):
+        key = (m.get("property") or m.get("name") or "").strip().lower()
+        field = META_FIELDS.get(key)
+        if field and field not in out and (content := (m.get("content") or "").strip()):
+            out[field] = content
+    if "title" not in out:
+        t = tree.find(".//title")
+        title = " ".join((t.text_content() if t is not None else "").split())
+        h1 = tree.find(".//h1")
+        head = " ".join((h1.text_content() if h1 is not None else "").split())
+        if head and head in title:
+            title = head
+        if title:
+            out["title"] = title
+    lang = (tree.get("lang") or "").strip()
+    if lang:
+        out["language"] = lang.split("-")[0].lower()
+    return out
 
 
 def _htmldate(page: Any, url: str) -> str | None:
-    """htmldate alone (extensive search), for pages trafilatura gave up on."""
+    """htmldate's estimate (extensive search) on a copy of the tree, or on the HTML string."""
     import htmldate
 
     try:
+        page = copy.deepcopy(page) if not isinstance(page, str) else page
         value = htmldate.find_date(page, extensive_search=True, original_date=True, url=url)
     except Exception:  # htmldate has no error hierarchy of its own; a failure means "no date"
         return None
@@ -281,11 +316,12 @@ def extract_html(
     _quiet("trafilatura", "readability.readability", "htmldate")
 
     tree, parse_error = _parse(html)
-    # trafilatura copies the tree it is given (its htmldate run prunes the copy)
-    text, meta, htmldate_value = _trafilatura(tree if tree is not None else html, url)
-    if tree is None and htmldate_value is None:
-        htmldate_value = _htmldate(html, url)
-    dates = page_dates(tree, url, headers=headers, htmldate=htmldate_value)
+    page = tree if tree is not None else html
+    text = _trafilatura(page, url)
+    meta = _metadata(tree) if tree is not None else {}
+    dates = page_dates(
+        tree, url, headers=headers, estimate=lambda: _htmldate(page, original_url(url))
+    )
     page_title = ""
     if tree is not None:
         t = tree.find(".//title")

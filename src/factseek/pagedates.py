@@ -1,6 +1,6 @@
 """The dates a web page gives for itself, read in the page's own time zone and day/month order.
 
-``page_dates(tree, url, *, headers=None, htmldate=None) -> PageDates`` gathers every date a page
+``page_dates(tree, url, *, headers=None, estimate=None) -> PageDates`` gathers every date a page
 states, reads each string with ``factseek.dates.read_date``, settles what one string cannot say
 alone (its time zone, its day/month order) from the rest of the page, and picks the publication
 date with ``factseek.datepolicy.choose``. Each date is one ``DateEvidence(source, date, raw, rule)``:
@@ -15,10 +15,11 @@ source                     where it comes from
 ``microdata``              ``itemprop="datePublished"`` on an element (``<time datetime>``)
 ``text``, ``text:updated`` a date printed on the page: a ``<time>`` element or a date/byline
                            element, in the article first, never in navigation, asides, footers,
-                           related-story, comment or masthead blocks; failing those, a short
-                           line right after the headline; "Updated ..." dates are
-                           ``text:updated`` (an upper bound)
-``htmldate``               htmldate's estimate (extensive search), passed in by the caller
+                           related-story, comment or masthead blocks; failing those in the
+                           article, a short line right after the headline, then the rest of
+                           the page; "Updated ..." dates are ``text:updated`` (an upper bound)
+``htmldate``               htmldate's estimate (extensive search), asked for only when it
+                           could change the choice
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
 ``last-modified``          the HTTP header (an upper bound)
 ``archive``                a web-archive snapshot's timestamp (an upper bound)
@@ -58,12 +59,11 @@ decides:
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -74,8 +74,10 @@ from factseek.datepolicy import (
     BOUND_SOURCES,
     MODIFIED_META,
     PUBLISHED_META,
+    WEIGHTS,
     DateChoice,
     choose,
+    could_change,
 )
 from factseek.dates import (
     DayOrder,
@@ -209,6 +211,7 @@ _UPDATED = re.compile(
 _PUBLISHED = re.compile(
     r"publi|posted|veröffentlicht|erschienen|publié|publicado|pubblicato|公開|发布|發佈|掲載", re.I
 )
+_DIGIT = re.compile(r"\d")
 _NUMERIC_ANY = re.compile(
     r"(?<![\d/.\-])(\d{1,2})([/.\-])(\d{1,2})\2((?:19|20)\d{2})(?![\d/.\-]\d)"
 )
@@ -290,8 +293,8 @@ def _meta(tree: Any) -> list[_Found]:
 
 
 def _microdata(tree: Any) -> list[_Found]:
-    for el in tree.xpath("//*[@itemprop='datePublished']")[:20]:
-        if el.tag != "meta":
+    for el in tree.xpath("//*[@itemprop]")[:2000]:  # cheaper than testing the value in XPath
+        if el.get("itemprop") == "datePublished" and el.tag != "meta":
             raw = el.get("datetime") or el.get("content") or _text(el)
             if raw:
                 return [_Found("microdata", raw)]
@@ -324,37 +327,52 @@ def _in_article(el: Any) -> bool:
     )
 
 
-_KEYWORDS = ("date", "time", "byline", "publi", "posted", "meta", "submitted")
+_MARKS = re.compile(r"date|time|byline|publi|posted|meta|submitted", re.I)
 
 
-@functools.cache
-def _candidates_xpath() -> Any:
-    from lxml import etree
-
-    marks = "translate(concat(@class, ' ', @id), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
-    test = " or ".join(f"contains({marks}, '{k}')" for k in _KEYWORDS)
-    return etree.XPath(f"//time | //*[@class or @id][{test}]")
+def _marked(root: Any) -> Iterator[Any]:
+    """``<time>`` elements and elements whose class or id speaks of dates or bylines, in order."""
+    for el in root.iter():
+        if el.tag == "time" or (
+            isinstance(el.tag, str)
+            and _MARKS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+        ):
+            yield el
 
 
 def _visible(tree: Any) -> list[_Found]:
     """The first visible publication date and the first "Updated" date (article first).
 
     Candidates: ``<time>`` elements and elements whose class or id speaks of dates or bylines,
-    then, when none gives a publication date, the short lines right after the headline.
+    in the first ``<article>`` or ``<main>``; failing those, a short line right after the
+    headline; failing that, such elements anywhere on the page.
     """
     candidates: list[tuple[bool, str, str]] = []  # (in article, kind, raw)
-    for el in _candidates_xpath()(tree)[: MAX_CANDIDATES * 5]:
-        found = _dated(el)
-        if found is not None:
-            candidates.append((_in_article(el), *found))
-        if len(candidates) >= MAX_CANDIDATES:
-            break
-    if not any(kind == "text" for _, kind, _ in candidates):
+
+    def has_date() -> bool:
+        return any(kind == "text" for _, kind, _ in candidates)
+
+    def scan(root: Any, inside: bool) -> None:
+        after_pick = 0  # candidates examined since the first publication date
+        for el in itertools.islice(_marked(root), MAX_CANDIDATES * 5):
+            found = _dated(el)
+            if found is not None:
+                candidates.append((inside or _in_article(el), *found))
+            after_pick += has_date()
+            if len(candidates) >= MAX_CANDIDATES or after_pick > 3:
+                break  # an "Updated" line sits next to the date it updates, if anywhere
+
+    article = next(tree.iter("article", "main"), None)
+    if article is not None:
+        scan(article, True)
+    if not has_date():
         for el in _after_headline(tree):
             found = _dated(el)
             if found and found[0] == "text" and text_units(found[1]) <= HEADLINE_LINE_WORDS:
                 candidates.append((True, *found))
                 break
+    if not has_date():
+        scan(tree, False)
     out: list[_Found] = []
     for kind in ("text", "text:updated"):
         mine = [c for c in candidates if c[1] == kind]
@@ -370,7 +388,7 @@ def _dated(el: Any) -> tuple[str, str] | None:
         return None  # the microdata source already
     text = _text(el)
     raw = (el.get("datetime") or text) if el.tag == "time" else text
-    if not raw or read_date(raw) is None or _outside_main(el):
+    if not raw or not _DIGIT.search(raw) or _outside_main(el) or read_date(raw) is None:
         return None
     words = f"{el.get('class') or ''} {el.get('id') or ''} {text}"
     updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
@@ -553,21 +571,27 @@ def page_dates(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    htmldate: str | None = None,
+    estimate: Callable[[], str | None] | None = None,
     today: _dt.date | None = None,
 ) -> PageDates:
-    """Every date the page states, as ``DateEvidence``, and the chosen publication date."""
+    """Every date the page states, as ``DateEvidence``, and the chosen publication date.
+
+    Sources are read cheapest first, and a costlier one only when it could matter:
+
+    1. structured data (JSON-LD, meta tags, microdata), the URL, the HTTP header, the archive;
+    2. visible text, when its vote could change the choice (``datepolicy.could_change`` with
+       its weight plus htmldate's) or a UTC time has no page offset to be read at (rule T3
+       needs the page's own days);
+    3. ``estimate()``, htmldate's estimate (source ``htmldate``), when its vote could change
+       the choice.
+    """
+    today = today or _dt.date.today()
     hdrs = {k.lower(): v for k, v in (headers or {}).items()}
     snap = snapshot(url)
     page_url = snap.original if snap is not None else url
     found: list[_Found] = []
-    page_text = ""
     if tree is not None:
-        found += _jsonld(tree) + _meta(tree) + _microdata(tree) + _visible(tree)
-        body = tree.find("body")
-        page_text = body.text_content()[:MAX_TEXT_SCAN] if body is not None else ""
-    if htmldate:
-        found.append(_Found("htmldate", htmldate))
+        found += _jsonld(tree) + _meta(tree) + _microdata(tree)
     d = url_date(page_url, today=today)
     if d is not None:
         found.append(_Found("url", d.isoformat()))
@@ -575,29 +599,64 @@ def page_dates(
         found.append(_Found("last-modified", hdrs["last-modified"]))
     if snap is not None and snap.taken is not None:
         found.append(_Found(ARCHIVE_SOURCE, snap.taken.strftime("%Y-%m-%dT%H:%M:%SZ")))
+    page = _Page(tree=tree, headers=hdrs, url=page_url, archived=snap is not None, today=today)
 
-    readings = [(f, r) for f in found if (r := read_date(f.raw[:200], today=today)) is not None]
-    host = (urlsplit(page_url).hostname or "").lower()
-    signals = _order_signals(readings, page_text, _language(tree, hdrs), host)
+    evidence, settled, offset = _resolve(found, page)
+    lone_utc = any(r.is_utc for _, r, _ in settled) and offset is None
+    if tree is not None and (lone_utc or could_change(evidence, VISIBLE_AND_ESTIMATE)):
+        found += _visible(tree)
+        evidence, settled, offset = _resolve(found, page)
+    if estimate is not None and could_change(evidence, WEIGHTS["htmldate"]):
+        value = estimate()
+        r = read_date(value, today=today) if value else None
+        if r is not None:
+            # both readings of a date whose order stayed unknown: htmldate picking either one
+            # is that same string read with htmldate's own guess, not a second source
+            unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
+            rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
+            evidence.append(
+                DateEvidence(
+                    source="htmldate", date=r.date, raw=value, rule=rule if r.date in unsure else ""
+                )
+            )
+    ev = tuple(evidence)
+    return PageDates(evidence=ev, choice=choose(ev), offset=offset)
+
+
+VISIBLE_AND_ESTIMATE = WEIGHTS["text"] + WEIGHTS["htmldate"]
+
+
+@dataclass(frozen=True)
+class _Page:
+    tree: Any | None
+    headers: Mapping[str, str]
+    url: str
+    archived: bool
+    today: _dt.date
+
+
+def _resolve(
+    found: list[_Found], page: _Page
+) -> tuple[list[DateEvidence], list[tuple[_Found, Reading, str]], _dt.timedelta | None]:
+    """Read every string, settle day/month order and time zones: the page's evidence."""
+    readings = [(f, r) for f in found if (r := read_date(f.raw, today=page.today)) is not None]
+    signals: list[tuple[DayOrder, str]] = []
+    if any(r.ambiguous for _, r in readings):  # the page-wide signals cost a scan of its text
+        body = page.tree.find("body") if page.tree is not None else None
+        text = body.text_content()[:MAX_TEXT_SCAN] if body is not None else ""
+        host = (urlsplit(page.url).hostname or "").lower()
+        signals = _order_signals(readings, text, _language(page.tree, page.headers), host)
     bound = next((r.date for f, r in readings if f.source == ARCHIVE_SOURCE), None)
     settled = _settle_order(readings, signals, bound + _dt.timedelta(days=1) if bound else None)
     offset = _page_offset(settled)
     local_days = {  # days the page gives in its own zone: dates alone, wall times with no offset
-        r.date
-        for f, r, _ in settled
-        if r.offset is None and f.source not in BOUND_SOURCES and f.source != "htmldate"
+        r.date for f, r, _ in settled if r.offset is None and f.source not in BOUND_SOURCES
     }
-    # both readings of each date whose order stayed unknown: htmldate picking either one is
-    # only reading that same string with its own guess, not a second source
-    unsure = {d for _, r, _ in settled if r.other is not None for d in (r.date, r.other)}
     evidence: list[DateEvidence] = []
     for f, r, order_rule in settled:
         day, zone_rule = _settle_zone(f, r, offset, local_days)
-        if f.source == "htmldate" and day in unsure:
-            order_rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
-            rule = rule or ("archived page's URL" if snap is not None else "")
+            rule = rule or ("archived page's URL" if page.archived else "")
         evidence.append(DateEvidence(source=f.source, date=day, raw=f.raw[:200], rule=rule))
-    ev = tuple(evidence)
-    return PageDates(evidence=ev, choice=choose(ev), offset=offset)
+    return evidence, settled, offset
