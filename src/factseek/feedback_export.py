@@ -10,7 +10,8 @@ training commands' loaders read as they are (docs/web-app.md shows each format).
   ``evidence``, ``label`` (supports / refutes / nei), plus ``claim`` (= ``question``), so the
   FEVER loader (``judge train --format fever``) reads the file too.
 - ``rewrite_queries.jsonl`` + ``rewrite_corpus.jsonl``: accepted queries for the rewriter in the
-  ``jsonl`` retrieval format (``rewrite bfs --format jsonl``): a query (what was searched) is
+  ``jsonl`` retrieval format (``rewrite bfs --format jsonl``): a query (what was searched for a
+  question; cards tied to no question count for the claim's own query) is
   accepted when the fact-checker confirmed at least one of its cards (marked relevant, or a
   supports/refutes stance); ``relevant`` lists those cards' URLs; the corpus is every document of
   the runs involved (``id`` = URL, ``title``, ``text``).
@@ -146,19 +147,22 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
         for row in _stance_rows(report, run_cards, force):
             rows["stance.jsonl"].append({**row, "run_id": run_id})
         accepted = False
-        for i, result in enumerate(report.results):
-            question = result.query.question
+        sent = {r.query.question: r.query.text for r in report.results}
+        claim_text = report.claim.text
+        for i, question in enumerate(report.questions):
+            is_claim = question.source == "claim" or question.text == claim_text
             relevant = [
                 c.url
                 for c in run_cards
-                if _confirmed(c, force) and (c.question == question or (not c.question and i == 0))
+                if _confirmed(c, force)
+                and (c.question == question.text or (is_claim and c.question in ("", claim_text)))
             ]
             if relevant:
                 accepted = True
                 rows["rewrite_queries.jsonl"].append(
                     {
                         "id": f"run{run_id}-q{i + 1}",
-                        "query": result.query.text,
+                        "query": sent.get(question.text, question.text),
                         "relevant": sorted(set(relevant)),
                         "run_id": run_id,
                     }

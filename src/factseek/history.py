@@ -174,7 +174,8 @@ class History:
         sql = "SELECT id, created, user, claim, status, parent_id, label FROM runs"
         args: list[Any] = []
         if query.strip():
-            pattern = "%" + query.strip().replace("\\", "\\\\").replace("%", "\\%") + "%"
+            escaped = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            pattern = f"%{escaped}%"
             sql += " WHERE claim LIKE ? ESCAPE '\\' OR claim_json LIKE ? ESCAPE '\\'"
             args += [pattern, pattern]
         sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
