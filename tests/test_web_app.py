@@ -7,17 +7,13 @@ import re
 import time
 
 import pytest
+from fastapi.testclient import TestClient
 
-pytest.importorskip("fastapi")
-pytest.importorskip("multipart")
-
-from fastapi.testclient import TestClient  # noqa: E402
-from web_fixtures import CLAIM, DOCS, carded_report, fake_parts  # noqa: E402
-
-from factseek.history import History  # noqa: E402
-from factseek.types import Claim, Report, from_json  # noqa: E402
-from factseek.web.app import WebSettings, create_app  # noqa: E402
-from factseek.web.jobs import Runner  # noqa: E402
+from factseek.history import History
+from factseek.types import Claim, Report, from_json
+from factseek.web.app import WebSettings, create_app
+from factseek.web.jobs import Runner
+from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
 
 BASE = "http://127.0.0.1:8321"
 

@@ -6,7 +6,6 @@ import datetime as dt
 import json
 
 import pytest
-from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
 
 from factseek.datasets.claims import data_format, load_claimdecomp, load_claims
 from factseek.datasets.retrieval import load_retrieval
@@ -19,6 +18,7 @@ from factseek.report import render
 from factseek.review import cards, reviewed
 from factseek.types import Question, Report, from_json
 from factseek.web.claimreview import claim_review
+from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
 
 
 @pytest.fixture

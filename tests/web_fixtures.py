@@ -63,7 +63,7 @@ class TwoQuestions:
 class FixedJudge:
     name = "fixed"
 
-    def predict(self, claim, summaries):  # noqa: ANN001, ANN201
+    def predict(self, claim, summaries):
         return Verdict(judged=True, label="half-true", judge=self.name, scale="politifact")
 
 
