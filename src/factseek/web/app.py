@@ -189,6 +189,10 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             request, "error.html", status=400 if exc.exit_code == 2 else 500, message=str(exc)
         )
 
+    @app.get("/favicon.ico")
+    async def favicon() -> Response:
+        return Response(status_code=204)
+
     @app.get("/", response_class=HTMLResponse)
     async def index(request: Request) -> Response:
         return page(request, "index.html", recent=history.list(limit=8), form={}, error="")

@@ -14,6 +14,7 @@ from types import TracebackType
 from factseek.api import CheckOptions
 from factseek.types import Claim
 from factseek.web.app import WebSettings, check_options, create_app
+from factseek.web.jobs import Runner
 from factseek.web.security import is_loopback
 
 WARM_CLAIM = Claim(text="The council approved the budget.")
@@ -61,10 +62,12 @@ def free_port() -> int:
 class LocalServer:
     """The app served by uvicorn in a thread on a free loopback port (tests, screenshots)."""
 
-    def __init__(self, settings: WebSettings, *, port: int | None = None) -> None:
+    def __init__(
+        self, settings: WebSettings, *, port: int | None = None, runner: Runner | None = None
+    ) -> None:
         import uvicorn
 
-        self.app = create_app(settings)
+        self.app = create_app(settings, runner=runner)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
