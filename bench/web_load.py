@@ -49,7 +49,7 @@ def one_check(url: str, text: str, date: str) -> tuple[int, float, str]:
 
 def pct(xs: list[float], p: float) -> float:
     xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))]
+    return xs[min(len(xs) - 1, round(p * (len(xs) - 1)))]
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -84,7 +84,7 @@ def test_check_then_review_shows_verdict_questions_and_cards(client) -> None:
     st = client.get(url + "/status").json()
     assert st["stages"][0] == "decompose" and st["stages"][-1] == "judge"
     html = client.get(url).text
-    assert 'id="verdict-label">half-true<' in html and "tone-mixed" in html
+    assert 'id="verdict-label">Half True<' in html and "tone-mixed" in html
     assert "Did the council spend 3 million dollars on the bridge?" in html
     assert "ledger.example" in html and "chars " in html
     assert html.index('id="verdict"') < html.index("Subquestions")  # the verdict leads
@@ -174,7 +174,7 @@ def test_corrections_are_kept_with_who_and_when(client) -> None:
         == 400
     )
     html = client.get(url).text
-    assert 'id="verdict-label">false<' in html and "Overridden by <b>maria</b>" in html
+    assert 'id="verdict-label">False<' in html and "Overridden by <b>maria</b>" in html
     assert "The pipeline said: refuted" in html and "marked irrelevant by maria" in html
     assert "Refutes · set by maria" in html
     log = client.app.state.feedback.for_run(int(url.rsplit("/", 1)[1]))
@@ -301,3 +301,34 @@ def test_serve_help_and_missing_extra_hint(monkeypatch) -> None:
     monkeypatch.setattr(builtins, "__import__", no_uvicorn)
     res = CliRunner().invoke(app, ["serve"])
     assert res.exit_code == 2 and 'pip install "factseek[web]"' in res.output
+
+
+@pytest.mark.slow
+def test_readme_serve_command_starts_and_answers(tmp_path) -> None:
+    """The README's `factseek serve --store ... --port ... --user ...` as a real process."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from factseek.demo import demo_store
+    from factseek.web.server import free_port
+
+    store = demo_store(tmp_path / "my-store")
+    port = free_port()
+    env = {**os.environ, "FACTSEEK_HOME": str(tmp_path / "home")}
+    cmd = [sys.executable, "-m", "factseek", "serve", "--store", str(store), "--port", str(port)]
+    proc = subprocess.Popen([*cmd, "--user", "maria"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(200):
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert r.status_code == 200 and 'value="maria"' in r.text
+        assert (tmp_path / "home" / "history.sqlite").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

@@ -38,7 +38,7 @@ from factseek.review import reviewed
 from factseek.search.base import BACKENDS
 from factseek.types import STANCE_LABELS, Question
 from factseek.web import security
-from factseek.web.claimreview import claim_review
+from factseek.web.claimreview import RATINGS, claim_review
 from factseek.web.jobs import STAGES, Runner
 from factseek.web.views import SCALES, review
 
@@ -119,6 +119,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     templates.env.globals.update(
         stance_labels=STANCE_LABELS,
         stance_words=STANCE_WORDS,
+        label_words={k: w for scale in RATINGS.values() for k, (_, w) in scale.items()},
         scales=SCALES,
         stages=STAGES,
         choices=CHOICES,
