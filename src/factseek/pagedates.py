@@ -1,7 +1,7 @@
 """The dates a web page gives for itself, read in the page's own time zone and day/month order.
 
 ``page_dates(tree, url, *, headers=None, estimate=None) -> PageDates`` gathers every date a page
-states, reads each string with ``factseek.dates.read_date``, settles what one string cannot say
+states (``factseek.pagesources`` finds them in the tree), reads each string with ``factseek.dates.read_date``, settles what one string cannot say
 alone (its time zone, its day/month order) from the rest of the page, and picks the publication
 date with ``factseek.datepolicy.choose``. Each date is one ``DateEvidence(source, date, raw, rule)``:
 
@@ -59,11 +59,9 @@ decides:
 from __future__ import annotations
 
 import datetime as _dt
-import itertools
-import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -72,8 +70,6 @@ from factseek.datepolicy import (
     AMBIGUOUS,
     ARCHIVE_SOURCE,
     BOUND_SOURCES,
-    MODIFIED_META,
-    PUBLISHED_META,
     WEIGHTS,
     DateChoice,
     choose,
@@ -87,130 +83,27 @@ from factseek.dates import (
     read_date,
     url_date,
 )
-from factseek.textlen import text_units
+from factseek.pagesources import Found, language, structured, visible
 from factseek.types import DateEvidence
 from factseek.webarchive import snapshot
 
-MAX_JSONLD_CHARS = 200_000  # one JSON-LD block larger than this is ignored
 MAX_TEXT_SCAN = 200_000  # characters of page text scanned for other numeric dates (O2)
-MAX_CANDIDATES = 40  # visible date elements examined
-HEADLINE_LINE_WORDS = (
-    16  # a line after the headline longer than this (textlen) is text, not a dateline
-)
 
 #: Languages (and English regions) that write numeric dates month first.
 MONTH_FIRST: frozenset[str] = frozenset({"en-us", "en-ph", "en-ca", "en-um", "en-as", "en-gu"})
 #: Languages whose numeric dates are day first (their region does not matter).
-DAY_FIRST_LANGS: frozenset[str] = frozenset(
-    [
-        "de",
-        "fr",
-        "es",
-        "it",
-        "pt",
-        "nl",
-        "ru",
-        "pl",
-        "tr",
-        "sv",
-        "da",
-        "no",
-        "nb",
-        "nn",
-        "fi",
-        "cs",
-        "sk",
-        "el",
-        "ro",
-        "uk",
-        "ar",
-        "he",
-        "id",
-        "ms",
-        "vi",
-        "hr",
-        "sr",
-        "sl",
-        "bg",
-        "et",
-        "lv",
-        "lt",
-        "ca",
-        "gl",
-        "eu",
-        "is",
-        "ga",
-        "cy",
-        "af",
-        "sw",
-        "hi",
-        "bn",
-        "ur",
-        "fa",
-        "th",
-    ]
-)
-DAY_FIRST_TLDS: frozenset[str] = frozenset(
-    [
-        "uk",
-        "ie",
-        "au",
-        "nz",
-        "in",
-        "za",
-        "de",
-        "at",
-        "ch",
-        "fr",
-        "be",
-        "nl",
-        "es",
-        "it",
-        "pt",
-        "br",
-        "ar",
-        "mx",
-        "co",
-        "cl",
-        "pe",
-        "ru",
-        "pl",
-        "se",
-        "dk",
-        "no",
-        "fi",
-        "cz",
-        "sk",
-        "gr",
-        "ro",
-        "ua",
-        "il",
-        "id",
-        "my",
-        "sg",
-        "vn",
-        "tr",
-        "ng",
-        "ke",
-        "eu",
-    ]
-)
+DAY_FIRST_LANGS: frozenset[str] = frozenset({
+    "de", "fr", "es", "it", "pt", "nl", "ru", "pl", "tr", "sv", "da", "no", "nb", "nn", "fi", "cs",
+    "sk", "el", "ro", "uk", "ar", "he", "id", "ms", "vi", "hr", "sr", "sl", "bg", "et", "lv", "lt",
+    "ca", "gl", "eu", "is", "ga", "cy", "af", "sw", "hi", "bn", "ur", "fa", "th",
+})  # fmt: skip
+DAY_FIRST_TLDS: frozenset[str] = frozenset({
+    "uk", "ie", "au", "nz", "in", "za", "de", "at", "ch", "fr", "be", "nl", "es", "it", "pt", "br",
+    "ar", "mx", "co", "cl", "pe", "ru", "pl", "se", "dk", "no", "fi", "cz", "sk", "gr", "ro", "ua",
+    "il", "id", "my", "sg", "vn", "tr", "ng", "ke", "eu",
+})  # fmt: skip
 MONTH_FIRST_TLDS: frozenset[str] = frozenset({"us", "gov", "edu", "mil"})
 
-_ARTICLE_TYPES = re.compile(r"article|posting|report|story|news", re.I)
-_NOT_MAIN = re.compile(
-    r"related|comment|sidebar|widget|footer|recommend|popular|trending|teaser|most-|more-|"
-    r"nav|menu|breadcrumb|share|promo|newsletter|calendar|archive|ticker|reply|masthead|"
-    r"site-header|topbar|top-bar|weather|today|cookie|rail|card",
-    re.I,
-)
-_NOT_MAIN_TAGS = frozenset({"nav", "aside", "footer", "script", "style", "noscript", "template"})
-_UPDATED = re.compile(
-    r"updat|modif|aktualisiert|geändert|mis à jour|actualiz|aggiornat|bijgewerkt|更新|修改", re.I
-)
-_PUBLISHED = re.compile(
-    r"publi|posted|veröffentlicht|erschienen|publié|publicado|pubblicato|公開|发布|發佈|掲載", re.I
-)
 _DIGIT = re.compile(r"\d")
 _NUMERIC_ANY = re.compile(
     r"(?<![\d/.\-])(\d{1,2})([/.\-])(\d{1,2})\2((?:19|20)\d{2})(?![\d/.\-]\d)"
@@ -226,206 +119,6 @@ class PageDates:
     offset: _dt.timedelta | None = None  # the page's own UTC offset, when its dates give one
 
 
-@dataclass(frozen=True)
-class _Found:
-    source: str
-    raw: str
-
-
-# ----------------------------------------------------------------------------- gathering
-
-
-def _jsonld(tree: Any) -> list[_Found]:
-    published: list[tuple[int, str]] = []  # (0 for an article type, else 1; value)
-    modified: list[tuple[int, str]] = []
-    for script in tree.iterfind(".//script"):
-        if (script.get("type") or "").strip().lower() != "application/ld+json":
-            continue
-        raw = script.text or ""
-        if len(raw) > MAX_JSONLD_CHARS:
-            continue
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        for kind, key, value in _jsonld_walk(data):
-            (published if key == "datePublished" else modified).append((kind, value))
-    out: list[_Found] = []
-    if published:
-        out.append(_Found("json-ld", min(published, key=lambda x: x[0])[1]))
-    if modified:
-        out.append(_Found("json-ld:dateModified", min(modified, key=lambda x: x[0])[1]))
-    return out
-
-
-def _jsonld_walk(obj: Any, depth: int = 0) -> Iterator[tuple[int, str, str]]:
-    if depth > 20:
-        return
-    if isinstance(obj, list):
-        for x in obj[:1000]:
-            yield from _jsonld_walk(x, depth + 1)
-    elif isinstance(obj, dict):
-        types = obj.get("@type")
-        names = " ".join(types if isinstance(types, list) else [str(types or "")])
-        kind = 0 if _ARTICLE_TYPES.search(names) else 1
-        for key in ("datePublished", "dateModified"):
-            v = obj.get(key)
-            if isinstance(v, str):
-                yield kind, key, v
-        for key, v in obj.items():
-            if key not in ("datePublished", "dateModified") and isinstance(v, (list, dict)):
-                yield from _jsonld_walk(v, depth + 1)
-
-
-def _meta(tree: Any) -> list[_Found]:
-    wanted = set(PUBLISHED_META) | set(MODIFIED_META)
-    found: dict[str, str] = {}
-    for meta in tree.iterfind(".//meta"):
-        for attr in ("property", "name", "itemprop", "http-equiv"):
-            key = (meta.get(attr) or "").strip().lower()
-            if key in wanted:
-                content = (meta.get("content") or "").strip()
-                if content and key not in found:
-                    found[key] = content
-                break
-    order = [*PUBLISHED_META, *MODIFIED_META]
-    return [_Found(f"meta:{k}", found[k]) for k in sorted(found, key=order.index)]
-
-
-def _microdata(tree: Any) -> list[_Found]:
-    for el in tree.xpath("//*[@itemprop]")[:2000]:  # cheaper than testing the value in XPath
-        if el.get("itemprop") == "datePublished" and el.tag != "meta":
-            raw = el.get("datetime") or el.get("content") or _text(el)
-            if raw:
-                return [_Found("microdata", raw)]
-    return []
-
-
-def _text(el: Any, limit: int = 300) -> str:
-    try:
-        t = el.text_content()
-    except ValueError:
-        return ""
-    t = " ".join(t[: limit * 2].split())
-    return t if len(t) <= limit else ""
-
-
-def _outside_main(el: Any) -> bool:
-    for a in (el, *el.iterancestors()):
-        if a.tag in _NOT_MAIN_TAGS:
-            return True
-        marks = f"{a.get('class') or ''} {a.get('id') or ''}"
-        if a is not el and marks.strip() and _NOT_MAIN.search(marks):
-            return True
-    return False
-
-
-def _in_article(el: Any) -> bool:
-    return any(
-        a.tag in ("article", "main") or a.get("itemprop") == "articleBody"
-        for a in el.iterancestors()
-    )
-
-
-_MARKS = re.compile(r"date|time|byline|publi|posted|meta|submitted", re.I)
-
-
-def _marked(root: Any) -> Iterator[Any]:
-    """``<time>`` elements and elements whose class or id speaks of dates or bylines, in order."""
-    for el in root.iter():
-        if el.tag == "time" or (
-            isinstance(el.tag, str)
-            and _MARKS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
-        ):
-            yield el
-
-
-def _visible(tree: Any) -> list[_Found]:
-    """The first visible publication date and the first "Updated" date (article first).
-
-    Candidates: ``<time>`` elements and elements whose class or id speaks of dates or bylines,
-    in the first ``<article>`` or ``<main>``; failing those, a short line right after the
-    headline; failing that, such elements anywhere on the page.
-    """
-    candidates: list[tuple[bool, str, str]] = []  # (in article, kind, raw)
-
-    def has_date() -> bool:
-        return any(kind == "text" for _, kind, _ in candidates)
-
-    def scan(root: Any, inside: bool) -> None:
-        after_pick = 0  # candidates examined since the first publication date
-        for el in itertools.islice(_marked(root), MAX_CANDIDATES * 5):
-            found = _dated(el)
-            if found is not None:
-                candidates.append((inside or _in_article(el), *found))
-            after_pick += has_date()
-            if len(candidates) >= MAX_CANDIDATES or after_pick > 3:
-                break  # an "Updated" line sits next to the date it updates, if anywhere
-
-    article = next(tree.iter("article", "main"), None)
-    if article is not None:
-        scan(article, True)
-    if not has_date():
-        for el in _after_headline(tree):
-            found = _dated(el)
-            if found and found[0] == "text" and text_units(found[1]) <= HEADLINE_LINE_WORDS:
-                candidates.append((True, *found))
-                break
-    if not has_date():
-        scan(tree, False)
-    out: list[_Found] = []
-    for kind in ("text", "text:updated"):
-        mine = [c for c in candidates if c[1] == kind]
-        pick = next((c for c in mine if c[0]), mine[0] if mine else None)
-        if pick is not None:
-            out.append(_Found(kind, pick[2]))
-    return out
-
-
-def _dated(el: Any) -> tuple[str, str] | None:
-    """("text" or "text:updated", the raw string) for a short element stating a date."""
-    if el.get("itemprop") == "datePublished":
-        return None  # the microdata source already
-    text = _text(el)
-    raw = (el.get("datetime") or text) if el.tag == "time" else text
-    if not raw or not _DIGIT.search(raw) or _outside_main(el) or read_date(raw) is None:
-        return None
-    words = f"{el.get('class') or ''} {el.get('id') or ''} {text}"
-    updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
-    return ("text:updated" if updated else "text"), raw
-
-
-def _after_headline(tree: Any) -> list[Any]:
-    """Up to 4 elements after the first ``<h1>`` (the article's first), and after its parent."""
-    h1s = tree.xpath("//article//h1 | //main//h1") or tree.xpath("//h1")
-    if not h1s:
-        return []
-    h1 = h1s[0]
-    out = list(itertools.islice(h1.itersiblings(), 4))
-    parent = h1.getparent()
-    if parent is not None and parent.tag not in ("body", "article", "main"):
-        out += list(itertools.islice(parent.itersiblings(), 4))
-    return [el for el in out if isinstance(el.tag, str)]
-
-
-def _language(tree: Any | None, headers: Mapping[str, str]) -> str:
-    langs: list[str] = []
-    if tree is not None:
-        langs.append(
-            tree.get("lang") or tree.get("{http://www.w3.org/XML/1998/namespace}lang") or ""
-        )
-        for meta in tree.iterfind(".//meta"):
-            key = (meta.get("http-equiv") or meta.get("property") or "").strip().lower()
-            if key in ("content-language", "og:locale"):
-                langs.append(meta.get("content") or "")
-    langs.append(headers.get("content-language", ""))
-    for lang in langs:
-        lang = lang.strip().lower().replace("_", "-").split(",")[0]
-        if lang:
-            return lang[:20]
-    return ""
-
-
 # ----------------------------------------------------------------------------- resolving
 
 
@@ -435,7 +128,7 @@ def _fmt(r: Reading, order: str) -> str:
 
 
 def _order_signals(
-    readings: list[tuple[_Found, Reading]], page_text: str, lang: str, host: str
+    readings: list[tuple[Found, Reading]], page_text: str, lang: str, host: str
 ) -> list[tuple[DayOrder, str]]:
     """Page-wide day/month order signals, strongest first (rules O2, O4, O5; O3 is per date)."""
     signals: list[tuple[DayOrder, str]] = []
@@ -478,13 +171,13 @@ def _order_signals(
 
 
 def _settle_order(
-    readings: list[tuple[_Found, Reading]],
+    readings: list[tuple[Found, Reading]],
     signals: list[tuple[DayOrder, str]],
     bound: _dt.date | None,
-) -> list[tuple[_Found, Reading, str]]:
+) -> list[tuple[Found, Reading, str]]:
     # htmldate re-reads the page's own tags with its own day/month guess: not an independent date
     firm = {(r.date, f.source) for f, r in readings if not r.ambiguous and f.source != "htmldate"}
-    out: list[tuple[_Found, Reading, str]] = []
+    out: list[tuple[Found, Reading, str]] = []
     for f, r in readings:
         if r.form != "numeric":
             out.append((f, r, ""))
@@ -524,7 +217,7 @@ def _settle_order(
     return out
 
 
-def _page_offset(readings: list[tuple[_Found, Reading, str]]) -> _dt.timedelta | None:
+def _page_offset(readings: list[tuple[Found, Reading, str]]) -> _dt.timedelta | None:
     offsets = Counter(
         r.offset for _, r, _ in readings if r.offset is not None and r.offset != _dt.timedelta(0)
     )
@@ -543,7 +236,7 @@ def _fmt_offset(off: _dt.timedelta) -> str:
 
 
 def _settle_zone(
-    f: _Found, r: Reading, page_offset: _dt.timedelta | None, local_days: set[_dt.date]
+    f: Found, r: Reading, page_offset: _dt.timedelta | None, local_days: set[_dt.date]
 ) -> tuple[_dt.date, str]:
     """Rules T1-T4 for one reading: its local day and the rule text."""
     if r.time is None:
@@ -589,22 +282,22 @@ def page_dates(
     hdrs = {k.lower(): v for k, v in (headers or {}).items()}
     snap = snapshot(url)
     page_url = snap.original if snap is not None else url
-    found: list[_Found] = []
+    found: list[Found] = []
     if tree is not None:
-        found += _jsonld(tree) + _meta(tree) + _microdata(tree)
+        found += structured(tree)
     d = url_date(page_url, today=today)
     if d is not None:
-        found.append(_Found("url", d.isoformat()))
+        found.append(Found("url", d.isoformat()))
     if hdrs.get("last-modified"):
-        found.append(_Found("last-modified", hdrs["last-modified"]))
+        found.append(Found("last-modified", hdrs["last-modified"]))
     if snap is not None and snap.taken is not None:
-        found.append(_Found(ARCHIVE_SOURCE, snap.taken.strftime("%Y-%m-%dT%H:%M:%SZ")))
+        found.append(Found(ARCHIVE_SOURCE, snap.taken.strftime("%Y-%m-%dT%H:%M:%SZ")))
     page = _Page(tree=tree, headers=hdrs, url=page_url, archived=snap is not None, today=today)
 
     evidence, settled, offset = _resolve(found, page)
     lone_utc = any(r.is_utc for _, r, _ in settled) and offset is None
     if tree is not None and (lone_utc or could_change(evidence, VISIBLE_AND_ESTIMATE)):
-        found += _visible(tree)
+        found += visible(tree)
         evidence, settled, offset = _resolve(found, page)
     if estimate is not None and could_change(evidence, WEIGHTS["htmldate"]):
         value = estimate()
@@ -636,8 +329,8 @@ class _Page:
 
 
 def _resolve(
-    found: list[_Found], page: _Page
-) -> tuple[list[DateEvidence], list[tuple[_Found, Reading, str]], _dt.timedelta | None]:
+    found: list[Found], page: _Page
+) -> tuple[list[DateEvidence], list[tuple[Found, Reading, str]], _dt.timedelta | None]:
     """Read every string, settle day/month order and time zones: the page's evidence."""
     readings = [(f, r) for f in found if (r := read_date(f.raw, today=page.today)) is not None]
     signals: list[tuple[DayOrder, str]] = []
@@ -645,7 +338,7 @@ def _resolve(
         body = page.tree.find("body") if page.tree is not None else None
         text = body.text_content()[:MAX_TEXT_SCAN] if body is not None else ""
         host = (urlsplit(page.url).hostname or "").lower()
-        signals = _order_signals(readings, text, _language(page.tree, page.headers), host)
+        signals = _order_signals(readings, text, language(page.tree, page.headers), host)
     bound = next((r.date for f, r in readings if f.source == ARCHIVE_SOURCE), None)
     settled = _settle_order(readings, signals, bound + _dt.timedelta(days=1) if bound else None)
     offset = _page_offset(settled)
