@@ -153,8 +153,11 @@ def render_markdown(report: Report) -> str:
 def _page_date(doc: Document) -> tuple[str, str, str, list[str]]:
     """A kept page's date, its source, the rule that chose it, and every date the page gave."""
     date = doc.published.isoformat() if doc.published else "undated"
-    source = f"from {doc.meta['date_source']}" if doc.meta.get("date_source") else ""
-    rule = doc.meta.get("date_rule") or ("no date on the page" if not doc.published else "")
+    source, rule = doc.meta.get("date_source", ""), doc.meta.get("date_rule", "")
+    if not source and len(doc.date_evidence) == 1:  # e.g. a knowledge store's own date
+        source, rule = doc.date_evidence[0].source, "the only date recorded for it"
+    source = f"from {source}" if source else ""
+    rule = rule or ("no date on the page" if not doc.published else "not recorded")
     ev = [
         f"{e.source}: {e.date.isoformat()}"
         + (f" from “{_clip(e.raw, 80)}”" if e.raw and e.raw != e.date.isoformat() else "")
