@@ -13,8 +13,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts, make_claim
-from factseek.errors import DataError, FactseekError
+from factseek.api import CheckOptions, build_parts
+from factseek.errors import FactseekError
 from factseek.pipeline import CheckConfig, run
 from factseek.report import write_report
 from factseek.types import Claim
@@ -28,30 +28,11 @@ def claim_id(claim: Claim) -> str:
 
 
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
-    """Claims from JSONL (text, date, speaker, venue, id); DataError names the bad line."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                        raise ValueError("expected an object with a 'text' string")
-                    claim = make_claim(
-                        row["text"],
-                        date=row.get("date"),
-                        speaker=row.get("speaker"),
-                        venue=row.get("venue"),
-                        id=str(row["id"]) if row.get("id") is not None else None,
-                    )
-                except (ValueError, FactseekError) as e:
-                    raise DataError(str(e).splitlines()[0], str(path), n) from None
-                yield n, claim
-    except FileNotFoundError:
-        raise DataError("file not found", str(path)) from None
-    except UnicodeDecodeError:
-        raise DataError("not valid UTF-8", str(path)) from None
+    """(line, claim) from a claims file (docs/formats.md); DataError names the bad line."""
+    from factseek.datasets.claimsfile import read_claims_file
+
+    for record in read_claims_file(path):
+        yield record.line, record.claim
 
 
 def _done_ids(journal: Path) -> set[str]:
