@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factseek.errors import InputError
 from factseek.report import Format
 
 
@@ -124,9 +125,25 @@ def _options(**kw: Any) -> dict[str, Any]:
 
 
 def check(
-    claim: Annotated[str, typer.Argument(help="The claim to check (at most 2,000 characters).")],
+    claim: Annotated[
+        str | None,
+        typer.Argument(help="The claim to check (at most 2,000 characters); or use --claims."),
+    ] = None,
+    claims: Annotated[
+        Path | None,
+        typer.Option(
+            "--claims",
+            help="Check every claim of a claims file (docs/formats.md) instead; JSON output is"
+            " then one report per line. For many claims, `factseek batch` resumes and summarises.",
+        ),
+    ] = None,
     date: Annotated[
-        str | None, typer.Option("--date", help="When the claim was made, YYYY-MM-DD.")
+        str | None,
+        typer.Option(
+            "--date",
+            help="When the claim was made, YYYY-MM-DD (with --claims: the"
+            " default for lines without a date).",
+        ),
     ] = None,
     speaker: Annotated[str | None, typer.Option("--speaker", help="Who made the claim.")] = None,
     venue: Annotated[str | None, typer.Option("--venue", help="Where it was made.")] = None,
@@ -151,9 +168,21 @@ def check(
     allow_host: AllowOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Check one claim and print (or write) its evidence report."""
+    """Check one claim and print (or write) its evidence report.
+
+    \b
+    Examples:
+      factseek check "The council approved 4 new buses in March." --date 2023-06-01 --store my-store
+      factseek check --claims claims.jsonl --store my-store --format md --out reports.md
+    """
     from factseek.api import check as api_check
 
+    if (claim is None) == (claims is None):
+        raise InputError("give a claim or --claims FILE (one of the two)")
+    if claims is not None:
+        _check_file(**locals())
+        return
+    assert claim is not None
     if date is None:
         typer.echo("note: no --date given; the temporal constraint is off", err=True)
     report = api_check(
@@ -168,6 +197,66 @@ def check(
         **_options(**locals()),
     )
     _emit(report, fmt, out)
+
+
+def _check_file(
+    *,
+    claims: Path,
+    fmt: Format,
+    out: Path | None,
+    quiet: bool,
+    date: str | None,
+    speaker: str | None,
+    venue: str | None,
+    **kw: Any,
+) -> None:
+    """``check --claims``: every claim of a claims file, parts built once, reports concatenated
+    (JSON: one report per line; Markdown: separated by rules)."""
+    from dataclasses import replace
+
+    from factseek.api import CheckOptions, check_claims, check_config, parse_date
+    from factseek.datasets.claimsfile import read_claims_file
+    from factseek.files import atomic_write
+    from factseek.report import render
+
+    records = read_claims_file(claims)
+    if not records:
+        raise InputError(f"{claims}: no claims")
+    if fmt == Format.html and len(records) > 1:
+        raise InputError(
+            "an HTML report holds one claim: use --format md or json, or `factseek batch"
+            " --format html` for one page per claim"
+        )
+    default_date = parse_date(date)
+    todo = [
+        replace(
+            r.claim,
+            date=r.claim.date or default_date,
+            speaker=r.claim.speaker or speaker or None,
+            venue=r.claim.venue or venue or None,
+        )
+        for r in records
+    ]
+    undated = sum(c.date is None for c in todo)
+    if undated:
+        typer.echo(
+            f"note: {undated} claim(s) have no date; their temporal constraint is off", err=True
+        )
+    config = check_config(
+        k=kw["k"], undated=kw["undated"].value, exclude_sites=tuple(kw["exclude_site"] or ())
+    )
+    reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
+    if fmt == Format.json:
+        from factseek.types import to_json
+
+        text = "".join(to_json(r, indent=None) + "\n" for r in reports)
+    else:
+        text = "\n---\n\n".join(render(r, fmt) for r in reports)
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write(out, text)
+        typer.echo(f"wrote {len(todo)} reports to {out}", err=True)
 
 
 def demo(
