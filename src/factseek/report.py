@@ -204,6 +204,16 @@ def render_markdown(report: Report) -> str:
     return "\n".join(out)
 
 
+def markdown_text(text: str) -> str:
+    """Untrusted text made safe for one line of Markdown (markup and HTML neutralised)."""
+    return _md(text)
+
+
+def clip_text(text: str, n: int) -> str:
+    """``text`` on one line in at most ``n`` characters, cut at a word with "…"."""
+    return _clip(text, n)
+
+
 def _n(x: int | None) -> str:
     return "" if x is None else f"{x:,}"
 
@@ -216,7 +226,7 @@ def _clip(text: str, n: int) -> str:
         return text
     head = text[: n - 1]
     space = head.rfind(" ")
-    if space >= n // 2:
+    if text[n - 1] != " " and space >= n // 2:  # the cut falls inside a word: drop that word
         head = head[:space]
     return head.rstrip(" ,;:.-–—") + "…"
 

@@ -283,11 +283,24 @@ def demo(
 
 def batch(
     claims: Annotated[
-        Path, typer.Argument(help="JSONL with text, date, and optional speaker, venue, id.")
+        Path,
+        typer.Argument(
+            help="Claims file: JSONL with claim (or text) and optional id, date, speaker, venue"
+            " (docs/formats.md)."
+        ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for reports and the run journal.")
+        Path,
+        typer.Option("--out", "-o", help="Folder for reports, summaries and the run journal."),
     ],
+    fmt: Annotated[
+        list[Format] | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Per-claim report format besides JSON (repeatable): md, html.",
+        ),
+    ] = None,
     store: StoreOpt = None,
     search: SearchOpt = "local",
     k: KOpt = 10,
@@ -307,7 +320,11 @@ def batch(
     allow_host: AllowOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped."""
+    """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
+
+    Writes OUT/reports/ID.json (plus .md/.html with --format), OUT/summary.csv and OUT/summary.md
+    (claim, verdict, confidence, kept documents, time).
+    """
     from factseek.batch import run_batch
 
     done, skipped, failed = run_batch(
@@ -318,9 +335,12 @@ def batch(
         exclude_sites=tuple(exclude_site or ()),
         progress=not quiet,
         options=_options(**locals()),
+        formats=[f.value for f in fmt or ()],
     )
     typer.echo(
-        f"{done} checked, {skipped} already done, {failed} failed; reports in {out}", err=True
+        f"{done} checked, {skipped} already done, {failed} failed; reports in {out}, "
+        f"summary in {out / 'summary.md'}",
+        err=True,
     )
     if failed:
         raise typer.Exit(1)
