@@ -116,6 +116,8 @@ def _verdict_line(report: Report) -> str:
 
 
 def render_markdown(report: Report) -> str:
+    """The report as Markdown for people: verdict, evidence summaries, queries, hits with their
+    constraint decisions, passages, the information funnel, notes and timings."""
     c = report.claim
     out: list[str] = [f"# factseek report\n\n> {_md(c.text)}\n"]
     meta = [f"date: {c.date.isoformat() if c.date else 'unknown'}"]
@@ -268,6 +270,8 @@ td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-al
 
 
 def render_html(report: Report) -> str:
+    """The report as one self-contained HTML page (inline CSS, no scripts, nothing loaded from
+    elsewhere; a strict Content-Security-Policy), everything untrusted escaped."""
     c = report.claim
     parts: list[str] = []
     add = parts.append

@@ -395,8 +395,10 @@ def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
 
 
 def to_json(obj: Any, *, indent: int | None = 2) -> str:
+    """``obj`` (a record, or any nesting of records) as JSON text; ``indent=None``: one line."""
     return json.dumps(to_dict(obj), indent=indent, ensure_ascii=False, sort_keys=False)
 
 
 def from_json(cls: type[T], text: str) -> T:
+    """The record of type ``cls`` that ``to_json`` wrote as ``text``."""
     return from_dict(cls, json.loads(text))
