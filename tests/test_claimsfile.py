@@ -188,3 +188,20 @@ def test_eval_decompose_reads_a_claims_file_with_questions(tmp_path, monkeypatch
     r = runner.invoke(app, ["eval", "decompose", "--data", str(data), "--format", "claims"])
     assert r.exit_code == 0, r.output
     assert "claims=1 gold=1" in r.output  # the line without questions has nothing to recall
+
+
+def test_the_example_in_docs_formats_md_reads_as_documented(tmp_path):
+    import re
+
+    doc = Path(__file__).resolve().parents[1] / "docs" / "formats.md"
+    (block,) = re.findall(r"```jsonl\n(.*?)```", doc.read_text(encoding="utf-8"), flags=re.S)
+    path = tmp_path / "example.jsonl"
+    path.write_text(block, encoding="utf-8")
+    rows = read_claims_file(path)
+    assert [r.claim.id for r in rows] == ["c1", "c2", None, "q7"]
+    assert rows[0].claim.date == dt.date(2023, 6, 1) and rows[0].claim.speaker == "Ann Ames"
+    assert rows[2].questions and rows[3].relevant == ("d12", "d40")
+    assert [r.label for r in load_claims(path)] == [None, "false", None, None]
+    # every field the docs' table lists is one the reader knows
+    table = re.findall(r"^\| `(\w+)` \|", doc.read_text(encoding="utf-8"), flags=re.M)
+    assert set(table) >= set(FIELDS)
