@@ -273,9 +273,12 @@ def demo(
     report = api_check(claim, store=store, progress=_progress(quiet))
     _emit(report, fmt, out)
     if not quiet:
-        removed = ", ".join(f"{k} {v}" for k, v in report.removed.items()) or "nothing"
+        from factseek.report import reason_words
+
+        removed = ", ".join(f"{reason_words(k)} ({v})" for k, v in report.removed.items())
         typer.echo(
-            f"demo: {len(report.documents)} documents kept; the constraints removed: {removed}. "
+            f"demo: {len(report.documents)} documents kept; removed by the constraints: "
+            f"{removed or 'nothing'}. "
             f"Verdict: {'not judged (no judge configured)' if not report.verdict.judged else report.verdict.label}",
             err=True,
         )
