@@ -93,7 +93,7 @@ def _main(
 
 
 def _register() -> None:
-    from factseek.cli import check, eval, index, judge, render, rewrite, runs
+    from factseek.cli import check, eval, feedback, index, judge, render, rewrite, runs, serve
 
     check.register(app)
     render.register(app)
@@ -102,6 +102,8 @@ def _register() -> None:
     app.add_typer(rewrite.app, name="rewrite")
     app.add_typer(eval.app, name="eval")
     runs.register(app)
+    serve.register(app)
+    app.add_typer(feedback.app, name="feedback")
 
 
 _register()
