@@ -96,6 +96,7 @@ def test_plain_words_instead_of_codes():
     assert reason_words("after-claim-date") == "published after the claim"
     assert reason_words("excluded-site:snopes.com") == "excluded site (snopes.com)"
     assert reason_words("excluded-marker:fact-check") == 'URL contains "fact-check"'
+    assert reason_words("excluded-marker") == "URL marks a fact-check"  # the coarse count key
     assert reason_words("something-new") == "something-new"
     assert filter_words(("date", "domain"), ()) == (
         "publication date and excluded sites filtered by the search engine itself"

@@ -61,9 +61,9 @@ def reason_words(reason: str) -> str:
     (snopes.com)"``; an unknown code is returned as it is."""
     code, _, detail = reason.partition(":")
     words = REASON_WORDS.get(code, code)
-    if detail and code != "excluded-marker":
-        return f"{words} ({detail})"
-    return f'URL contains "{detail}"' if code == "excluded-marker" else words
+    if not detail:
+        return words
+    return f'URL contains "{detail}"' if code == "excluded-marker" else f"{words} ({detail})"
 
 
 def filter_words(native: Sequence[str], emulated: Sequence[str]) -> str:
