@@ -93,7 +93,18 @@ def _main(
 
 
 def _register() -> None:
-    from factseek.cli import check, eval, feedback, index, judge, render, rewrite, runs, serve, stance
+    from factseek.cli import (
+        check,
+        eval,
+        feedback,
+        index,
+        judge,
+        render,
+        rewrite,
+        runs,
+        serve,
+        stance,
+    )
 
     check.register(app)
     render.register(app)
