@@ -73,16 +73,24 @@ def train(
     out: Annotated[Path, typer.Option("--out", help="Folder to write the stance model to.")],
     data: DataOpt = None,
     sources: SourcesOpt = None,
-    epochs: Annotated[int, typer.Option("--epochs", min=1)] = D.epochs,
+    epochs: Annotated[
+        int, typer.Option("--epochs", min=1, help="Passes over the training pairs.")
+    ] = D.epochs,
     layers: Annotated[
         int, typer.Option("--layers", min=1, help="First base layers kept.")
     ] = D.layers,
     train_layers: Annotated[
         int, typer.Option("--train-layers", min=1, help="Top layers that learn.")
     ] = D.train_layers,
-    max_length: Annotated[int, typer.Option("--max-length", min=8)] = D.max_length,
-    lr: Annotated[float, typer.Option("--lr")] = D.lr,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1)] = D.batch_size,
+    max_length: Annotated[
+        int, typer.Option("--max-length", min=8, help="Tokens per pair (the longer side is cut).")
+    ] = D.max_length,
+    lr: Annotated[
+        float, typer.Option("--lr", help="Peak learning rate (AdamW, linear warm-up and decay).")
+    ] = D.lr,
+    batch_size: Annotated[
+        int, typer.Option("--batch-size", min=1, help="Pairs per step.")
+    ] = D.batch_size,
     max_train: Annotated[
         int | None, typer.Option("--max-train", min=1, help="Subsample training pairs.")
     ] = None,
@@ -94,8 +102,12 @@ def train(
     quantize: Annotated[
         str, typer.Option("--quantize", help="How the saved model runs: int8 or none.")
     ] = D.quantize,
-    seed: Annotated[int, typer.Option("--seed")] = D.seed,
-    threads: Annotated[int | None, typer.Option("--threads", min=1)] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of sampling, batch order and initialisation.")
+    ] = D.seed,
+    threads: Annotated[
+        int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, tune its thresholds on the validation side."""
@@ -157,11 +169,18 @@ def eval_(
     model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
     data: DataOpt = None,
     sources: SourcesOpt = None,
-    split: Annotated[SplitName, typer.Option("--split")] = SplitName.test,
+    split: Annotated[
+        SplitName, typer.Option("--split", help="Which side of the split to score.")
+    ] = SplitName.test,
     form: Annotated[
         EvalForm, typer.Option("--form", help="Questions as statements, yes/no questions, or both.")
     ] = EvalForm.both,
-    quantize: Annotated[QuantizeName, typer.Option("--quantize")] = QuantizeName.config,
+    quantize: Annotated[
+        QuantizeName,
+        typer.Option(
+            "--quantize", help="config: as the model folder says; int8 or none to override."
+        ),
+    ] = QuantizeName.config,
     max_pairs: Annotated[
         int | None, typer.Option("--max-pairs", min=1, help="Subsample each source.")
     ] = None,
@@ -214,7 +233,12 @@ def predict(
     model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
     question: Annotated[str, typer.Argument(help="A claim or a yes/no question.")],
     evidence: Annotated[str, typer.Argument(help="An evidence sentence or passage.")],
-    quantize: Annotated[QuantizeName, typer.Option("--quantize")] = QuantizeName.config,
+    quantize: Annotated[
+        QuantizeName,
+        typer.Option(
+            "--quantize", help="config: as the model folder says; int8 or none to override."
+        ),
+    ] = QuantizeName.config,
 ) -> None:
     """The stance of one piece of evidence toward a claim or question, with probabilities."""
     stance = _model(model, quantize.value)
