@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import email.utils
-import json
 import logging
 import re
 from collections.abc import Iterator, Mapping
@@ -42,6 +41,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from factseek.errors import ExtractionError
+from factseek.sanitize import json_loads
 from factseek.types import DateEvidence, Document
 
 # ----------------------------------------------------------------------------- configuration
@@ -235,7 +235,7 @@ def _tree_dates(tree: Any, cfg: ExtractConfig) -> list[DateEvidence]:
         if len(raw) > cfg.max_jsonld_chars:
             continue
         try:
-            data = json.loads(raw)
+            data = json_loads(raw)
         except (ValueError, RecursionError):
             continue
         for key, value in _jsonld_dates(data):

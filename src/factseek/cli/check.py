@@ -154,6 +154,10 @@ def check(
     """Check one claim and print (or write) its evidence report."""
     from factseek.api import check as api_check
 
+    if out is not None:
+        from factseek.files import check_writable_file
+
+        check_writable_file(out, "--out")  # before the run, not after it
     if date is None:
         typer.echo("note: no --date given; the temporal constraint is off", err=True)
     report = api_check(

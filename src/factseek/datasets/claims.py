@@ -25,7 +25,6 @@ A malformed line raises ``DataError`` naming the file and line. Nothing here nee
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import json
 import re
@@ -36,6 +35,7 @@ from typing import Any
 
 from factseek.errors import DataError, InputError
 from factseek.labels import AVERITEC, FEVER, POLITIFACT, LabelSet
+from factseek.sanitize import json_loads
 from factseek.text import WORD_RE
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -113,7 +113,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, line in _lines(path):
         try:
-            record = json.loads(line)
+            record = json_loads(line)
         except json.JSONDecodeError as e:
             raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
         if not isinstance(record, dict):
@@ -253,7 +253,7 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
     path = Path(path)
     out = []
     for n, line in _lines(path):
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t", quoting=csv.QUOTE_NONE))
+        row = line.rstrip("\r\n").split("\t")  # QUOTE_NONE TSV: a plain split, no field limit
         if len(row) != LIAR_COLUMNS:
             raise DataError(
                 f"expected {LIAR_COLUMNS} tab-separated columns, got {len(row)}", str(path), n
@@ -266,8 +266,10 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
         for name, raw in zip(LIAR_CREDIT, row[8:13], strict=True):
             try:
                 count = int(float(raw)) if raw.strip() else 0
-            except ValueError:
-                raise DataError(f"credit count {raw!r} is not a number", str(path), n) from None
+            except (ValueError, OverflowError):
+                raise DataError(
+                    f"credit count {raw[:20]!r} is not a finite number", str(path), n
+                ) from None
             if name == label:
                 if count < 1:
                     meta["credit_inconsistent"] = "1"
@@ -323,7 +325,7 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"data file not found: {path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -353,10 +355,11 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
                 label = AVERITEC.parse(_str(r["label"]))
             except InputError as e:
                 raise DataError(f"{where}: {e}", str(path)) from None
+        questions = r.get("questions") or []
+        if not isinstance(questions, list):
+            raise DataError(f"{where}: 'questions' must be a list", str(path))
         qs = tuple(
-            " ".join(_str(q.get("question")).split())
-            for q in r.get("questions") or []
-            if isinstance(q, dict)
+            " ".join(_str(q.get("question")).split()) for q in questions if isinstance(q, dict)
         )
         qs = tuple(q for q in qs if q)
         for key in (

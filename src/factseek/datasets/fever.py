@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from factseek.datasets.retrieval import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 
 Split = Literal["train", "validation", "test"]
 SPLITS: tuple[Split, ...] = ("train", "validation", "test")
@@ -73,7 +74,7 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(line)
             except json.JSONDecodeError as e:
                 raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
             if not isinstance(obj, dict):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.errors import ConfigError, DataError, InputError
+from factseek.sanitize import json_loads
 
 #: Longest claim or document text kept (characters); longer ones are cut.
 MAX_TEXT = 20_000
@@ -76,7 +77,7 @@ def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(line)
             except json.JSONDecodeError as e:
                 raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
             if not isinstance(obj, dict):

@@ -28,6 +28,7 @@ import numpy as np
 from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
+from factseek.files import check_writable_dir
 from factseek.store import kernels
 from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
 from factseek.store.layout import (
@@ -368,6 +369,7 @@ def write_documents(
             raise StoreError(f"{root} already holds a store; add to it, or replace it (--force)")
     else:
         read_config(root)  # a clear error before taking the lock
+    check_writable_dir(root, "store folder")  # before reading any input
     with write_lock(root):
         current = read_config(root) if (root / CONFIG).exists() else None
         collect_garbage(root, current or StoreConfig())  # leftovers of a crashed write
