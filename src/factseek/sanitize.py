@@ -47,17 +47,26 @@ def _replace(m: re.Match[str]) -> str:
     return " " if ch in "\t\n\x0b\x0c\r" else ""
 
 
-def clean_text(text: str, *, keep_newlines: bool = False) -> str:
+def clean_text(text: str, *, keep_newlines: bool = False, keep_length: bool = False) -> str:
     """``text`` without escape sequences, control characters, bidi overrides or lone surrogates.
 
     Tabs and line breaks become spaces unless ``keep_newlines`` (then ``\\n`` and ``\\t`` stay).
-    Text without any of these is returned unchanged (the common case costs one regex scan).
+    ``keep_length``: every character is replaced one for one (controls by a space, a lone
+    surrogate by U+FFFD) and escape sequences lose only their ESC, so character offsets into the
+    text stay valid (for the JSON report). Text without any of these is returned unchanged (the
+    common case costs one regex scan).
     """
     text = str(text)
-    if "\x1b" in text or "\x9b" in text or "\x9d" in text:
+    if not keep_length and ("\x1b" in text or "\x9b" in text or "\x9d" in text):
         text = _ESCAPES.sub("", text)
     pattern = _CONTROLS_KEEP_NL if keep_newlines else _CONTROLS
-    return pattern.sub(_replace, text) if pattern.search(text) else text
+    if not pattern.search(text):
+        return text
+    return pattern.sub(_replace_one if keep_length else _replace, text)
+
+
+def _replace_one(m: re.Match[str]) -> str:
+    return "\ufffd" if "\ud800" <= m.group() <= "\udfff" else " "
 
 
 def lone_surrogate(text: str) -> str | None:
