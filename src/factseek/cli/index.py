@@ -138,6 +138,22 @@ def info_cmd(
     typer.echo(clean_text("\n".join(lines), keep_newlines=True))  # hosts come from pages
 
 
+@app.command("verify")
+def verify_cmd(store: StoreOpt) -> None:
+    """Check every file of a store against the checksums written when it was built."""
+    from factseek.store.reader import Store
+
+    opened = Store.open(store)
+    if not opened.checksummed:
+        typer.echo(
+            f"{store}: built without checksums (by an older factseek); structure ok, contents "
+            "unverifiable; rebuild it to add them"
+        )
+        return
+    opened.verify()
+    typer.echo(f"{store}: ok, every file matches its checksum")
+
+
 @app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="The query text.")],
