@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from factseek.datasets.guard import at, loader
 from factseek.errors import DataError, InputError
 from factseek.labels import AVERITEC, FEVER, POLITIFACT, LabelSet
 from factseek.sanitize import json_loads
@@ -100,6 +101,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, start=1):
+                at(path, n)
                 if len(line) > MAX_LINE_CHARS:
                     raise DataError("line too long", str(path), n)
                 if line.strip():
@@ -198,6 +200,7 @@ def _claimdecomp_chat(record: Mapping[str, Any], path: Path, n: int) -> LabeledC
     )
 
 
+@loader
 def load_claimdecomp(path: str | Path) -> list[LabeledClaim]:
     """ClaimDecomp JSONL (labelled dev/test files, or the chat-formatted train questions)."""
     path = Path(path)
@@ -248,6 +251,7 @@ def _speaker(slug: str) -> str | None:
     return " ".join(w.capitalize() for w in slug.replace("-", " ").split()) or None
 
 
+@loader
 def load_liar(path: str | Path) -> list[LabeledClaim]:
     """LIAR TSV. Credit-history counts exclude the current statement (see the module doc)."""
     path = Path(path)
@@ -290,6 +294,7 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
     return out
 
 
+@loader
 def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
     """LIAR-PLUS JSONL: LIAR fields plus the fact-checker's ``justification``."""
     path = Path(path)
@@ -321,6 +326,7 @@ def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
 # ----------------------------------------------------------------------------- AVeriTeC, FEVER
 
 
+@loader
 def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
@@ -394,6 +400,7 @@ def _unquote(value: Any) -> str:
     return s[1:-1].strip() if len(s) >= 2 and s[0] == s[-1] == "'" else s
 
 
+@loader
 def load_fever(path: str | Path) -> list[LabeledClaim]:
     """FEVER-style JSONL (claim, label, evidence sentence)."""
     path = Path(path)
@@ -439,6 +446,7 @@ FORMATS: dict[str, DataFormat] = {
 }
 
 
+@loader
 def sniff_format(path: str | Path) -> str:
     """Guess a file's format from its extension and first record."""
     path = Path(path)

@@ -240,6 +240,9 @@ class DocumentSource:
                 except ValueError as e:
                     self._fail(str(e), path, n)
                     continue
+                except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as e:
+                    self._fail(f"malformed record ({type(e).__name__}: {e})"[:300], path, n)
+                    continue
                 self.where = f"{path}:{n}"
                 yield doc
 
@@ -251,7 +254,7 @@ class DocumentSource:
             return
         try:
             doc = document_from_html(path.read_bytes(), path, self.path)
-        except ValueError as e:
+        except (ValueError, TypeError, AttributeError, RecursionError) as e:
             self._fail(str(e), path, None)
             return
         self.where = str(path)
