@@ -266,45 +266,41 @@ class HttpFetcher:
             extensions = {"sni_hostname": host} if current.scheme == "https" else {}
             pinned = current.copy_with(host=str(ip))
             async with polite.slot(host):
-                try:
-                    async with asyncio.timeout(cfg.total_timeout):  # starts once sent
-                        got = await self._request(client, pinned, headers, extensions)
+                try:  # the time limit starts once the request is sent, not in the queue
+                    async with (
+                        asyncio.timeout(cfg.total_timeout),
+                        client.stream("GET", pinned, headers=headers, extensions=extensions) as r,
+                    ):
+                        location = _location(r)
+                        if location is None:
+                            ctype = r.headers.get("content-type", "text/html")
+                            mime = ctype.split(";")[0].strip().lower()
+                            if mime not in cfg.content_types:
+                                raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
+                            body = await read_limited(r, cfg.max_bytes)
+                            return CachedPage(
+                                url=url,
+                                final_url=str(current),
+                                content_type=ctype,
+                                last_modified=r.headers.get("last-modified"),
+                                body=body,
+                            )
                 except TimeoutError:
                     raise FetchError(f"timed out after {cfg.total_timeout:g}s") from None
-            if isinstance(got, CachedPage):
-                return dataclasses.replace(got, url=url, final_url=str(current))
-            current = next_hop(current, got)
+            current = next_hop(current, location)
         raise FetchError(f"more than {cfg.max_redirects} redirects")
 
-    async def _request(
-        self,
-        client: httpx.AsyncClient,
-        pinned: httpx.URL,
-        headers: dict[str, str],
-        extensions: dict[str, Any],
-    ) -> CachedPage | str:
-        """One hop: the page, or the ``Location`` of a redirect."""
-        cfg = self.config
-        async with client.stream("GET", pinned, headers=headers, extensions=extensions) as r:
-            if r.status_code in REDIRECTS:
-                location = r.headers.get(STASHED_LOCATION)
-                if not location:
-                    raise FetchError(f"HTTP {r.status_code} without a Location header")
-                return location
-            if r.status_code != 200:
-                raise FetchError(f"HTTP {r.status_code}")
-            ctype = r.headers.get("content-type", "text/html")
-            mime = ctype.split(";")[0].strip().lower()
-            if mime not in cfg.content_types:
-                raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
-            body = await read_limited(r, cfg.max_bytes)
-            return CachedPage(
-                url="",
-                final_url="",
-                content_type=ctype,
-                last_modified=r.headers.get("last-modified"),
-                body=body,
-            )
+
+def _location(r: httpx.Response) -> str | None:
+    """The ``Location`` of a redirect, None for a 200; ``FetchError`` for any other status."""
+    if r.status_code in REDIRECTS:
+        location = r.headers.get(STASHED_LOCATION)
+        if not location:
+            raise FetchError(f"HTTP {r.status_code} without a Location header")
+        return location
+    if r.status_code != 200:
+        raise FetchError(f"HTTP {r.status_code}")
+    return None
 
 
 STASHED_LOCATION = "x-factseek-location"
