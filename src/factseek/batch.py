@@ -1,10 +1,12 @@
 """Batch checking with a run journal: one JSON line per finished claim, flushed, so a killed run
 resumes where it stopped and loses nothing finished.
 
-Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically; ``<name>`` is
-the claim id made safe by ``factseek.sanitize.safe_name``, so no id can write outside
-``OUT/reports``), ``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed;
-retried on rerun).
+Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically; plus
+``reports/<name>.md``/``.html`` for the ``formats`` asked for; ``<name>`` is the claim id made
+safe by ``factseek.sanitize.safe_name``, so no id can write outside ``OUT/reports``),
+``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun),
+``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time;
+see ``factseek.batch_summary``).
 
 Before any work: every line is parsed and validated (``DataError`` naming ``file:line`` and the
 field), duplicate ids are refused, and OUT must be writable. While running, a claim that fails
@@ -17,16 +19,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts, make_claim
+from factseek.api import CheckOptions, build_parts
+from factseek.batch_summary import finish_batch
 from factseek.errors import DataError, FactseekError
 from factseek.files import check_writable_dir
 from factseek.pipeline import CheckConfig, run
 from factseek.report import write_report
-from factseek.sanitize import json_loads, safe_name
+from factseek.sanitize import safe_name
 from factseek.types import Claim
 
 
@@ -43,35 +46,11 @@ def report_name(cid: str) -> str:
 
 
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
-    """Claims from JSONL (text, date, speaker, venue, id); DataError names the bad line."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json_loads(line)
-                    if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                        raise ValueError("expected an object with a 'text' string")
-                    raw_id = row.get("id")
-                    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int | None):
-                        raise ValueError(
-                            f"field 'id' must be a string, got {type(raw_id).__name__}"
-                        )
-                    claim = make_claim(
-                        row["text"],
-                        date=row.get("date"),
-                        speaker=row.get("speaker"),
-                        venue=row.get("venue"),
-                        id=str(raw_id) if raw_id is not None else None,
-                    )
-                except (ValueError, FactseekError) as e:
-                    raise DataError(str(e).splitlines()[0], str(path), n) from None
-                yield n, claim
-    except FileNotFoundError:
-        raise DataError("file not found", str(path)) from None
-    except UnicodeDecodeError:
-        raise DataError("not valid UTF-8", str(path)) from None
+    """(line, claim) from a claims file (docs/formats.md); DataError names the bad line."""
+    from factseek.datasets.claimsfile import read_claims_file
+
+    for record in read_claims_file(path):
+        yield record.line, record.claim
 
 
 def _unique_ids(claims: list[tuple[int, Claim]], path: Path) -> None:
@@ -115,10 +94,14 @@ def _done_ids(journal: Path) -> set[str]:
     return done
 
 
-def _check_one(claim: Claim, parts: Any, config: CheckConfig, path: Path) -> None:
+def _check_one(
+    claim: Claim, parts: Any, config: CheckConfig, path: Path, formats: Sequence[str]
+) -> None:
     report = run(claim, parts, config)
     try:
         write_report(report, path, "json")
+        for fmt in sorted(set(formats) - {"json"}):
+            write_report(report, path.with_suffix(f".{fmt}"), fmt)
     except OSError as e:  # the output folder failed (disk full, removed...): stop the batch
         raise _OutputFailed(f"cannot write {path}: {e.strerror or e}") from None
 
@@ -136,8 +119,10 @@ def run_batch(
     undated: str = "drop",
     exclude_sites: tuple[str, ...] = (),
     progress: bool = True,
+    formats: Sequence[str] = (),
 ) -> tuple[int, int, int]:
-    """Check every claim not yet in the journal. Returns (checked, skipped, failed)."""
+    """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
+    report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
@@ -162,7 +147,7 @@ def run_batch(
             cid = claim_id(claim)
             name = report_name(cid)
             try:
-                _check_one(claim, parts, config, out / name)
+                _check_one(claim, parts, config, out / name, formats)
             except _OutputFailed:
                 raise
             except Exception as e:  # one claim never stops the batch: record it, move on
@@ -175,4 +160,5 @@ def run_batch(
                 jf.flush()
                 checked += 1
             bar.advance(task)
+    finish_batch(out, formats)
     return checked, len(claims) - len(todo), failed

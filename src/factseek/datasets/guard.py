@@ -53,7 +53,9 @@ def loader(fn: F) -> F:
             where = _WHERE.get()
             path, line = where if where is not None else (str(args[0]) if args else None, None)
             detail = " ".join(str(e).split())[:120]
-            raise DataError(f"malformed record ({type(e).__name__}: {detail})", path, line) from None
+            raise DataError(
+                f"malformed record ({type(e).__name__}: {detail})", path, line
+            ) from None
         finally:
             _WHERE.reset(token)
 
