@@ -28,8 +28,9 @@ from factseek.batch_summary import finish_batch
 from factseek.errors import DataError, FactseekError
 from factseek.files import check_writable_dir
 from factseek.pipeline import CheckConfig, run
+from factseek.redact import redact_text
 from factseek.report import write_report
-from factseek.sanitize import safe_name
+from factseek.sanitize import clean_text, safe_name
 from factseek.types import Claim
 
 
@@ -152,7 +153,8 @@ def run_batch(
                 raise
             except Exception as e:  # one claim never stops the batch: record it, move on
                 message = str(e) if isinstance(e, FactseekError) else f"{type(e).__name__}: {e}"
-                ef.write(json.dumps({"id": cid, "line": n, "error": message[:2000]}) + "\n")
+                message = redact_text(clean_text(message))[:2000]  # stored: no secrets, no escapes
+                ef.write(json.dumps({"id": cid, "line": n, "error": message}) + "\n")
                 ef.flush()
                 failed += 1
             else:

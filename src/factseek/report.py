@@ -131,7 +131,7 @@ def _md(text: str) -> str:
     """Neutralise Markdown/HTML syntax and terminal escapes in untrusted text (one line)."""
     text = " ".join(redact_text(clean_text(text)).split())
     text = html.escape(text, quote=False)
-    for ch in "\\`*_[]()|#!~":
+    for ch in "\\`*_[]|#~":  # with [ ] escaped, ( ) and ! cannot start a link or an image
         text = text.replace(ch, "\\" + ch)
     return text
 
