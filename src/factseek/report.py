@@ -4,10 +4,19 @@
 >>> report = read_report("report.json")  # doctest: +SKIP
 >>> write_report(report, "report.html", "html")  # doctest: +SKIP
 
-Everything that came from a web page, a search result or a model is untrusted: in HTML it is
-escaped, links are limited to http(s) URLs, and nothing is loaded from elsewhere (inline CSS, no
-scripts). Files are written atomically: a temp file in the same folder, then a rename. The
-readable formats speak plainly: constraint codes ("after-claim-date") become words ("published
+Everything that came from a web page, a search result or a model is untrusted:
+
+- every format: terminal escape sequences, control characters, bidi overrides and lone
+  surrogates are removed (``factseek.sanitize.clean_text``; in JSON one for one, so character
+  offsets stay valid), and URLs lose userinfo and key-like parameters (``factseek.redact``);
+- Markdown: text is HTML-escaped and Markdown syntax backslash-escaped; link targets are
+  percent-encoded inside ``<...>`` (no ``<``, ``>``, brackets, parentheses, quotes, backslashes or
+  spaces survive), so neither raw HTML nor a crafted URL can add markup or leave its link;
+- HTML: escaped, links limited to http(s) URLs, nothing loaded from elsewhere (a CSP, inline CSS,
+  no scripts).
+
+Files are written atomically: a temp file in the same folder, then a rename. The readable
+formats speak plainly: constraint codes ("after-claim-date") become words ("published
 after the claim"), long titles are cut at a word with "…".
 """
 
@@ -18,11 +27,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
-from factseek.types import Document, Report, from_dict, to_json
+from factseek.redact import redact_text, redact_url
+from factseek.sanitize import clean_text, json_loads
+from factseek.types import Document, Report, from_dict, to_dict
 
 
 class Format(StrEnum):
@@ -33,9 +45,29 @@ class Format(StrEnum):
     html = "html"
 
 
+_URL_KEYS = frozenset({"url", "final_url"})
+_MESSAGE_KEYS = frozenset({"notes", "error", "explanation", "note"})
+
+
+def _clean_tree(obj: Any, key: str = "") -> Any:
+    """JSON data with every string cleaned one for one; URLs and messages also redacted."""
+    if isinstance(obj, str):
+        text = clean_text(obj, keep_newlines=True, keep_length=True)
+        if key in _URL_KEYS:
+            return redact_url(text)
+        return redact_text(text) if key in _MESSAGE_KEYS else text
+    if isinstance(obj, list):
+        return [_clean_tree(x, key) for x in obj]
+    if isinstance(obj, dict):
+        return {_clean_tree(str(k)): _clean_tree(v, str(k)) for k, v in obj.items()}
+    return obj
+
+
 def render_json(report: Report) -> str:
-    """The complete report as indented JSON (``read_report`` reads it back losslessly)."""
-    return to_json(report) + "\n"
+    """The complete report as indented JSON (``read_report`` reads it back; only control
+    characters, which become spaces, and credentials in URLs and messages differ)."""
+    data = _clean_tree(to_dict(report))
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
 # ----------------------------------------------------------------------------- plain words
@@ -96,16 +128,27 @@ def _quoted(text: str, escape: Callable[[str], str]) -> str:
 
 
 def _md(text: str) -> str:
-    """Neutralise Markdown/HTML syntax in untrusted text (one line)."""
-    text = " ".join(str(text).split())
+    """Neutralise Markdown/HTML syntax and terminal escapes in untrusted text (one line)."""
+    text = " ".join(redact_text(clean_text(text)).split())
     text = html.escape(text, quote=False)
-    for ch in "\\`*_[]|#":
+    for ch in "\\`*_[]|#~":  # with [ ] escaped, ( ) and ! cannot start a link or an image
         text = text.replace(ch, "\\" + ch)
     return text
 
 
+#: Characters left as they are in a Markdown link target; all else is percent-encoded.
+_URL_SAFE = "!#$%&'*+,/:;=?@-._~"
+
+
+def _md_url(url: str) -> str:
+    """A link target for ``[label](<target>)``: cleaned, redacted, percent-encoded."""
+    return quote(" ".join(clean_text(url).split()), safe=_URL_SAFE)
+
+
 def _md_link(title: str, url: str) -> str:
-    return f"[{_md(title or url)}](<{_safe_url(url)}>)" if _safe_url(url) else _md(title or url)
+    safe = _safe_url(url)
+    label = _md(title or redact_url(url))
+    return f"[{label}](<{_md_url(safe)}>)" if safe else label
 
 
 def _verdict_line(report: Report) -> str:
@@ -267,21 +310,22 @@ def _clip(text: str, n: int) -> str:
 
 
 def _safe_url(url: str) -> str:
-    """The URL if it is http(s), else empty (no javascript:, data:, file: links)."""
+    """The URL (cleaned, redacted) if it is http(s), else empty (no javascript:, data:, file:)."""
+    url = clean_text(url)
     try:
         scheme = urlsplit(url).scheme.lower()
     except ValueError:
         return ""
-    return url if scheme in ("http", "https") else ""
+    return redact_url(url) if scheme in ("http", "https") else ""
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(redact_text(clean_text(str(text), keep_newlines=True)), quote=True)
 
 
 def _a(title: str, url: str) -> str:
     safe = _safe_url(url)
-    label = _e(title or url)
+    label = _e(title or redact_url(url))
     if not safe:
         return label
     return f'<a href="{_e(safe)}" rel="noopener noreferrer nofollow">{label}</a>'
@@ -500,7 +544,7 @@ def read_report(path: str | Path) -> Report:
     ``reports/*.json``). ``DataError`` names the file when it is not one."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"report not found: {path}") from None
     except IsADirectoryError:
