@@ -82,6 +82,12 @@ def train(
     train_layers: Annotated[
         int, typer.Option("--train-layers", min=1, help="Top layers that learn.")
     ] = D.train_layers,
+    lora_rank: Annotated[
+        int, typer.Option("--lora-rank", min=1, help="Rank of the adapters of learning layers.")
+    ] = D.lora_rank,
+    lora_alpha: Annotated[
+        float, typer.Option("--lora-alpha", help="Adapter scale numerator (scale = alpha / rank).")
+    ] = D.lora_alpha,
     max_length: Annotated[
         int, typer.Option("--max-length", min=8, help="Tokens per pair (the longer side is cut).")
     ] = D.max_length,
@@ -94,6 +100,13 @@ def train(
     max_train: Annotated[
         int | None, typer.Option("--max-train", min=1, help="Subsample training pairs.")
     ] = None,
+    balance: Annotated[
+        bool,
+        typer.Option(
+            "--balance/--no-balance",
+            help="Keep at most as many nei training pairs as the larger stance class.",
+        ),
+    ] = True,
     question_share: Annotated[
         float,
         typer.Option("--question-share", min=0.0, max=1.0, help="Claims asked as questions."),
@@ -111,7 +124,14 @@ def train(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, tune its thresholds on the validation side."""
-    from factseek.stance.data import SOURCES, build_pairs, describe, subsample, with_form
+    from factseek.stance.data import (
+        SOURCES,
+        balance_nei,
+        build_pairs,
+        describe,
+        subsample,
+        with_form,
+    )
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     names = _sources(sources)
@@ -119,6 +139,8 @@ def train(
         base=base,
         layers=layers,
         train_layers=train_layers,
+        lora_rank=lora_rank,
+        lora_alpha=lora_alpha,
         max_length=max_length,
         lr=lr,
         batch_size=batch_size,
@@ -127,8 +149,9 @@ def train(
         quantize=quantize,
     )
     pairs = build_pairs(_data_root(data), names)
+    chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
     train_pairs = with_form(
-        subsample(pairs["train"], max_train, seed), "mixed", question_share=question_share
+        subsample(chosen, max_train, seed), "mixed", question_share=question_share
     )
     dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
     typer.echo(f"train: {describe(train_pairs)}")
@@ -141,6 +164,7 @@ def train(
         "shareable": not restricted,
         "question_share": question_share,
         "max_train": max_train,
+        "balance_nei": balance,
     }
     result = train_stance(
         train_pairs,
