@@ -80,8 +80,13 @@ def train(
         int, typer.Option("--layers", min=1, help="First base layers kept.")
     ] = D.layers,
     train_layers: Annotated[
-        int, typer.Option("--train-layers", min=1, help="Top layers that learn.")
-    ] = D.train_layers,
+        int | None,
+        typer.Option(
+            "--train-layers",
+            min=1,
+            help="Top layers that learn; the ones below are frozen and cached (default: all).",
+        ),
+    ] = None,
     lora_rank: Annotated[
         int, typer.Option("--lora-rank", min=1, help="Rank of the adapters of learning layers.")
     ] = D.lora_rank,
@@ -138,7 +143,7 @@ def train(
     config = StanceTrainConfig(
         base=base,
         layers=layers,
-        train_layers=train_layers,
+        train_layers=train_layers or layers,
         lora_rank=lora_rank,
         lora_alpha=lora_alpha,
         max_length=max_length,
