@@ -24,6 +24,7 @@ from factseek.types import Claim, Report
 DECOMPOSERS = ("auto", "rules", "llm")
 SUMMARIZERS = ("auto", "extractive", "llm-zero-shot", "llm-few-shot")
 LLM_CHOICES = ("none", "openai", "llamacpp")
+SCALES = ("auto", "averitec", "politifact")  # auto: the judge's scale, else averitec (stance)
 
 
 def parse_date(value: str | _dt.date | None) -> _dt.date | None:
@@ -55,6 +56,8 @@ class CheckOptions:
     replay: str | Path | None = None
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
+    stance: str | Path = "none"  # "default" (shipped model), a trained folder, or "none"
+    scale: str = "auto"
 
 
 def _choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -153,8 +156,10 @@ def build_parts(opts: CheckOptions) -> Parts:
         summarizer = extractive
     names["decomposer"] = decomposer_name
     names["summarizer"] = summarizer_name
+    stance, evidence_judge, answerer = _evidence_parts(opts, llm, names)
 
     judge: Any = None
+    _choice(opts.scale, SCALES, "verdict scale")
     if opts.judge and opts.llm_judge:
         raise ConfigError(
             "choose one judge: --judge (trained classifier) or --llm-judge (LLM scorer)"
@@ -164,6 +169,8 @@ def build_parts(opts: CheckOptions) -> Parts:
 
         judge = load_judge(Path(opts.judge).expanduser())
         names["judge"] = str(opts.judge)
+        if is_evidence_judge(judge):
+            evidence_judge, judge = judge, None
     elif opts.llm_judge:
         if llm is None:
             raise ConfigError("--llm-judge needs an LLM: pass --llm openai|llamacpp")
@@ -171,6 +178,7 @@ def build_parts(opts: CheckOptions) -> Parts:
 
         judge = LLMScorer(llm, ScoreThresholds.load(Path(opts.llm_judge).expanduser()))
         names["judge"] = f"llm-scorer:{opts.llm_judge}"
+    _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
     if opts.rewrite:
         from factseek.rewrite.infer import Rewriter
@@ -188,9 +196,50 @@ def build_parts(opts: CheckOptions) -> Parts:
         fetcher=fetcher,
         judge=judge,
         rewriter=rewriter,
+        stance=stance,
+        evidence_judge=evidence_judge if judge is None else None,
+        answerer=answerer,
         usage=(lambda: dict(usage() if callable(usage) else usage)) if usage is not None else None,
         names=names,
     )
+
+
+def is_evidence_judge(judge: Any) -> bool:
+    from factseek.judge import EvidenceJudge
+
+    return isinstance(judge, EvidenceJudge)
+
+
+def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tuple[Any, Any, Any]:
+    """The stance model, the default evidence judge (rules over stance) and the LLM answerer."""
+    stance = None
+    if str(opts.stance) != "none":
+        from factseek.stance import load_stance  # type: ignore[attr-defined]
+
+        stance = load_stance(opts.stance)
+        names["stance"] = getattr(stance, "name", str(opts.stance))
+    evidence_judge = None
+    if stance is not None and opts.scale in ("auto", "averitec"):
+        from factseek.judge.verdict import StanceRules
+
+        evidence_judge = StanceRules(names["stance"])
+    answerer = None
+    if llm is not None and stance is not None:
+        from factseek.judge.llm_answers import LLMAnswerer
+
+        answerer = LLMAnswerer(llm)
+        names["answers"] = answerer.name
+    return stance, evidence_judge, answerer
+
+
+def _check_scale(scale: str, judge: Any) -> None:
+    """The judge's label set must be the scale asked for (a PolitiFact judge cannot answer in
+    AVeriTeC labels, and no rule maps one onto the other)."""
+    if scale == "auto" or judge is None:
+        return
+    have = getattr(judge, "scale", None) or getattr(getattr(judge, "labels", None), "name", None)
+    if have is not None and have != scale:
+        raise ConfigError(f"--scale {scale} asked for, but the judge gives {have} labels")
 
 
 def make_claim(
@@ -215,6 +264,8 @@ def check(
     k: int = 10,
     undated: UndatedPolicy = "drop",
     exclude_sites: Sequence[str] = (),
+    top_docs: int | None = None,
+    cards: int | None = None,
     progress: Progress | None = None,
     **options: Any,
 ) -> Report:
@@ -230,5 +281,39 @@ def check(
     if k < 1:
         raise ConfigError("k must be at least 1")
     parts = build_parts(CheckOptions(**options))
-    config = CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))
+    config = check_config(
+        k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
+    )
     return run(claim, parts, config, progress=progress)
+
+
+def check_config(
+    *,
+    k: int = 10,
+    undated: str = "drop",
+    exclude_sites: Sequence[str] = (),
+    top_docs: int | None = None,
+    cards: int | None = None,
+) -> CheckConfig:
+    """Pipeline settings from the options ``check`` and ``batch`` share.
+
+    ``top_docs`` sets how many documents are summarized and searched for evidence cards (the
+    paper summarizes 4; evidence cards read every kept document unless it is set); ``cards`` how
+    many cards each question shows."""
+    from dataclasses import replace
+
+    if undated not in ("drop", "keep"):
+        raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")
+    config = CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))  # type: ignore[arg-type]
+    if top_docs is not None:
+        config = replace(
+            config,
+            spans=replace(config.spans, top_docs=top_docs),
+            evidence=replace(config.evidence, top_docs=top_docs),
+        )
+    if cards is not None:
+        ev = config.evidence
+        config = replace(
+            config, evidence=replace(ev, cards=cards, candidates=max(cards, ev.candidates))
+        )
+    return config

@@ -13,9 +13,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts, make_claim
+from factseek.api import CheckOptions, build_parts, check_config, make_claim
 from factseek.errors import DataError, FactseekError
-from factseek.pipeline import CheckConfig, run
+from factseek.pipeline import run
 from factseek.report import write_report
 from factseek.types import Claim
 
@@ -74,6 +74,8 @@ def run_batch(
     k: int = 10,
     undated: str = "drop",
     exclude_sites: tuple[str, ...] = (),
+    top_docs: int | None = None,
+    cards: int | None = None,
     progress: bool = True,
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal. Returns (checked, skipped, failed)."""
@@ -83,7 +85,9 @@ def run_batch(
     journal = out / "journal.jsonl"
     done = _done_ids(journal)
     parts = build_parts(CheckOptions(**options))
-    config = CheckConfig(k=k, undated=undated, exclude_sites=exclude_sites)  # type: ignore[arg-type]
+    config = check_config(
+        k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
+    )
     todo = [(n, c) for n, c in claims if claim_id(c) not in done]
     checked = failed = 0
     from rich.progress import Progress

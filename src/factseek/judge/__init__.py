@@ -1,7 +1,9 @@
-"""Veracity judges: ``Judge.predict(claim, summaries) -> Verdict``.
+"""Veracity judges: ``Judge.predict(claim, summaries) -> Verdict`` and, reading evidence cards,
+``EvidenceJudge.judge(claim, questions, evidence, answers) -> Verdict``.
 
 With no judge configured, the pipeline reports ``Verdict.not_judged()``: never a made-up label.
-``load_judge(path)`` opens a trained classifier folder (see ``judge.classifier``).
+``load_judge(path)`` opens a trained classifier folder (see ``judge.classifier``);
+``judge.verdict.StanceRules`` is the default evidence judge (rules over stance, no training).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from factseek.types import Claim, Summary, Verdict
+from factseek.types import Answer, Claim, Evidence, Question, Summary, Verdict
 
 
 @runtime_checkable
@@ -18,6 +20,22 @@ class Judge(Protocol):
     name: str
 
     def predict(self, claim: Claim, summaries: Sequence[Summary]) -> Verdict: ...
+
+
+@runtime_checkable
+class EvidenceJudge(Protocol):
+    """A judge that reads evidence cards (with their stance) and the subquestions' answers."""
+
+    name: str
+    scale: str  # the label set of its verdicts, e.g. "averitec"
+
+    def judge(
+        self,
+        claim: Claim,
+        questions: Sequence[Question],
+        evidence: Sequence[Evidence],
+        answers: Sequence[Answer] | None = None,
+    ) -> Verdict: ...
 
 
 def load_judge(path: str | Path) -> Judge:
