@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from factseek.api import CheckOptions, build_parts, check_config, make_claim
 from factseek.errors import DataError, FactseekError
-from factseek.pipeline import run
+from factseek.pipeline import CheckConfig, Parts, run
 from factseek.report import write_report
 from factseek.types import Claim
 
@@ -80,14 +80,29 @@ def run_batch(
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal. Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "reports").mkdir(exist_ok=True)
-    journal = out / "journal.jsonl"
-    done = _done_ids(journal)
     parts = build_parts(CheckOptions(**options))
     config = check_config(
         k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
     )
+    return run_claims(claims, out, parts, config, progress=progress)
+
+
+def run_claims(
+    claims: Sequence[tuple[int, Claim]],
+    out: Path,
+    parts: Parts,
+    config: CheckConfig,
+    *,
+    progress: bool = True,
+    description: str = "checking claims",
+) -> tuple[int, int, int]:
+    """Check ``(line, claim)`` pairs not yet in ``out``'s journal with built parts.
+
+    Returns (checked, skipped, failed); reports are ``out/reports/<claim_id>.json``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "reports").mkdir(exist_ok=True)
+    journal = out / "journal.jsonl"
+    done = _done_ids(journal)
     todo = [(n, c) for n, c in claims if claim_id(c) not in done]
     checked = failed = 0
     from rich.progress import Progress
@@ -97,7 +112,7 @@ def run_batch(
         open(journal, "a", encoding="utf-8") as jf,
         open(out / "errors.jsonl", "a", encoding="utf-8") as ef,
     ):
-        task = bar.add_task("checking claims", total=len(todo))
+        task = bar.add_task(description, total=len(todo))
         for n, claim in todo:
             cid = claim_id(claim)
             try:

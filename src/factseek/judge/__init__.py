@@ -38,8 +38,19 @@ class EvidenceJudge(Protocol):
     ) -> Verdict: ...
 
 
-def load_judge(path: str | Path) -> Judge:
-    """A trained judge from its folder (config.json + weights)."""
+def load_judge(path: str | Path) -> Judge | EvidenceJudge:
+    """A trained judge from its folder (config.json + weights): a classifier reading summaries,
+    or an evidence judge (``judge.evidence_model``), told apart by the config's ``kind``."""
+    import json
+
     from factseek.judge.classifier import ClassifierJudge
 
+    try:
+        kind = json.loads((Path(path) / "config.json").read_text(encoding="utf-8")).get("kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None
+    if kind == "factseek-evidence-judge":
+        from factseek.judge.evidence_model import EvidenceModelJudge
+
+        return EvidenceModelJudge.load(path)
     return ClassifierJudge.load(path)
