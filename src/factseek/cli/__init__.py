@@ -61,7 +61,7 @@ app = make_app("factseek: find and weigh evidence for claims.")
 
 
 def _register() -> None:
-    from factseek.cli import check, eval, index, judge, rewrite, runs
+    from factseek.cli import check, eval, feedback, index, judge, rewrite, runs, serve
 
     check.register(app)
     app.add_typer(index.app, name="index")
@@ -69,6 +69,8 @@ def _register() -> None:
     app.add_typer(rewrite.app, name="rewrite")
     app.add_typer(eval.app, name="eval")
     runs.register(app)
+    serve.register(app)
+    app.add_typer(feedback.app, name="feedback")
 
 
 _register()
