@@ -56,7 +56,7 @@ def examples(n: int = 60) -> list[Example]:
 def test_features_layout() -> None:
     f = Featurizer(ENCODER, STANCE, max_texts=2)
     rows = f([(Claim(text="a b"), []), (Claim(text="a b"), ["x hoax", "y", "z confirmed"])])
-    assert rows.shape == (2, 3 * 16 + len(STANCE_FEATURES) + 2)
+    assert rows.shape == (2, 3 * 16 + len(STANCE_FEATURES) + 4)
     assert not rows[0, 16:].any()  # no evidence: only the claim embedding
     stance = rows[1, 48 : 48 + len(STANCE_FEATURES)]
     assert dict(zip(STANCE_FEATURES, stance.tolist(), strict=True))["share_refutes"] == 0.5

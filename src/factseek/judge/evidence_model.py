@@ -3,11 +3,15 @@
 Features of a claim and its evidence texts (at most ``max_texts``, in the order given):
 
 - the claim's sentence embedding ``c`` (the encoder, MiniLM by default);
-- the mean embedding ``m`` of the evidence texts and the product ``c * m`` (zeros without evidence);
+- the mean embedding ``m`` of the evidence texts and the product ``c * m`` (zeros without
+  evidence), and the largest and the mean cosine between the claim and a text (how on-topic);
 - the stance toward the claim of every text (the stance model, when the judge has one): the
   largest and the mean probability of ``supports`` and of ``refutes``, the mean of ``nei``, and
   the share of texts labelled each way;
-- whether there is evidence at all, and ``log(1 + n)``.
+- whether there is evidence at all, and ``log(1 + n)``;
+- with ``bow > 0``: hashed bags of words (``factseek.text.tokenize`` terms and their bigrams,
+  ``log(1 + count)``, ``bow`` buckets each) of the claim and of the evidence texts together, so
+  that cue words ("hoax", "satire", "no evidence") count as they are, not only as embeddings.
 
 The classifier is a softmax regression over the standardised features with an L2 penalty,
 fitted by full-batch gradient descent (numpy, deterministic). ``fit`` holds out a fifth of the
@@ -24,6 +28,8 @@ trained on AVeriTeC (CC BY-NC 4.0) it must not be shipped.
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -39,6 +45,7 @@ from factseek.files import atomic_write
 from factseek.labels import LABEL_SETS, LabelSet
 from factseek.metrics.veracity import veracity_metrics
 from factseek.stance import StanceModel
+from factseek.text import tokenize
 from factseek.types import Answer, Claim, Evidence, Question, Verdict
 
 FORMAT_VERSION = 1
@@ -62,6 +69,7 @@ class FitConfig:
     lr: float = 0.5
     dev_fraction: float = 0.2
     max_texts: int = 20
+    bow: int = 0  # hashed bag-of-words buckets for the claim and for the evidence (0: none)
     seed: int = 0
 
 
@@ -82,14 +90,27 @@ class Example:
 class Featurizer:
     """Claim + evidence texts -> feature rows (one encoder batch, one stance batch per call)."""
 
-    def __init__(self, encoder: Encoder, stance: StanceModel | None, max_texts: int) -> None:
+    def __init__(
+        self, encoder: Encoder, stance: StanceModel | None, max_texts: int, bow: int = 0
+    ) -> None:
         self.encoder = encoder
         self.stance = stance
         self.max_texts = max_texts
+        self.bow = bow
 
     @property
     def dim(self) -> int:
-        return 3 * self.encoder.dim + len(STANCE_FEATURES) + 2
+        return 3 * self.encoder.dim + len(STANCE_FEATURES) + 4 + 2 * self.bow
+
+    def _bag(self, texts: Sequence[str]) -> np.ndarray:
+        """``log(1 + count)`` of hashed terms and bigrams, ``self.bow`` buckets."""
+        out = np.zeros(self.bow, dtype=np.float32)
+        for text in texts:
+            terms = tokenize(text)
+            for t in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
+                h = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=4).digest(), "little")
+                out[h % self.bow] += 1.0
+        return np.log1p(out)
 
     def __call__(self, items: Sequence[tuple[Claim, Sequence[str]]]) -> np.ndarray:
         items = [
@@ -108,14 +129,20 @@ class Featurizer:
                 labels[i, ("supports", "refutes", "nei").index(r.label)] = 1.0
         out = np.zeros((len(items), self.dim), dtype=np.float32)  # (items, features)
         d, first = self.encoder.dim, 0  # first: this item's first text among all texts
-        for i, (_, ts) in enumerate(items):
+        tail = 3 * d + len(STANCE_FEATURES) + 4  # where the bags of words start
+        for i, (claim, ts) in enumerate(items):
             c = vecs[i]
             out[i, :d] = c
+            if self.bow:
+                out[i, tail : tail + self.bow] = self._bag([claim.text])
+                out[i, tail + self.bow :] = self._bag(ts)
             if not ts:
                 continue
             rows = slice(first, first + len(ts))
             first += len(ts)
-            m = vecs[len(items) :][rows].mean(axis=0)
+            ev = vecs[len(items) :][rows]  # (texts, dim), unit rows
+            m = ev.mean(axis=0)
+            cos = ev @ c
             out[i, d : 2 * d] = m
             out[i, 2 * d : 3 * d] = c * m
             if self.stance is not None:
@@ -129,8 +156,10 @@ class Featurizer:
                     lab[:, 0].mean(),
                     lab[:, 1].mean(),
                 ]
-            out[i, -2] = 1.0
-            out[i, -1] = math.log1p(len(ts))
+            out[i, tail - 4] = cos.max()
+            out[i, tail - 3] = cos.mean()
+            out[i, tail - 2] = 1.0
+            out[i, tail - 1] = math.log1p(len(ts))
         return out
 
 
@@ -150,10 +179,11 @@ def _fit(
     n, f = x.shape
     counts = np.bincount(y, minlength=k).astype(np.float64)
     cw = np.where(counts > 0, (n / np.maximum(counts, 1) / k) ** balance, 0.0)
-    sw = cw[y] / cw[y].mean()  # (n,) sample weights, mean 1
-    onehot = np.eye(k)[y]
-    w = np.zeros((f, k))
-    b = np.log((counts + 1) / (n + k))
+    sw = (cw[y] / cw[y].mean()).astype(np.float32)  # (n,) sample weights, mean 1
+    onehot = np.eye(k, dtype=np.float32)[y]
+    x = x.astype(np.float32)
+    w = np.zeros((f, k), dtype=np.float32)
+    b = np.log((counts + 1) / (n + k)).astype(np.float32)
     vw, vb = np.zeros_like(w), np.zeros_like(b)
     for _ in range(cfg.steps):
         lw, lb = w + 0.9 * vw, b + 0.9 * vb
@@ -186,7 +216,7 @@ def fit(
             featurize([(e.claim, e.texts) for e in examples[i : i + 256]])
             for i in range(0, len(examples), 256)
         ]
-    ).astype(np.float64)
+    ).astype(np.float32)
     y = np.array([labels.index(e.label) for e in examples])
     groups = sorted({e.group for e in examples})
     rng = np.random.default_rng(cfg.seed)
@@ -317,6 +347,7 @@ class EvidenceModelJudge:
             "label_set": self.labels.name,
             "labels": list(self.labels.labels),
             "max_texts": self.featurize.max_texts,
+            "bow": self.featurize.bow,
             "encoder": self.config.get("encoder", "minilm"),
             "stance": self.config.get("stance", "none"),
             "mean": self.mean.tolist(),
@@ -352,7 +383,7 @@ class EvidenceModelJudge:
             mean=np.asarray(cfg["mean"], dtype=np.float64),
             std=np.asarray(cfg["std"], dtype=np.float64),
             labels=labels,
-            featurize=Featurizer(encoder, stance, int(cfg["max_texts"])),
+            featurize=Featurizer(encoder, stance, int(cfg["max_texts"]), int(cfg.get("bow", 0))),
             name=str(cfg.get("name") or path.name),
             config=cfg,
         )
@@ -389,7 +420,7 @@ def train_evidence_judge(
     log: Callable[[str], None] = lambda _: None,
 ) -> EvidenceModelJudge:
     """Fit and save a judge folder at ``out``."""
-    featurize = Featurizer(encoder, stance, cfg.max_texts)
+    featurize = Featurizer(encoder, stance, cfg.max_texts, cfg.bow)
     w, b, mu, sd, report = fit(examples, featurize, labels, cfg, log=log)
     judge = EvidenceModelJudge(
         weights=w,
