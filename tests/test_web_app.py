@@ -88,6 +88,7 @@ def test_check_then_review_shows_verdict_questions_and_cards(client) -> None:
     assert "Did the council spend 3 million dollars on the bridge?" in html
     assert "ledger.example" in html and "chars " in html
     assert html.index('id="verdict"') < html.index("Subquestions")  # the verdict leads
+    assert "native filters" not in html and "emulated:" not in html  # plain words (issue 16)
 
 
 def test_progress_streams_as_server_sent_events(client) -> None:

@@ -1,22 +1,36 @@
 """Batch checking with a run journal: one JSON line per finished claim, flushed, so a killed run
 resumes where it stopped and loses nothing finished.
 
-Layout of OUT: ``reports/<id>.json`` (one report per claim, written atomically),
-``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun).
+Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically; plus
+``reports/<name>.md``/``.html`` for the ``formats`` asked for; ``<name>`` is the claim id made
+safe by ``factseek.sanitize.safe_name``, so no id can write outside ``OUT/reports``),
+``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun),
+``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time;
+see ``factseek.batch_summary``).
+
+Before any work: every line is parsed and validated (``DataError`` naming ``file:line`` and the
+field), duplicate ids are refused, and OUT must be writable. While running, a claim that fails
+for any reason is recorded in ``errors.jsonl`` and the batch moves on. On resume, a torn last
+line of the journal (a killed run) is cut off first, so the next record starts on its own line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts, check_config, make_claim
+from factseek.api import CheckOptions, build_parts, check_config
+from factseek.batch_summary import finish_batch
 from factseek.errors import DataError, FactseekError
+from factseek.files import check_writable_dir
 from factseek.pipeline import CheckConfig, Parts, run
+from factseek.redact import redact_text
 from factseek.report import write_report
+from factseek.sanitize import clean_text, safe_name
 from factseek.types import Claim
 
 
@@ -27,43 +41,74 @@ def claim_id(claim: Claim) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
+def report_name(cid: str) -> str:
+    """The report's path inside OUT for claim id ``cid`` (never outside ``reports/``)."""
+    return f"reports/{safe_name(cid)}.json"
+
+
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
-    """Claims from JSONL (text, date, speaker, venue, id); DataError names the bad line."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                        raise ValueError("expected an object with a 'text' string")
-                    claim = make_claim(
-                        row["text"],
-                        date=row.get("date"),
-                        speaker=row.get("speaker"),
-                        venue=row.get("venue"),
-                        id=str(row["id"]) if row.get("id") is not None else None,
-                    )
-                except (ValueError, FactseekError) as e:
-                    raise DataError(str(e).splitlines()[0], str(path), n) from None
-                yield n, claim
-    except FileNotFoundError:
-        raise DataError("file not found", str(path)) from None
-    except UnicodeDecodeError:
-        raise DataError("not valid UTF-8", str(path)) from None
+    """(line, claim) from a claims file (docs/formats.md); DataError names the bad line."""
+    from factseek.datasets.claimsfile import read_claims_file
+
+    for record in read_claims_file(path):
+        yield record.line, record.claim
+
+
+def _unique_ids(claims: list[tuple[int, Claim]], path: Path) -> None:
+    """``DataError`` for two claims with one id, or ids that would share a report file."""
+    seen: dict[str, tuple[int, str]] = {}
+    for n, c in claims:
+        cid = claim_id(c)
+        key = safe_name(cid).lower()  # case-insensitive file systems
+        if key in seen:
+            first, other = seen[key]
+            what = (
+                f"duplicate claim id {cid!r}"
+                if other == cid
+                else (f"claim id {cid!r} would share a report file with {other!r}")
+            )
+            raise DataError(f"{what} (first on line {first})", str(path), n)
+        seen[key] = (n, cid)
+
+
+def repair_tail(path: Path) -> None:
+    """Cut a torn last line (no newline: the run was killed while writing it)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as f:
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) == b"\n":
+            return
+        f.seek(0)
+        f.truncate(f.read().rfind(b"\n") + 1)
 
 
 def _done_ids(journal: Path) -> set[str]:
     if not journal.exists():
         return set()
     done = set()
-    for line in journal.read_text(encoding="utf-8").splitlines():
+    for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             done.add(json.loads(line)["id"])
         except (ValueError, KeyError, TypeError):
-            continue  # a torn last line from a killed run
+            continue  # a damaged line: that claim runs again
     return done
+
+
+def _check_one(
+    claim: Claim, parts: Any, config: CheckConfig, path: Path, formats: Sequence[str]
+) -> None:
+    report = run(claim, parts, config)
+    try:
+        write_report(report, path, "json")
+        for fmt in sorted(set(formats) - {"json"}):
+            write_report(report, path.with_suffix(f".{fmt}"), fmt)
+    except OSError as e:  # the output folder failed (disk full, removed...): stop the batch
+        raise _OutputFailed(f"cannot write {path}: {e.strerror or e}") from None
+
+
+class _OutputFailed(FactseekError):
+    """Writing into OUT failed: every further claim would fail the same way."""
 
 
 def run_batch(
@@ -74,17 +119,23 @@ def run_batch(
     k: int = 10,
     undated: str = "drop",
     exclude_sites: tuple[str, ...] = (),
+    progress: bool = True,
+    formats: Sequence[str] = (),
     top_docs: int | None = None,
     cards: int | None = None,
-    progress: bool = True,
 ) -> tuple[int, int, int]:
-    """Check every claim not yet in the journal. Returns (checked, skipped, failed)."""
+    """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
+    report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
+    _unique_ids(claims, claims_path)
+    check_writable_dir(out, "--out")
     parts = build_parts(CheckOptions(**options))
     config = check_config(
         k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
     )
-    return run_claims(claims, out, parts, config, progress=progress)
+    result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
+    finish_batch(out, formats)
+    return result
 
 
 def run_claims(
@@ -94,14 +145,16 @@ def run_claims(
     config: CheckConfig,
     *,
     progress: bool = True,
-    description: str = "checking claims",
+    formats: Sequence[str] = (),
 ) -> tuple[int, int, int]:
-    """Check ``(line, claim)`` pairs not yet in ``out``'s journal with built parts.
-
-    Returns (checked, skipped, failed); reports are ``out/reports/<claim_id>.json``."""
+    """Check the ``(line, claim)`` pairs not yet in ``out``'s journal with built parts; what
+    ``run_batch`` does after reading and validating its file (``eval pipeline`` calls it with
+    the claims of a data set). Returns (checked, skipped, failed)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "reports").mkdir(exist_ok=True)
     journal = out / "journal.jsonl"
+    repair_tail(journal)
+    repair_tail(out / "errors.jsonl")
     done = _done_ids(journal)
     todo = [(n, c) for n, c in claims if claim_id(c) not in done]
     checked = failed = 0
@@ -112,19 +165,23 @@ def run_claims(
         open(journal, "a", encoding="utf-8") as jf,
         open(out / "errors.jsonl", "a", encoding="utf-8") as ef,
     ):
-        task = bar.add_task(description, total=len(todo))
+        task = bar.add_task("checking claims", total=len(todo))
         for n, claim in todo:
             cid = claim_id(claim)
+            name = report_name(cid)
             try:
-                report = run(claim, parts, config)
-                path = out / "reports" / f"{cid}.json"
-                write_report(report, path, "json")
-                jf.write(json.dumps({"id": cid, "line": n, "report": f"reports/{cid}.json"}) + "\n")
-                jf.flush()
-                checked += 1
-            except FactseekError as e:
-                ef.write(json.dumps({"id": cid, "line": n, "error": str(e)}) + "\n")
+                _check_one(claim, parts, config, out / name, formats)
+            except _OutputFailed:
+                raise
+            except Exception as e:  # one claim never stops the batch: record it, move on
+                message = str(e) if isinstance(e, FactseekError) else f"{type(e).__name__}: {e}"
+                message = redact_text(clean_text(message))[:2000]  # stored: no secrets, no escapes
+                ef.write(json.dumps({"id": cid, "line": n, "error": message}) + "\n")
                 ef.flush()
                 failed += 1
+            else:
+                jf.write(json.dumps({"id": cid, "line": n, "report": name}) + "\n")
+                jf.flush()
+                checked += 1
             bar.advance(task)
     return checked, len(claims) - len(todo), failed

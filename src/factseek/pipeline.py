@@ -25,6 +25,7 @@ from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
 from factseek.judge.verdict import answer_questions
 from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
+from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.stance import StanceModel
 from factseek.summarize import Summarizer
@@ -113,6 +114,13 @@ class Parts:
 
 def validate_claim(claim: Claim, *, today: _dt.date | None = None) -> Claim:
     """The claim, whitespace-normalised, or InputError with one line."""
+    for name in ("text", "speaker", "venue", "id"):
+        value = getattr(claim, name)
+        bad = lone_surrogate(value) if isinstance(value, str) else None
+        if bad:
+            raise InputError(
+                f"the claim's {name} contains a lone surrogate ({bad}): not valid text"
+            )
     text = " ".join(claim.text.split()) if isinstance(claim.text, str) else ""
     if not text:
         raise InputError("the claim is empty")

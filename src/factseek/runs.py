@@ -2,9 +2,9 @@
 
 A run is given as a path:
 
-* a report JSON file (one ``Report``), a JSONL file of reports (a batch journal), or a folder of
-  such files: one URL set per claim (its ``claim.id``, else its text), the union of the hit URLs
-  of all its queries;
+* a report JSON file (one ``Report``), a JSONL file of reports (``check --claims -f json``), a
+  folder of such files, or a ``factseek batch`` output folder (its ``reports/``): one URL set per
+  claim (its ``claim.id``, else its text), the union of the hit URLs of all its queries;
 * an evidence bundle folder (``factseek.bundle``): one URL set per recorded query text.
 
 ``compare_runs`` pairs the keys both runs have; a pair where both sets are empty has no
@@ -13,7 +13,6 @@ Jaccard (``None``) and is left out of the mean rather than counted as 0 or 1.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from factseek.bundle import KIND, SEARCH_LOG, Replayer
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,12 +57,12 @@ def _report_records(path: Path) -> Iterator[tuple[Path, int | None, Mapping[str,
             for i, line in enumerate(f, 1):
                 if line.strip():
                     try:
-                        yield path, i, json.loads(line)
+                        yield path, i, json_loads(line)
                     except ValueError:
                         raise DataError("not valid JSON", str(path), i) from None
     else:
         try:
-            yield path, None, json.loads(path.read_text(encoding="utf-8"))
+            yield path, None, json_loads(path.read_text(encoding="utf-8"))
         except ValueError:
             raise DataError("not valid JSON", str(path)) from None
 
@@ -99,6 +99,8 @@ def url_sets(path: Path, *, kept_only: bool = False) -> tuple[dict[str, set[str]
         if not (path / SEARCH_LOG).exists():
             raise InputError(f"{path}: the bundle holds no search calls")
         return sets, "query"
+    if path.is_dir() and (path / "journal.jsonl").is_file() and (path / "reports").is_dir():
+        path = path / "reports"  # a batch folder: its per-claim reports
     files = (
         sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
         if path.is_dir()

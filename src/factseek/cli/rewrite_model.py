@@ -45,7 +45,7 @@ CorpusOpt = Annotated[Path | None, typer.Option(help="Corpus; some formats find 
 FormatOpt = Annotated[
     str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
 ]
-RetrieverOpt = Annotated[RetrieverName, typer.Option()]
+RetrieverOpt = Annotated[RetrieverName, typer.Option(help="Search endpoint to score queries on.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -71,14 +71,16 @@ def train_cmd(
         ReturnsMode, typer.Option(help="Return-to-go from dense or sparse rewards.")
     ] = ReturnsMode.dense,
     negatives: Annotated[bool, typer.Option(help="Train on negative sequences too.")] = True,
-    epochs: Annotated[int, typer.Option(min=1)] = 5,
-    seed: Annotated[int, typer.Option()] = 0,
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over the trajectories.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed (initialisation and shuffling).")] = 0,
     encoder: Annotated[
         str, typer.Option(help="State encoder: minilm, mpnet or a folder.")
     ] = "minilm",
-    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    batch_size: Annotated[int, typer.Option(min=1, help="Sequences per training step.")] = 64,
     max_edits: Annotated[int | None, typer.Option(min=1, help="K; default: the BFS depth.")] = None,
-    max_sequences_per_claim: Annotated[int | None, typer.Option(min=1)] = None,
+    max_sequences_per_claim: Annotated[
+        int | None, typer.Option(min=1, help="Use at most N sequences of each claim.")
+    ] = None,
     holdout: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
@@ -200,13 +202,15 @@ def eval_cmd(
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
     ),
-    k: Annotated[int, typer.Option(min=1)] = 50,
-    seed: Annotated[int, typer.Option()] = 0,
+    k: Annotated[int, typer.Option(min=1, help="Cut-off of the metrics (mAP@k, recall@k).")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the random-edit baseline.")] = 0,
     holdout: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Evaluate only the claims `train --holdout` held out."),
     ] = 0.0,
-    target_return: Annotated[float | None, typer.Option()] = None,
+    target_return: Annotated[
+        float | None, typer.Option(help="Gain to aim for [default: the model's calibrated one].")
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
     guard: Annotated[
         int | None,
@@ -246,7 +250,7 @@ def calibrate_cmd(
     corpus: CorpusOpt = None,
     data_format: FormatOpt = "jsonl",
     retriever: RetrieverOpt = RetrieverName.bm25,
-    k: Annotated[int, typer.Option(min=1)] = 50,
+    k: Annotated[int, typer.Option(min=1, help="Cut-off of the metric.")] = 50,
     validation: Annotated[
         bool,
         typer.Option(

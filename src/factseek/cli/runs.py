@@ -7,12 +7,13 @@ from pathlib import Path
 
 import typer
 
+from factseek.sanitize import clean_text
 from factseek.types import to_dict
 
 
 def compare_runs_command(
     a: Path = typer.Argument(
-        ..., help="Run A: report JSON/JSONL file, folder of reports, or bundle."
+        ..., help="Run A: report JSON/JSONL file, folder of reports, batch folder, or bundle."
     ),
     b: Path = typer.Argument(..., help="Run B, same kind as A."),
     kept: bool = typer.Option(
@@ -30,7 +31,8 @@ def compare_runs_command(
     width = min(60, max([len(c.unit)] + [len(r.key) for r in c.rows]))
     typer.echo(f"{c.unit:<{width}}  {'A':>4}  {'B':>4}  {'both':>4}  jaccard")
     for r in c.rows:
-        key = r.key if len(r.key) <= width else r.key[: width - 1] + "…"
+        key = clean_text(r.key)  # claim ids and queries come from files
+        key = key if len(key) <= width else key[: width - 1] + "…"
         score = "n/a" if r.jaccard is None else f"{r.jaccard:.3f}"
         typer.echo(f"{key:<{width}}  {r.a:>4}  {r.b:>4}  {r.shared:>4}  {score}")
     mean = "n/a" if c.mean is None else f"{c.mean:.3f}"

@@ -43,7 +43,9 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="Address to bind; anything but loopback warns.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8321,
+    port: Annotated[
+        int, typer.Option("--port", min=1, max=65535, help="TCP port to listen on.")
+    ] = 8321,
     db: DbOpt = None,
     user: Annotated[
         str | None, typer.Option("--user", help="Default reviewer name [default: login name].")

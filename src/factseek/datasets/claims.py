@@ -1,9 +1,14 @@
-"""Labelled-claim data sets: ClaimDecomp, LIAR, LIAR-PLUS, AVeriTeC and FEVER into one record.
+"""Labelled-claim data sets: factseek's claims file, ClaimDecomp, LIAR, LIAR-PLUS, AVeriTeC and
+FEVER into one record.
 
 Every loader reads one file and returns ``list[LabeledClaim]``; ``FORMATS`` maps a format name to
 its loader and label set, ``load_claims(path, format)`` dispatches (``format="auto"`` sniffs it).
-A malformed line raises ``DataError`` naming the file and line. Nothing here needs the files in
-``../shared/data``: the formats are documented below and in ``docs/judge.md``.
+A malformed line raises ``DataError`` naming the file and line. The formats are documented below,
+in ``docs/formats.md`` and ``docs/data.md`` (where each data set comes from).
+
+- ``claims``: factseek's own claims file (``factseek.datasets.claimsfile``): JSONL with ``claim``
+  (or ``text``) and optional ``id``, ``date``, ``speaker``, ``venue``, ``label``, ``questions``.
+  Its label set is the first of PolitiFact, AVeriTeC, FEVER that has every label in the file.
 
 - ``claimdecomp``: JSONL, one PolitiFact claim a line (``example_id``, ``label``, ``claim``,
   ``person``, ``venue`` as "stated on April 7, 2020 in a press briefing:", ``justification``
@@ -25,7 +30,6 @@ A malformed line raises ``DataError`` naming the file and line. Nothing here nee
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import json
 import re
@@ -34,8 +38,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from factseek.datasets.claimsfile import ClaimRecord, looks_like_claims, read_claims_file
+from factseek.datasets.guard import at, loader
 from factseek.errors import DataError, InputError
-from factseek.labels import AVERITEC, FEVER, POLITIFACT, LabelSet
+from factseek.labels import AVERITEC, FEVER, LABEL_SETS, POLITIFACT, LabelSet
+from factseek.sanitize import json_loads
 from factseek.text import WORD_RE
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -104,6 +111,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, start=1):
+                at(path, n)
                 if len(line) > MAX_LINE_CHARS:
                     raise DataError("line too long", str(path), n)
                 if line.strip():
@@ -117,7 +125,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, line in _lines(path):
         try:
-            record = json.loads(line)
+            record = json_loads(line)
         except json.JSONDecodeError as e:
             raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
         if not isinstance(record, dict):
@@ -202,6 +210,7 @@ def _claimdecomp_chat(record: Mapping[str, Any], path: Path, n: int) -> LabeledC
     )
 
 
+@loader
 def load_claimdecomp(path: str | Path) -> list[LabeledClaim]:
     """ClaimDecomp JSONL (labelled dev/test files, or the chat-formatted train questions)."""
     path = Path(path)
@@ -252,12 +261,13 @@ def _speaker(slug: str) -> str | None:
     return " ".join(w.capitalize() for w in slug.replace("-", " ").split()) or None
 
 
+@loader
 def load_liar(path: str | Path) -> list[LabeledClaim]:
     """LIAR TSV. Credit-history counts exclude the current statement (see the module doc)."""
     path = Path(path)
     out = []
     for n, line in _lines(path):
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t", quoting=csv.QUOTE_NONE))
+        row = line.rstrip("\r\n").split("\t")  # QUOTE_NONE TSV: a plain split, no field limit
         if len(row) != LIAR_COLUMNS:
             raise DataError(
                 f"expected {LIAR_COLUMNS} tab-separated columns, got {len(row)}", str(path), n
@@ -270,8 +280,10 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
         for name, raw in zip(LIAR_CREDIT, row[8:13], strict=True):
             try:
                 count = int(float(raw)) if raw.strip() else 0
-            except ValueError:
-                raise DataError(f"credit count {raw!r} is not a number", str(path), n) from None
+            except (ValueError, OverflowError):
+                raise DataError(
+                    f"credit count {raw[:20]!r} is not a finite number", str(path), n
+                ) from None
             if name == label:
                 if count < 1:
                     meta["credit_inconsistent"] = "1"
@@ -292,6 +304,7 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
     return out
 
 
+@loader
 def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
     """LIAR-PLUS JSONL: LIAR fields plus the fact-checker's ``justification``."""
     path = Path(path)
@@ -323,11 +336,12 @@ def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
 # ----------------------------------------------------------------------------- AVeriTeC, FEVER
 
 
+@loader
 def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"data file not found: {path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -357,10 +371,11 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
                 label = AVERITEC.parse(_str(r["label"]))
             except InputError as e:
                 raise DataError(f"{where}: {e}", str(path)) from None
+        questions = r.get("questions") or []
+        if not isinstance(questions, list):
+            raise DataError(f"{where}: 'questions' must be a list", str(path))
         qs = tuple(
-            " ".join(_str(q.get("question")).split())
-            for q in r.get("questions") or []
-            if isinstance(q, dict)
+            " ".join(_str(q.get("question")).split()) for q in questions if isinstance(q, dict)
         )
         qs = tuple(q for q in qs if q)
         evidence, urls = _averitec_answers(r.get("questions"))
@@ -420,6 +435,7 @@ def _unquote(value: Any) -> str:
     return s[1:-1].strip() if len(s) >= 2 and s[0] == s[-1] == "'" else s
 
 
+@loader
 def load_fever(path: str | Path) -> list[LabeledClaim]:
     """FEVER-style JSONL (claim, label, evidence sentence)."""
     path = Path(path)
@@ -443,19 +459,75 @@ def load_fever(path: str | Path) -> list[LabeledClaim]:
     return out
 
 
+# ----------------------------------------------------------------------------- claims file
+
+
+def claims_label_set(path: str | Path) -> LabelSet:
+    """The label set of a claims file: the first of ``LABEL_SETS`` that parses every label in it
+    (PolitiFact when it has none). ``DataError`` names the first line no single set can read."""
+    return _label_set_of(read_claims_file(path), path)
+
+
+def _label_set_of(records: Sequence[ClaimRecord], path: str | Path) -> LabelSet:
+    rows = [r for r in records if r.label is not None]
+    best: tuple[int, int] | None = None  # (lines parsed, first failing line)
+    for labels in LABEL_SETS.values():
+        bad = [r.line for r in rows if not _parses(labels, r.label or "")]
+        if not bad:
+            return labels
+        if best is None or len(rows) - len(bad) > best[0]:
+            best = (len(rows) - len(bad), bad[0])
+    assert best is not None
+    sets = "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in LABEL_SETS.values())
+    raise DataError(f"the labels do not all belong to one label set ({sets})", str(path), best[1])
+
+
+def _parses(labels: LabelSet, raw: str) -> bool:
+    try:
+        labels.parse(raw)
+    except InputError:
+        return False
+    return True
+
+
+def load_claims_file(path: str | Path) -> list[LabeledClaim]:
+    """A claims file (``docs/formats.md``) as labelled claims; labels in ``claims_label_set``."""
+    records = read_claims_file(path)
+    labels = _label_set_of(records, path)
+    return [
+        LabeledClaim(
+            claim=r.claim if r.claim.id else replace(r.claim, id=f"line-{r.line}"),
+            label=labels.parse(r.label) if r.label is not None else None,
+            questions=_unique(list(r.questions)),
+            question_sets=(r.questions,) if r.questions else (),
+        )
+        for r in records
+    ]
+
+
 # ----------------------------------------------------------------------------- registry
 
 
 @dataclass(frozen=True, kw_only=True)
 class DataFormat:
+    """A named data-file format: its loader and its label set. ``labels_from_file``, when set,
+    reads the label set from the file itself (``data_format`` applies it)."""
+
     name: str
     load: Callable[[str | Path], list[LabeledClaim]]
     labels: LabelSet
+    labels_from_file: Callable[[str | Path], LabelSet] | None = None
 
 
 FORMATS: dict[str, DataFormat] = {
     f.name: f
     for f in (
+        DataFormat(
+            name="claims",
+            load=load_claims_file,
+            labels=POLITIFACT,
+            labels_from_file=claims_label_set,
+        ),
         DataFormat(name="claimdecomp", load=load_claimdecomp, labels=POLITIFACT),
         DataFormat(name="liar", load=load_liar, labels=POLITIFACT),
         DataFormat(name="liar-plus", load=load_liar_plus, labels=POLITIFACT),
@@ -465,6 +537,7 @@ FORMATS: dict[str, DataFormat] = {
 }
 
 
+@loader
 def sniff_format(path: str | Path) -> str:
     """Guess a file's format from its extension and first record."""
     path = Path(path)
@@ -479,6 +552,8 @@ def sniff_format(path: str | Path) -> str:
             return "liar-plus"
         if "evidence" in r or "evidence_sentence" in r or "gold_label" in r:
             return "fever"
+        if looks_like_claims(r):
+            return "claims"
         break
     raise InputError(f"cannot tell the format of {path}; pass one of: {', '.join(FORMATS)}")
 
@@ -490,11 +565,14 @@ def data_format(name: str, path: str | Path | None = None) -> DataFormat:
             raise InputError("format 'auto' needs a file to look at")
         name = sniff_format(path)
     try:
-        return FORMATS[name]
+        fmt = FORMATS[name]
     except KeyError:
         raise InputError(
             f"unknown data format {name!r} (one of: auto, {', '.join(FORMATS)})"
         ) from None
+    if fmt.labels_from_file is not None and path is not None:
+        fmt = replace(fmt, labels=fmt.labels_from_file(path))
+    return fmt
 
 
 def load_claims(path: str | Path, format: str = "auto") -> list[LabeledClaim]:

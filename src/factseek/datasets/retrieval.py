@@ -16,8 +16,10 @@
 - ``fever-dev``: the FEVER development folder with evidence text (``claims.jsonl`` +
   ``evidence.jsonl``); ``corpus`` optionally names Fool Me Twice data whose sentences are added
   as distractors. See ``factseek.datasets.fever`` (which also has the group split).
-- ``jsonl``: ``claims`` JSONL with ``id``, ``query`` (or ``claim``/``text``) and ``relevant`` (list
-  of doc ids); ``corpus`` JSONL with ``id`` and ``text`` (``title`` prepended when present).
+- ``jsonl``: ``claims`` is a claims file (``docs/formats.md``, ``factseek.datasets.claimsfile``)
+  whose lines all have ``id`` and ``relevant`` (a list of document ids; the claim may be given
+  as ``claim``, ``text`` or ``query``); ``corpus`` is JSONL with ``text`` and ``id`` (default: the
+  ``url``), ``title`` prepended when present: the knowledge store's own input JSONL works as is.
 
 Claims whose relevant documents are all missing from the corpus are dropped and counted
 (``RetrievalData.dropped``). Malformed input raises ``DataError`` naming the file and line.
@@ -33,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factseek.datasets.guard import at, loader
 from factseek.errors import ConfigError, DataError, InputError
+from factseek.sanitize import json_loads
 
 #: Longest claim or document text kept (characters); longer ones are cut.
 MAX_TEXT = 20_000
@@ -68,15 +72,18 @@ class RetrievalData:
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        f = path.open(encoding="utf-8")
+        f = path.open("rb")
     except OSError as e:
         raise DataError(f"cannot read: {e.strerror}", str(path)) from None
     with f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
+        for i, raw in enumerate(f, 1):
+            at(path, i)
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
             except json.JSONDecodeError as e:
                 raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
             if not isinstance(obj, dict):
@@ -92,6 +99,7 @@ def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
         raise DataError(f"cannot read: {e.strerror}", str(path)) from None
     with f:
         for i, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
+            at(path, i)
             if row:
                 yield i, row
 
@@ -120,6 +128,7 @@ def _finish(claims: list[RetrievalClaim], corpus: list[CorpusDoc], dropped: dict
 # ----------------------------------------------------------------------------- loaders
 
 
+@loader
 def load_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     sentence_ids: dict[str, str] = {}
     out: list[RetrievalClaim] = []
@@ -141,6 +150,7 @@ def load_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     return _finish(_dedup_ids(out, claims), docs, dropped)
 
 
+@loader
 def load_climate_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     docs: dict[str, CorpusDoc] = {}
     out: list[RetrievalClaim] = []
@@ -167,6 +177,7 @@ def load_climate_fever(claims: Path, corpus: Path | None = None) -> RetrievalDat
     return _finish(out, list(docs.values()), dropped)
 
 
+@loader
 def load_checkthat(claims: Path, corpus: Path | None = None) -> RetrievalData:
     folder = claims if claims.is_dir() else claims.parent
     queries = folder / "tweets.queries.tsv" if claims.is_dir() else claims
@@ -204,24 +215,38 @@ def load_checkthat(claims: Path, corpus: Path | None = None) -> RetrievalData:
     return _finish(out, docs, dropped)
 
 
-def load_jsonl(claims: Path, corpus: Path | None = None) -> RetrievalData:
-    if corpus is None:
-        raise InputError("the jsonl format needs --corpus (JSONL with id and text)")
+@loader
+def load_corpus_jsonl(corpus: Path) -> list[CorpusDoc]:
+    """Corpus JSONL: ``text`` and ``id`` (default: ``url``, as in the store's input), ``title``
+    prepended when present; other fields ignored. A repeated id is a ``DataError``."""
     docs = []
+    seen: dict[str, int] = {}
     for i, row in _jsonl(corpus):
-        if "id" not in row or "text" not in row:
-            raise DataError("corpus lines need id and text", str(corpus), i)
-        title = f"{row['title']} " if row.get("title") else ""
-        docs.append(CorpusDoc(id=str(row["id"]), text=_text(title + str(row["text"]))))
-    out = []
-    for i, row in _jsonl(claims):
-        text = row.get("query", row.get("claim", row.get("text")))
-        relevant = row.get("relevant")
-        if text is None or not isinstance(relevant, list) or "id" not in row:
-            raise DataError("claim lines need id, query (or claim) and a relevant list", str(claims), i)  # fmt: skip
-        out.append(
-            RetrievalClaim(id=str(row["id"]), text=_text(text), relevant=tuple(map(str, relevant)))
-        )
+        doc_id = row.get("id") if row.get("id") not in (None, "") else row.get("url")
+        text, title = row.get("text"), row.get("title") or ""
+        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or not str(doc_id).strip():
+            raise DataError("corpus lines need an id (or a url)", str(corpus), i)
+        if not isinstance(text, str) or not isinstance(title, str):
+            raise DataError("corpus lines need a text string (and title, if any, a string)", str(corpus), i)  # fmt: skip
+        doc_id = str(doc_id).strip()
+        if doc_id in seen:
+            raise DataError(f"id {doc_id!r} repeats line {seen[doc_id]}", str(corpus), i)
+        seen[doc_id] = i
+        docs.append(CorpusDoc(id=doc_id, text=_text(f"{title} {text}" if title else text)))
+    return docs
+
+
+@loader
+def load_jsonl(claims: Path, corpus: Path | None = None) -> RetrievalData:
+    from factseek.datasets.claimsfile import read_claims_file
+
+    if corpus is None:
+        raise InputError("the jsonl format needs --corpus (JSONL with id or url, and text)")
+    docs = load_corpus_jsonl(corpus)
+    out = [
+        RetrievalClaim(id=r.claim.id or "", text=_text(r.claim.text), relevant=r.relevant or ())
+        for r in read_claims_file(claims, require=("id", "relevant"))
+    ]
     return _finish(out, docs, {})
 
 
@@ -250,6 +275,7 @@ FORMATS: dict[str, Callable[[Path, Path | None], RetrievalData]] = {
 }
 
 
+@loader
 def load_retrieval(
     claims: str | Path, corpus: str | Path | None = None, format: str = "jsonl"
 ) -> RetrievalData:

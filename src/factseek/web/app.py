@@ -33,7 +33,7 @@ from factseek.errors import FactseekError, InputError
 from factseek.feedback import FeedbackLog, clean_user
 from factseek.history import History, RunRecord
 from factseek.pipeline import validate_claim
-from factseek.report import render
+from factseek.report import filter_words, reason_words, render
 from factseek.review import reviewed
 from factseek.search.base import BACKENDS
 from factseek.types import STANCE_LABELS, Question
@@ -116,6 +116,8 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     templates.env.filters["link"] = security.safe_url
     templates.env.filters["pct"] = lambda x: "" if x is None else f"{100 * float(x):.0f}%"
+    templates.env.filters["reason_words"] = reason_words  # plain words, as in the reports
+    templates.env.globals["filter_words"] = filter_words
     templates.env.globals.update(
         stance_labels=STANCE_LABELS,
         stance_words=STANCE_WORDS,
