@@ -191,11 +191,22 @@ def test_pipeline_answers_each_question_and_judges_from_evidence() -> None:
     assert "evidence" in report.timings
 
 
-def test_pipeline_without_stance_shows_cards_but_does_not_judge() -> None:
+def test_pipeline_without_stance_has_no_cards_and_does_not_judge() -> None:
     parts = replace(_parts(), stance=None)
     report = run(CLAIM, parts)
-    assert report.evidence and all(e.stance is None for e in report.evidence)
-    assert report.answers == () and not report.verdict.judged
+    assert report.evidence == () and report.answers == () and not report.verdict.judged
+    assert report.summaries  # the paper's summaries are still there
+
+
+def test_a_failing_stance_model_degrades_with_a_note() -> None:
+    from factseek.errors import ModelError
+
+    def broken(q: str, e: str) -> str:
+        raise ModelError("weights unreadable")
+
+    report = run(CLAIM, replace(_parts(), stance=FunctionStance(broken, name="broken")))
+    assert report.evidence == () and not report.verdict.judged
+    assert any("stance model broken failed" in n for n in report.notes)
 
 
 def test_top_docs_and_cards_bound_the_evidence() -> None:

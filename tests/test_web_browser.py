@@ -99,7 +99,7 @@ def test_a_fact_checkers_session(server, browser, tmp_path) -> None:
     # ... and its "done" event opens the review by itself
     page.wait_for_selector("#verdict", timeout=60_000)
     first = page.url
-    assert page.inner_text("#verdict-label").lower() == "not judged"
+    assert page.inner_text("#verdict-label").strip()  # the stance verdict (issue 11) or not judged
     assert page.locator(".card").count() >= 1
     page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
 

@@ -60,7 +60,7 @@ class CheckOptions:
     replay: str | Path | None = None
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
-    stance: str | Path = "none"  # "default" (shipped model), a trained folder, or "none"
+    stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
     scale: str = "auto"
 
 
@@ -218,7 +218,7 @@ def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tupl
     """The stance model, the default evidence judge (rules over stance) and the LLM answerer."""
     stance = None
     if str(opts.stance) != "none":
-        from factseek.stance import load_stance  # type: ignore[attr-defined]
+        from factseek.stance import load_stance
 
         stance = load_stance(opts.stance)
         names["stance"] = getattr(stance, "name", str(opts.stance))

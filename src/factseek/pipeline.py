@@ -287,16 +287,19 @@ def _evidence(
     cfg: EvidenceConfig,
     notes: list[str],
 ) -> tuple[list[Evidence], bool]:
-    """Evidence cards, and whether a stance model read them."""
+    """Evidence cards, and whether a stance model read them. Without a stance model there are
+    no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
+    if parts.stance is None:
+        return [], False
     candidates = evidence_candidates(claim, questions, documents, cfg)
-    stances = None
-    if parts.stance is not None and candidates:
-        try:
-            stances = parts.stance.classify([(c.question, c.text) for c in candidates])
-        except FactseekError as e:
-            notes.append(f"stance model {parts.stance.name} failed ({e}); cards show no stance")
-    cards = select_evidence(claim, candidates, stances, documents, cfg)
-    return cards, stances is not None or (parts.stance is not None and not candidates)
+    if not candidates:
+        return [], True  # nothing to read: every question says "no evidence found"
+    try:
+        stances = parts.stance.classify([(c.question, c.text) for c in candidates])
+    except FactseekError as e:
+        notes.append(f"stance model {parts.stance.name} failed ({e}); no evidence cards")
+        return [], False
+    return select_evidence(claim, candidates, stances, documents, cfg), True
 
 
 def _answers(

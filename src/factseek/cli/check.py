@@ -205,7 +205,7 @@ def check(
     allow_host: AllowOpt = None,
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
-    stance: StanceOpt = "none",
+    stance: StanceOpt = "default",
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
@@ -370,7 +370,7 @@ def batch(
     allow_host: AllowOpt = None,
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
-    stance: StanceOpt = "none",
+    stance: StanceOpt = "default",
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:

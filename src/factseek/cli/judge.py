@@ -353,7 +353,7 @@ def train_evidence(
             )
     model = None
     if stance != "none":
-        from factseek.stance import load_stance  # type: ignore[attr-defined]
+        from factseek.stance import load_stance
 
         model = load_stance(stance)
     judge = train_evidence_judge(

@@ -373,7 +373,7 @@ class EvidenceModelJudge:
 
             encoder = encoder_from_name(cfg["encoder"])
         if stance is None and cfg["stance"] != "none":
-            from factseek.stance import load_stance  # type: ignore[attr-defined]
+            from factseek.stance import load_stance
 
             stance = load_stance(cfg["stance"])
         wb = np.load(path / "weights.npy", allow_pickle=False)
