@@ -96,3 +96,33 @@ def test_bad_labels_are_an_input_error(tmp_path) -> None:
     bad = [Example(claim=Claim(text="x"), texts=(), kind="gold", label="true", group="1")]
     with pytest.raises(InputError, match="not averitec"):
         train_evidence_judge(bad, AVERITEC, tmp_path / "j", encoder=ENCODER, stance=None)
+
+
+def test_judge_texts_reads_passages_cards_or_both() -> None:
+    from factseek.judge.evidence_model import judge_texts
+    from factseek.types import Passage
+
+    cards = [Evidence(id="E1", url="u", text="card text", start_char=0, end_char=9)]
+    passages = [
+        Passage(
+            url="u",
+            text=t,
+            doc_rank=i,
+            score=1.0,
+            start_word=0,
+            end_word=2,
+            start_char=0,
+            end_char=9,
+        )
+        for i, t in enumerate(["passage text", "card text"])
+    ]
+    assert judge_texts("passages", cards, passages) == [
+        ("passage 1", "passage text"),
+        ("passage 2", "card text"),
+    ]
+    assert judge_texts("cards", cards, passages) == [("E1", "card text")]
+    assert judge_texts("both", cards, passages) == [
+        ("passage 1", "passage text"),
+        ("passage 2", "card text"),
+    ]
+    assert judge_texts("passages", cards, []) == [("E1", "card text")]  # gold evidence: cards only

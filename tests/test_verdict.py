@@ -252,3 +252,20 @@ def test_llm_answers_from_cited_cards_pass_the_support_check_or_are_dropped() ->
     assert by_q[Q[2].text].method == "stance"  # its LLM answer cited nothing it was shown
     dropped = [n for n in report.notes if "was dropped" in n]
     assert len(dropped) == 2 and any("not supported" in n for n in dropped)
+
+
+def test_scale_must_match_the_judge() -> None:
+    from factseek.api import _check_scale
+    from factseek.errors import ConfigError
+    from factseek.labels import POLITIFACT
+
+    class SixWay:
+        labels = POLITIFACT
+
+    _check_scale("auto", SixWay())
+    _check_scale("politifact", SixWay())
+    _check_scale("averitec", StanceRules())
+    with pytest.raises(ConfigError, match="gives politifact labels"):
+        _check_scale("averitec", SixWay())
+    with pytest.raises(ConfigError, match="gives averitec labels"):
+        _check_scale("politifact", StanceRules())

@@ -83,7 +83,9 @@ def _judge_fn(judge: EvidenceJudge | Judge) -> Verdicts:
             claim: Claim, report: Report | None, gold: Sequence[Evidence] | None
         ) -> Verdict:
             if report is not None:
-                return judge.judge(claim, report.questions, report.evidence, report.answers)
+                return judge.judge(
+                    claim, report.questions, report.evidence, report.answers, report.passages
+                )
             questions = [claim_question(claim)]
             cards = list(gold or ())
             return judge.judge(claim, questions, cards, answer_questions(questions, cards))

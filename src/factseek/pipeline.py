@@ -45,6 +45,7 @@ from factseek.types import (
     FetchFailure,
     FunnelRow,
     Hit,
+    Passage,
     Query,
     QueryResult,
     Question,
@@ -329,6 +330,7 @@ def _verdict(
     claim: Claim,
     questions: Sequence[Question],
     summaries: Sequence[Summary],
+    passages: Sequence[Passage],
     evidence: Sequence[Evidence],
     answers: Sequence[Answer],
     stance_ran: bool,
@@ -341,7 +343,7 @@ def _verdict(
     if not stance_ran:
         return Verdict.not_judged("no evidence stance: the stance model did not run")
     try:
-        return parts.evidence_judge.judge(claim, questions, evidence, answers)
+        return parts.evidence_judge.judge(claim, questions, evidence, answers, passages)
     except FactseekError as e:
         notes.append(f"judge {parts.evidence_judge.name} failed: {e}")
         return Verdict.not_judged(f"judge failed: {e}")
@@ -405,7 +407,9 @@ def run(
         evidence, stance_ran = _evidence(claim, questions, documents, parts, config.evidence, notes)
     with clock.stage("judge"):
         answers = _answers(claim, questions, evidence, parts, notes) if stance_ran else []
-        verdict = _verdict(claim, questions, summaries, evidence, answers, stance_ran, parts, notes)
+        verdict = _verdict(
+            claim, questions, summaries, passages, evidence, answers, stance_ran, parts, notes
+        )
 
     all_decisions = [d for r in results for d in r.decisions]
     removed = removed_counts(all_decisions)

@@ -317,6 +317,15 @@ def train_evidence(
     no_gold: Annotated[
         bool, typer.Option("--no-gold", help="Do not train on the data's gold evidence.")
     ] = False,
+    reads: Annotated[
+        str,
+        typer.Option(
+            "--reads", help="What the judge reads of a run: passages (top documents), cards, both."
+        ),
+    ] = "passages",
+    bow: Annotated[
+        int, typer.Option("--bow", min=0, help="Hashed bag-of-words buckets (0: embeddings only).")
+    ] = 0,
 ) -> None:
     """Train a judge on claim + evidence features: every claim alone, with its gold evidence and
     with the evidence the pipeline retrieved for it (its cards in the run folders' reports)."""
@@ -324,7 +333,16 @@ def train_evidence(
     from factseek.encode import encoder_from_name
     from factseek.errors import InputError
     from factseek.evaluate import load_reports
-    from factseek.judge.evidence_model import Example, train_evidence_judge
+    from factseek.judge.evidence_model import (
+        READS,
+        Example,
+        FitConfig,
+        judge_texts,
+        train_evidence_judge,
+    )
+
+    if reads not in READS:
+        raise InputError(f"unknown --reads {reads!r}; choose one of: {', '.join(READS)}")
 
     rows, df = _load(data, fmt.value)
     found = {}
@@ -347,7 +365,8 @@ def train_evidence(
                 )
             )
         if cid in found:
-            texts = tuple(e.text for e in found[cid].evidence)
+            rep = found[cid]
+            texts = tuple(t for _, t in judge_texts(reads, rep.evidence, rep.passages))
             examples.append(
                 Example(claim=r.claim, texts=texts, kind="retrieved", label=r.label, group=cid)
             )
@@ -364,6 +383,8 @@ def train_evidence(
         stance=model,
         encoder_name=encoder,
         stance_name=stance,
+        reads=reads,
+        cfg=FitConfig(bow=bow),
         info={"data": data.name, "reports": len(found)},
         log=lambda m: typer.echo(m, err=True),
     )

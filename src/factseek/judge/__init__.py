@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from factseek.types import Answer, Claim, Evidence, Question, Summary, Verdict
+from factseek.types import Answer, Claim, Evidence, Passage, Question, Summary, Verdict
 
 
 @runtime_checkable
@@ -35,6 +35,7 @@ class EvidenceJudge(Protocol):
         questions: Sequence[Question],
         evidence: Sequence[Evidence],
         answers: Sequence[Answer] | None = None,
+        passages: Sequence[Passage] = (),
     ) -> Verdict: ...
 
 

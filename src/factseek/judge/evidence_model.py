@@ -13,8 +13,8 @@ Features of a claim and its evidence texts (at most ``max_texts``, in the order 
   ``log(1 + count)``, ``bow`` buckets each) of the claim and of the evidence texts together, so
   that cue words ("hoax", "satire", "no evidence") count as they are, not only as embeddings.
 
-The classifier is a softmax regression over the standardised features with an L2 penalty,
-fitted by full-batch gradient descent (numpy, deterministic). ``fit`` holds out a fifth of the
+The classifier is a multinomial logistic regression over the standardised features with an L2
+penalty, fitted with scikit-learn's L-BFGS (the ``train`` extra); predicting needs numpy only. ``fit`` holds out a fifth of the
 claims (whole claims: all their inputs go to one side) to choose the penalty and the class
 weighting (``(n / count) ** balance``) by the mean of accuracy and macro-F1 over the input
 kinds, then refits on everything. Training examples come in kinds: ``claim-only`` (no
@@ -35,18 +35,18 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from factseek.encode import Encoder
-from factseek.errors import InputError, ModelError
+from factseek.errors import InputError, MissingDependency, ModelError
 from factseek.files import atomic_write
 from factseek.labels import LABEL_SETS, LabelSet
 from factseek.metrics.veracity import veracity_metrics
 from factseek.stance import StanceModel
 from factseek.text import tokenize
-from factseek.types import Answer, Claim, Evidence, Question, Verdict
+from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
 FORMAT_VERSION = 1
 KIND = "factseek-evidence-judge"
@@ -63,10 +63,9 @@ STANCE_FEATURES = (
 
 @dataclass(frozen=True, kw_only=True)
 class FitConfig:
-    l2: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
+    l2: tuple[float, ...] = (1e-3, 1e-2, 1e-1)  # penalty per example: C = 1 / (l2 * n)
     balance: tuple[float, ...] = (0.0, 0.5, 1.0)
-    steps: int = 500
-    lr: float = 0.5
+    steps: int = 1000  # L-BFGS iterations at most
     dev_fraction: float = 0.2
     max_texts: int = 20
     bow: int = 0  # hashed bag-of-words buckets for the claim and for the evidence (0: none)
@@ -175,24 +174,31 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 def _fit(
     x: np.ndarray, y: np.ndarray, k: int, *, l2: float, balance: float, cfg: FitConfig
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Weights (F, K) and bias (K,) by Nesterov gradient descent on weighted cross-entropy."""
-    n, f = x.shape
+    """Weights (F, K) and bias (K,): multinomial logistic regression (scikit-learn's L-BFGS) on
+    cross-entropy weighted by ``(n / count) ** balance`` per class, penalty ``l2 * |W|^2 / 2``."""
+    try:
+        from sklearn.linear_model import LogisticRegression
+    except ImportError as e:
+        raise MissingDependency("scikit-learn", "train", "training an evidence judge") from e
+    n = len(y)
     counts = np.bincount(y, minlength=k).astype(np.float64)
     cw = np.where(counts > 0, (n / np.maximum(counts, 1) / k) ** balance, 0.0)
-    sw = (cw[y] / cw[y].mean()).astype(np.float32)  # (n,) sample weights, mean 1
-    onehot = np.eye(k, dtype=np.float32)[y]
-    x = x.astype(np.float32)
-    w = np.zeros((f, k), dtype=np.float32)
-    b = np.log((counts + 1) / (n + k)).astype(np.float32)
-    vw, vb = np.zeros_like(w), np.zeros_like(b)
-    for _ in range(cfg.steps):
-        lw, lb = w + 0.9 * vw, b + 0.9 * vb
-        g = (_softmax(x @ lw + lb) - onehot) * sw[:, None] / n  # (n, k)
-        gw = x.T @ g + l2 * lw
-        gb = g.sum(axis=0)
-        vw = 0.9 * vw - cfg.lr * gw
-        vb = 0.9 * vb - cfg.lr * gb
-        w, b = w + vw, b + vb
+    sw = cw[y] / cw[y].mean()  # (n,) sample weights, mean 1
+    model = LogisticRegression(C=1.0 / (l2 * n), max_iter=cfg.steps, tol=1e-6)
+    model.fit(x, y, sample_weight=sw)
+    w = np.zeros((x.shape[1], k))
+    b = np.full(k, -1e9)  # a label never seen in training is never predicted
+    for j, c in enumerate(model.classes_.tolist()):
+        w[:, c] = (
+            model.coef_[j]
+            if len(model.classes_) > 2
+            else (model.coef_[0] if j else -model.coef_[0]) / 2
+        )
+        b[c] = (
+            model.intercept_[j]
+            if len(model.classes_) > 2
+            else (model.intercept_[0] if j else -model.intercept_[0]) / 2
+        )
     return w, b
 
 
@@ -295,6 +301,7 @@ class EvidenceModelJudge:
         self.featurize = featurize
         self.name = f"evidence-model:{name}"
         self.config = dict(config or {})
+        self.reads: Reads = self.config.get("reads", "passages")
 
     def probabilities(self, items: Sequence[tuple[Claim, Sequence[str]]]) -> np.ndarray:
         x = (self.featurize(items).astype(np.float64) - self.mean) / self.std
@@ -306,18 +313,18 @@ class EvidenceModelJudge:
         questions: Sequence[Question],
         evidence: Sequence[Evidence],
         answers: Sequence[Answer] | None = None,
+        passages: Sequence[Passage] = (),
     ) -> Verdict:
-        used: list[Evidence] = []
-        seen: set[str] = set()
-        for e in evidence:
-            if e.text.strip() and e.text not in seen and len(used) < self.featurize.max_texts:
-                seen.add(e.text)
-                used.append(e)
-        (probs,) = self.probabilities([(claim, [e.text for e in used])])
+        """The verdict from what the judge was trained to read (``reads``: the pipeline's top
+        passages, its evidence cards, or both; given evidence without passages, as gold evidence
+        is, it reads the evidence)."""
+        named = judge_texts(self.reads, evidence, passages)
+        used = named[: self.featurize.max_texts]
+        (probs,) = self.probabilities([(claim, [t for _, t in used])])
         scores = {x: round(float(p), 6) for x, p in zip(self.labels.labels, probs, strict=True)}
         best = min(scores, key=lambda x: (-scores[x], self.labels.index(x)))
         basis = (
-            f"the claim and {len(used)} evidence text(s): {', '.join(e.id for e in used)}"
+            f"the claim and {len(used)} evidence text(s): {', '.join(n for n, _ in used)}"
             if used
             else "the claim alone (no evidence)"
         )
@@ -331,7 +338,7 @@ class EvidenceModelJudge:
             confidence=scores[best],
             rationale=why,
             explanation=why,
-            evidence_ids=tuple(e.id for e in used),
+            evidence_ids=tuple(n for n, _ in used if not n.startswith("passage")),
         )
 
     # -- folders
@@ -389,6 +396,30 @@ class EvidenceModelJudge:
         )
 
 
+Reads = Literal["passages", "cards", "both"]
+READS: tuple[str, ...] = ("passages", "cards", "both")
+
+
+def judge_texts(
+    reads: str, evidence: Sequence[Evidence], passages: Sequence[Passage]
+) -> list[tuple[str, str]]:
+    """(name, text) of what a judge reads, distinct texts in order: the pipeline's passages
+    (top documents, "passage 1", ...), its evidence cards (by id), or both (passages first).
+    With no passages (gold evidence given as cards) the cards are read whatever ``reads`` is."""
+    named: list[tuple[str, str]] = []
+    if reads in ("passages", "both"):
+        named += [(f"passage {i}", p.text) for i, p in enumerate(passages, start=1)]
+    if reads in ("cards", "both") or not passages:
+        named += [(e.id, e.text) for e in evidence]
+    seen: set[str] = set()
+    out = []
+    for name, text in named:
+        if text.strip() and text not in seen:
+            seen.add(text)
+            out.append((name, text))
+    return out
+
+
 def read_config(path: Path) -> dict[str, Any]:
     """A judge folder's config.json, checked (ModelError with one line otherwise)."""
     try:
@@ -415,6 +446,7 @@ def train_evidence_judge(
     stance: StanceModel | None,
     encoder_name: str = "minilm",
     stance_name: str = "none",
+    reads: str = "passages",
     cfg: FitConfig = DEFAULT_FIT,
     info: dict[str, Any] | None = None,
     log: Callable[[str], None] = lambda _: None,
@@ -434,6 +466,7 @@ def train_evidence_judge(
             "name": Path(out).name,
             "encoder": encoder_name,
             "stance": stance_name,
+            "reads": reads,
             "fit": asdict(cfg),
             "selection": report,
             "train": info or {},

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factseek.labels import AVERITEC
-from factseek.types import Answer, Claim, Evidence, Question, Verdict
+from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
 __all__ = ["StanceRules", "aggregate", "answer_questions"]
 
@@ -163,8 +163,10 @@ class StanceRules:
         questions: Sequence[Question],
         evidence: Sequence[Evidence],
         answers: Sequence[Answer] | None = None,
+        passages: Sequence[Passage] = (),
     ) -> Verdict:
-        """The verdict; ``answers`` default to ``answer_questions(questions, evidence)``."""
+        """The verdict; ``answers`` default to ``answer_questions(questions, evidence)``. The
+        rules read the cards' stance only (``passages`` are ignored)."""
         if answers is None:
             answers = answer_questions(questions, evidence)
         return aggregate(claim, answers, evidence, judge=self.name)
