@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,17 +37,26 @@ def main(argv: list[str] | None = None) -> int:
         base += ["--speaker", claim.speaker]
     env = {**os.environ, "FACTSEEK_CACHE": str(cache)}
     times: dict[str, list[float]] = {"none": [], args.stance: []}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
     for _ in range(args.repeats):
         for stance in times:
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             subprocess.run(
                 [*base, "--stance", stance], env=env, check=True, stdout=subprocess.DEVNULL
             )
             times[stance].append(time.perf_counter() - t0)
+            now = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[stance].append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
     med = {k: statistics.median(v) for k, v in times.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     for k, v in times.items():
-        print(f"--stance {k:8s} median {med[k]:.2f} s  runs {', '.join(f'{x:.2f}' for x in v)}")
-    print(f"stance + verdict cost: {med[args.stance] - med['none']:+.2f} s (target: at most +1 s)")
+        runs = ", ".join(f"{x:.2f}" for x in v)
+        print(f"--stance {k:8s} median {med[k]:.2f} s  runs {runs}  CPU {cpu_med[k]:.2f} s")
+    print(
+        f"stance + verdict cost: {med[args.stance] - med['none']:+.2f} s wall (target: at most "
+        f"+1 s), {cpu_med[args.stance] - cpu_med['none']:+.2f} s CPU"
+    )
     return 0
 
 
