@@ -284,7 +284,7 @@ def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None
 def test_state_cache_encodes_each_text_once_across_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from factseek.rewrite.train import mask_table, state_table
+    from factseek.rewrite.tables import mask_table, state_table
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
     seen: list[str] = []
@@ -306,7 +306,7 @@ def test_state_cache_encodes_each_text_once_across_runs(
 
 
 def test_word_vectors_features_pad_with_zeros_and_encode_each_word_once() -> None:
-    from factseek.rewrite.infer import WordVectors
+    from factseek.rewrite.editor import WordVectors
 
     seen: list[str] = []
 

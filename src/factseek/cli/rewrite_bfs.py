@@ -81,7 +81,7 @@ def bfs(
     data = load_retrieval(claims, corpus, format=format.value)
     todo = list(data.claims)
     if skip_held_out > 0:
-        from factseek.rewrite.train import is_held_out
+        from factseek.rewrite.splits import is_held_out
 
         todo = [c for c in todo if not is_held_out(c.id, skip_held_out)]
     todo = todo[:limit] if limit else todo

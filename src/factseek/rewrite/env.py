@@ -29,7 +29,8 @@ from factseek.constraints import Constraints
 from factseek.errors import ConfigError, DataError
 from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, best_possible, parse_metric
-from factseek.rewrite.scorer import BM25Index, IncrementalBM25
+from factseek.rewrite.bm25_index import BM25Index
+from factseek.rewrite.scorer import IncrementalBM25
 
 DEFAULT_REWARD = "ap@50"
 ENCODE_BATCH = 256

@@ -418,7 +418,7 @@ def run_eval(
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter
-    from factseek.rewrite.train import is_held_out
+    from factseek.rewrite.splits import is_held_out
 
     data = load_retrieval(claims, corpus, data_format)
     items = [
