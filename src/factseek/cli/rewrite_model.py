@@ -9,6 +9,14 @@ from typing import Annotated
 
 import typer
 
+from factseek.cli.rewrite_options import (
+    ClaimsOpt,
+    CorpusOpt,
+    DataFormat,
+    FormatOpt,
+    SplitName,
+    SplitOpt,
+)
 from factseek.errors import InputError
 
 
@@ -39,12 +47,6 @@ class RetrieverName(StrEnum):
     knn = "knn"
 
 
-# options that `eval` and `calibrate` share
-ClaimsOpt = Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")]
-CorpusOpt = Annotated[Path | None, typer.Option(help="Corpus; some formats find or derive it.")]
-FormatOpt = Annotated[
-    str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
-]
 RetrieverOpt = Annotated[RetrieverName, typer.Option()]
 
 
@@ -95,7 +97,9 @@ def train_cmd(
         Path | None,
         typer.Option(help="The BFS claims file: claims no edit improves are taught to STOP."),
     ] = None,
-    stop_format: Annotated[str, typer.Option(help="Format of --stop-claims.")] = "jsonl",
+    stop_format: Annotated[DataFormat, typer.Option(help="Format of --stop-claims.")] = (
+        DataFormat.jsonl
+    ),
     threads: Annotated[
         int, typer.Option(min=1, help="torch CPU threads (1 is fastest on a busy machine).")
     ] = 1,
@@ -126,7 +130,7 @@ def train_cmd(
     if stop_claims is not None:
         from factseek.datasets.retrieval import load_retrieval
 
-        stops = {c.id: c.text for c in load_retrieval(stop_claims, None, stop_format).claims}
+        stops = {c.id: c.text for c in load_retrieval(stop_claims, None, stop_format.value).claims}
     result = train(
         trajectories,
         out,
@@ -195,7 +199,8 @@ def eval_cmd(
     ],
     claims: ClaimsOpt,
     corpus: CorpusOpt = None,
-    data_format: FormatOpt = "jsonl",
+    data_format: FormatOpt = DataFormat.jsonl,
+    split: SplitOpt = SplitName.all,
     retriever: RetrieverOpt = RetrieverName.bm25,
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
@@ -226,7 +231,8 @@ def eval_cmd(
         models=model,
         claims=claims,
         corpus=corpus,
-        data_format=data_format,
+        data_format=data_format.value,
+        split=split.value,
         retriever=retriever.value,
         out=out,
         k=k,
@@ -244,7 +250,8 @@ def calibrate_cmd(
     model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
     claims: ClaimsOpt,
     corpus: CorpusOpt = None,
-    data_format: FormatOpt = "jsonl",
+    data_format: FormatOpt = DataFormat.jsonl,
+    split: SplitOpt = SplitName.all,
     retriever: RetrieverOpt = RetrieverName.bm25,
     k: Annotated[int, typer.Option(min=1)] = 50,
     validation: Annotated[
@@ -271,7 +278,8 @@ def calibrate_cmd(
         model=model,
         claims=claims,
         corpus=corpus,
-        data_format=data_format,
+        data_format=data_format.value,
+        split=split.value,
         retriever=retriever.value,
         k=k,
         validation_only=validation,

@@ -260,13 +260,16 @@ def _ray_results(
             ray.shutdown()
 
 
-def _settings(env: Environment, config: BfsConfig, corpus: dict[str, Any]) -> dict[str, Any]:
+def _settings(
+    env: Environment, config: BfsConfig, corpus: dict[str, Any], split: str
+) -> dict[str, Any]:
     return {
         "retriever": env.retriever.name,
         "reward": env.reward,
         "k": env.k,
         **{k: v for k, v in asdict(config).items()},
         "corpus": corpus,
+        "split": split,
     }
 
 
@@ -289,10 +292,13 @@ def generate(
     corpus: dict[str, Any] | None = None,
     progress: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
+    split: str = "all",
 ) -> dict[str, Any]:
-    """Run the BFS over ``claims`` into folder ``out`` (resuming it); returns the config written."""
+    """Run the BFS over ``claims`` into folder ``out`` (resuming it); returns the config written.
+    ``split`` names the side of ``factseek.rewrite.splits`` the claims come from (recorded, so
+    models trained on them are never evaluated on it)."""
     out = Path(out)
-    settings = _settings(env, config, corpus or {})
+    settings = _settings(env, config, corpus or {}, split)
     if (out / tj.CONFIG).exists():
         old = tj.read_config(out)
         differ = [k for k, v in settings.items() if k in old and old[k] != v]

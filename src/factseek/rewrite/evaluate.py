@@ -300,22 +300,27 @@ def run_calibrate(
     validation_only: bool = True,
     write: bool = True,
     metric: str = "map",
+    split: str = "all",
 ) -> Calibration:
     """The ``factseek rewrite calibrate`` command: pick the target return on validation claims
-    and (``write``) store it (or the advice to abstain) in ``config.json`` for inference."""
+    and (``write``) store it (or the advice to abstain) in ``config.json`` for inference.
+    ``split``: only the claims of that side (``factseek.rewrite.splits``)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter
     from factseek.rewrite.model import update_config
+    from factseek.rewrite.splits import check_disjoint, select_split
 
     rw = Rewriter.load(model)
+    if not validation_only:
+        check_disjoint(rw.meta, split, "calibrate")
     data = load_retrieval(claims, corpus, data_format)
     keep = set(rw.meta.get("validation_claims", ())) if validation_only else None
     if keep is not None and not keep:
         raise InputError(f"{model} records no validation claims; pass --all with a dev split")
     items = [
         EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
-        for c in data.claims
+        for c in select_split(data.claims, split)
         if keep is None or c.id in keep
     ]
     if not items:
@@ -324,7 +329,14 @@ def run_calibrate(
     if write:
         update_config(
             model,
-            {"calibration": {**result.to_dict(), "source": str(claims), "retriever": retriever}},
+            {
+                "calibration": {
+                    **result.to_dict(),
+                    "source": str(claims),
+                    "split": split,
+                    "retriever": retriever,
+                }
+            },
         )
     return result
 
@@ -410,6 +422,7 @@ def run_eval(
     limit: int | None = None,
     progress: bool = True,
     guard_candidates: int | None = None,
+    split: str = "all",
 ) -> str:
     """The ``factseek rewrite eval`` command: load data, build the retriever, evaluate each
     model, write results, table and figures to ``out``; returns the Markdown table.
@@ -418,12 +431,12 @@ def run_eval(
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter
-    from factseek.rewrite.splits import is_held_out
+    from factseek.rewrite.splits import check_disjoint, is_held_out, select_split
 
     data = load_retrieval(claims, corpus, data_format)
     items = [
         EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
-        for c in data.claims
+        for c in select_split(data.claims, split)
         if holdout <= 0 or is_held_out(c.id, holdout)
     ][:limit]
     if not items:
@@ -433,6 +446,7 @@ def run_eval(
     guards: dict[str, Any] = {}  # one per encoder: the corpus is embedded (or loaded) once
     for path in models:
         rw = Rewriter.load(path)
+        check_disjoint(rw.meta, split, "be evaluated")
         name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
         kw = dict(k=k, seed=seed, target_return=target_return)
         results.append(evaluate(rw, items, ranker, name=name, **kw))

@@ -297,7 +297,11 @@ def train(
         editor=editor,
         progress=progress,
         source=str(trajectories),
-        bfs={k: bfs[k] for k in ("retriever", "reward", "k", "depth", "negatives") if k in bfs},
+        bfs={
+            k: bfs[k]
+            for k in ("retriever", "reward", "k", "depth", "negatives", "split")
+            if k in bfs
+        },
     )
 
 
