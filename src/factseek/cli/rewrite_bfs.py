@@ -56,6 +56,9 @@ def bfs(
         list[str] | None, typer.Option(help="KEY=VALUE options for the backend (repeatable).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    threads: Annotated[
+        int, typer.Option(min=1, help="torch CPU threads for knn (1 is fastest on a busy machine).")
+    ] = 1,
 ) -> None:
     """Find edit sequences that improve each claim's retrieval; write trajectories to OUT."""
     from factseek.datasets.retrieval import load_retrieval
@@ -80,6 +83,10 @@ def bfs(
     todo = todo[:limit] if limit else todo
     if not todo:
         raise ConfigError(f"no usable claims in {claims}")
+    if retriever is RetrieverName.knn:
+        import torch
+
+        torch.set_num_threads(threads)
     options = dict(_kv(o) for o in backend_opt or [])
     ret = make_retriever(
         retriever.value, data.pairs(), encoder=encoder, backend=backend, options=options
