@@ -58,7 +58,7 @@ class TrainConfig:
     seed: int = 0
     encoder: str = "minilm"
     val_fraction: float = 0.05  # of claims, for the validation loss
-    max_sequences_per_claim: int | None = None  # the first N of each claim (BFS order: best first)
+    max_sequences_per_claim: int | None = None  # the first N positive and N negative ones
     holdout: float = 0.0  # claims held out for evaluation (``is_held_out``), never trained on
     finetune_encoder: bool = False  # train the sentence encoder jointly (slow on a CPU)
     encoder_lr: float = 2e-5
@@ -148,8 +148,10 @@ def build_episodes(
         n["claims"] += 1
         cid = str(rec["claim_id"])
         seqs = list(rec.get("sequences", ()))
-        if max_sequences_per_claim is not None:
-            seqs = seqs[:max_sequences_per_claim]
+        if max_sequences_per_claim is not None:  # the first N of each kind (BFS: best first)
+            pos = [s for s in seqs if not s.get("negative", False)]
+            neg = [s for s in seqs if s.get("negative", False)]
+            seqs = pos[:max_sequences_per_claim] + neg[:max_sequences_per_claim]
         for seq in seqs:
             n["sequences"] += 1
             if seq.get("negative", False) and not negatives:
