@@ -121,7 +121,9 @@ def test_scorer_round_trip_and_guard_rewriter(tmp_path: Path):
             scores.append(float((w * s).sum() / w.sum()))
         assert all(b > a for a, b in itertools.pairwise(scores))
     none = EditRewriter(again, EditPolicy(threshold=math.inf, max_edits=3, k=3), ep, ENC)
-    assert none.abstain and all(r.steps == 0 for r in none.rewrite(claims))
+    assert none.abstain and [(r.text, r.steps, r.stopped) for r in none.rewrite(claims)] == [
+        (c, 0, "abstain") for c in claims
+    ]
     save(tmp_path / "n", scorer, EditPolicy(threshold=math.inf, k=3))
     doc = json.loads((tmp_path / "n" / "config.json").read_text())
     assert doc["threshold"] is None and math.isinf(load(tmp_path / "n")[1].threshold)

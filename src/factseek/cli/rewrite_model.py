@@ -164,28 +164,46 @@ def train_cmd(
 
 def run_cmd(
     claims: Annotated[list[str], typer.Argument(help="Claims or queries to rewrite.")],
-    model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
-    target_return: Annotated[float | None, typer.Option(help="Gain to aim for.")] = None,
+    model: Annotated[
+        str,
+        typer.Option(help="'default' (shipped), or a folder from `rewrite train`/`train-edits`."),
+    ] = "default",
+    store: Annotated[
+        Path | None,
+        typer.Option(help="Knowledge store to search: edit scorers check their edits on it."),
+    ] = None,
+    target_return: Annotated[
+        float | None, typer.Option(help="Gain to aim for (decision transformers).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Rewrite claims into better queries; prints each rewrite and its edit trace."""
     import dataclasses
 
-    from factseek.rewrite.infer import Rewriter
+    from factseek.rewrite.shipped import load_rewriter
 
     _set_threads(threads)
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
-    rewriter = Rewriter.load(model)
+    search = None
+    if store is not None:
+        from factseek.search.base import make_backend
+
+        search = make_backend("local", store=store)
+    rewriter = load_rewriter(model, search=search)
+    if target_return is not None and not hasattr(rewriter, "default_target"):
+        raise InputError("--target-return applies to decision transformers only")
     if target_return is None and rewriter.abstain:
         typer.echo(
             "note: calibration found no clear gain from this model's edits, so it leaves queries"
-            " alone; --target-return forces edits",
+            " alone"
+            + ("; --target-return forces edits" if hasattr(rewriter, "default_target") else ""),
             err=True,
         )
-    for r in rewriter.rewrite(texts, target_return=target_return):
+    extra = {} if target_return is None else {"target_return": target_return}
+    for r in rewriter.rewrite(texts, **extra):
         if as_json:
             typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))
         else:

@@ -8,7 +8,8 @@ by ``edit_train`` on the real AP changes of single edits of training claims.
 ``EditRewriter.rewrite(queries)`` edits each query greedily, at most ``max_edits`` times: run
 every allowed edit of the current query on the endpoint (``feedback.Endpoint``), score them,
 take the best (ties: the first in ``actions.expand`` order) if its prediction exceeds
-``threshold`` (chosen on validation claims), else stop (``stopped == "threshold"``). No
+``threshold`` (chosen on validation claims), else stop (``stopped == "threshold"``). A threshold
+of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``). No
 relevance judgements are used; each step costs one search per candidate edit, so the endpoint
 should be a local index or a cheap one.
 
@@ -167,6 +168,10 @@ class EditRewriter:
         from factseek.rewrite import actions
 
         tau = self.policy.threshold if threshold is None else float(threshold)
+        if math.isinf(tau) and tau > 0:  # calibration found no clear gain: leave queries alone
+            return [
+                RewriteResult(text=q, original=q, path=(q,), stopped="abstain") for q in queries
+            ]
         claims = np.asarray(self.encoder.encode(list(queries)), np.float32)
         out = []
         for text, vector in zip(queries, claims, strict=True):
