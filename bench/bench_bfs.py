@@ -1,6 +1,6 @@
 """BFS candidate scoring: factseek's incremental exact BM25 against bm25s (numba), same run.
 
-Workload (as /work/shared/bench/README.md): one-token edits of claims (remove a token, swap one
+Workload (see bench/README.md): one-token edits of claims (remove a token, swap one
 for a word drawn from the corpus's own token distribution, or add such a word), top-50, scored one
 candidate at a time by bm25s (numba backend, 1 thread) and as edits of their claim by
 ``IncrementalBM25`` (1 thread; the claim's own scoring is included in our time). Both engines get
@@ -14,9 +14,12 @@ made from corpus documents (a 2-3 word window of the document plus 5-8 words dra
 corpus, shuffled; relevant = that document), and the per-claim time projects 100,000 claims at depth 4 on 2 cores.
 
 Usage:
-    python /work/shared/bench/corpus.py 1000000 /tmp/corpus1m
-    python bench/bench_bfs.py /tmp/corpus1m [--claims 10] [--edits 1000] [--bfs-claims 30]
-Skips with a message when the corpus is absent.
+    python bench/corpus.py 1000000 /tmp/corpus1m
+    python bench/bench_bfs.py /tmp/corpus1m [--claims 10] [--edits 1000] [--bfs-claims 30] \
+        [--data "$FACTSEEK_DATA"]
+Skips with a message when the corpus is absent. The real BFS adds Climate-FEVER
+(``DATA/climate_fever/climate-fever.jsonl``, docs/data.md) to the corpus when ``--data`` (default:
+``$FACTSEEK_DATA``) has it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS
 
 import numpy as np  # noqa: E402
 
+from factseek.datasets import data_root  # noqa: E402
 from factseek.rewrite.bm25_index import BM25Index  # noqa: E402
 from factseek.rewrite.scorer import IncrementalBM25  # noqa: E402
 from factseek.text import tokenize  # noqa: E402
@@ -103,25 +107,33 @@ def main() -> int:
     ap.add_argument("--edits", type=int, default=1000)
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--bfs-claims", type=int, default=30)
-    ap.add_argument("--real", default="/work/shared/data/climate_fever/climate-fever.jsonl")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=data_root(),
+        help="folder of the public data sets (docs/data.md); default $FACTSEEK_DATA",
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     if not Path(args.prefix + ".jsonl").exists():
         print(f"skip: {args.prefix}.jsonl not found; make it with "
-              f"python /work/shared/bench/corpus.py 1000000 {args.prefix}")  # fmt: skip
+              f"python bench/corpus.py 1000000 {args.prefix}")  # fmt: skip
         return 0
     rng = np.random.default_rng(args.seed)
     t = time.perf_counter()
     ids, texts, queries = load_corpus(args.prefix)
     real = None
-    if args.bfs_claims and Path(args.real).exists():
+    real_path = (
+        (args.data or Path("(FACTSEEK_DATA not set)")) / "climate_fever" / "climate-fever.jsonl"
+    )
+    if args.bfs_claims and real_path.exists():
         from factseek.datasets.retrieval import load_retrieval
 
-        real = load_retrieval(args.real, format="climate-fever")
+        real = load_retrieval(real_path, format="climate-fever")
         ids += [f"cf:{d.id}" for d in real.corpus]
         texts += [d.text for d in real.corpus]
     elif args.bfs_claims:
-        print(f"BFS projection skipped: {args.real} not found")
+        print(f"BFS projection skipped: {real_path} not found")
     vocab, flat, lens = token_ids(texts)
     print(f"corpus: {len(ids):,} docs, {len(flat):,} tokens, {len(vocab):,} terms; "
           f"load+tokenize {time.perf_counter() - t:.1f}s")  # fmt: skip

@@ -1,12 +1,13 @@
 """Rewriter inference speed: milliseconds per edit step per query, on one CPU thread.
 
-    python bench/bench_rewrite_infer.py [--model DIR] [--queries 64] [--threads 1]
+    python bench/bench_rewrite_infer.py [--model DIR] [--queries 64] [--threads 1] [--data DIR]
 
 One edit step = tag the current query (spaCy, WordNet synonyms), encode it (MiniLM), run the
 decision transformer on the history, apply the chosen edit. Target: <= 20 ms per step per query.
 Without ``--model`` a SMALL model with random weights and STOP disabled is used, so every query
 takes all K steps (speed does not depend on the weights). Queries: Climate-FEVER claims from
-``../shared/data`` when present, else built-in sentences. Peers measured in the same run: MiniLM
+``DATA/climate_fever/climate-fever.jsonl`` when present (``--data``, default ``$FACTSEEK_DATA``;
+docs/data.md), else built-in sentences. Peers measured in the same run: MiniLM
 encoding alone per query, spaCy tagging alone per query, and one BM25 top-50 reward evaluation
 (factseek's exact scorer over the Climate-FEVER evidence sentences or a synthetic corpus).
 Also measured: the same step with the word-vector pointer head (``--head words``, random weights)
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "climate_fever"
+from factseek.datasets import data_root
+
 FALLBACK = [
     "The city council voted to ban plastic bags in every grocery store last year",
     "Scientists say the new vaccine causes serious side effects in children",
@@ -36,18 +38,19 @@ FALLBACK = [
 ]
 
 
-def load_queries(n: int) -> tuple[list[str], list[tuple[str, str]]]:
+def load_queries(n: int, data: Path | None) -> tuple[list[str], list[tuple[str, str]]]:
     """(queries, corpus) from Climate-FEVER when available, else synthetic."""
-    if (SHARED / "climate-fever.jsonl").is_file():
+    folder = (data or Path("(FACTSEEK_DATA not set)")) / "climate_fever"
+    if (folder / "climate-fever.jsonl").is_file():
         claims, corpus = [], {}
-        for line in (SHARED / "climate-fever.jsonl").read_text().splitlines():
+        for line in (folder / "climate-fever.jsonl").read_text().splitlines():
             rec = json.loads(line)
             claims.append(rec["claim"])
             for ev in rec["evidences"]:
                 corpus[ev["evidence_id"]] = ev["evidence"]
         print(f"queries: Climate-FEVER claims; corpus: {len(corpus)} evidence sentences")
         return claims[: 2 * n], list(corpus.items())
-    print(f"({SHARED} absent: built-in sentences and a synthetic corpus)")
+    print(f"({folder} absent: built-in sentences and a synthetic corpus)")
     rng = np.random.default_rng(0)
     words = " ".join(FALLBACK).lower().split()
     corpus = [(f"d{i}", " ".join(rng.choice(words, 20))) for i in range(5000)]
@@ -60,6 +63,12 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--queries", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=data_root(),
+        help="folder of the public data sets (docs/data.md); default $FACTSEEK_DATA",
+    )
     args = ap.parse_args()
 
     import torch
@@ -77,7 +86,7 @@ def main() -> None:
     from factseek.rewrite.model import SMALL, DecisionTransformer
     from factseek.rewrite.scorer import IncrementalBM25
 
-    queries, corpus = load_queries(args.queries)
+    queries, corpus = load_queries(args.queries, args.data)
     warm, measured = queries[: args.queries], queries[args.queries : 2 * args.queries]
     encoder = default_encoder()
     editor = ActionsEditor()

@@ -1,4 +1,4 @@
-"""Knowledge-store speed against bm25s (numba) on the shared synthetic corpus, in one process.
+"""Knowledge-store speed against bm25s (numba) on the benchmark corpus, in one process.
 
 Targets (exit 1 if missed):
 * top-10 search WITH a date filter and a site filter (``StoreBackend.search``, hits included)
@@ -11,7 +11,7 @@ other agents' load on a shared machine does not inflate the way it does wall tim
 figures and the load average are printed beside them.
 
 Usage: python bench/bench_store.py [--docs 1000000] [--workdir /tmp] [--corpus PREFIX] [--rounds 3]
-Needs /work/shared/bench/corpus.py (generates the corpus once into --workdir); skips otherwise.
+The corpus comes from ``bench/corpus.py`` (generated once into --workdir unless --corpus names one).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-SHARED = Path(os.environ.get("FACTSEEK_SHARED", "/work/shared")) / "bench"
+CORPUS_SCRIPT = Path(__file__).with_name("corpus.py")
 BUILD_TARGET = 15_000
 CLOCK = time.perf_counter
 CPU = time.process_time
@@ -44,9 +44,7 @@ def corpus(n_docs: int, workdir: Path) -> Path:
     prefix = workdir / f"corpus_{n_docs}"
     if not Path(f"{prefix}.jsonl").exists() or not Path(f"{prefix}_queries.txt").exists():
         print(f"generating {n_docs:,} documents into {prefix}.jsonl ...", flush=True)
-        subprocess.run(
-            [sys.executable, str(SHARED / "corpus.py"), str(n_docs), str(prefix)], check=True
-        )
+        subprocess.run([sys.executable, str(CORPUS_SCRIPT), str(n_docs), str(prefix)], check=True)
     return prefix
 
 
@@ -90,9 +88,6 @@ def main() -> int:
         "--corpus", help="an existing corpus.py OUT_PREFIX (else generated in --workdir)"
     )
     args = ap.parse_args()
-    if not (SHARED / "corpus.py").exists():
-        print(f"skipped: {SHARED}/corpus.py not found (shared benchmark material is absent)")
-        return 0
     from factseek.constraints import Constraints
     from factseek.store import StoreBackend, build_store
 
@@ -126,7 +121,7 @@ def main() -> int:
     hits = backend.search(queries[0], k, filtered)
     assert all(h.published < filtered.before for h in hits)
 
-    # ---- peer: bm25s numba, no filters (as /work/shared/bench/peers.py)
+    # ---- peer: bm25s numba, no filters, one thread (its own tokenizer with English stopwords)
     import bm25s
     from bm25s.tokenization import Tokenizer
 

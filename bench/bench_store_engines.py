@@ -8,7 +8,7 @@ filtered q/s, both per CPU second of this process (tantivy's merge threads count
 hosts (the corpus has 4 of them among 12 sites).
 
 Usage: python bench/bench_store_engines.py PREFIX [--engines ours,bm25s,tantivy,sqlite] [--queries N]
-PREFIX is a corpus made by /work/shared/bench/corpus.py (skips if it is absent).
+PREFIX is a corpus made by ``python bench/corpus.py N PREFIX`` (skips if it is absent).
 """
 
 from __future__ import annotations
@@ -175,7 +175,9 @@ def main() -> int:
     ap.add_argument("--sqlite-queries", type=int, default=100)
     args = ap.parse_args()
     if not Path(f"{args.prefix}.jsonl").exists():
-        print(f"skipped: {args.prefix}.jsonl not found (make it with /work/shared/bench/corpus.py)")
+        print(
+            f"skipped: {args.prefix}.jsonl not found (make it with python bench/corpus.py N PREFIX)"
+        )
         return 0
     docs, queries = load(args.prefix)
     queries = queries[: args.queries]

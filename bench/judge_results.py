@@ -1,10 +1,11 @@
-"""The numbers in docs/judge.md: claim-only and oracle veracity classifiers on the shared data.
+"""The numbers in docs/judge.md: claim-only and oracle veracity classifiers on public data.
 
-    python bench/judge_results.py --only claim   # LIAR train -> LIAR test, ClaimDecomp dev
-    python bench/judge_results.py --only oracle  # LIAR-PLUS val2 (5/6 train, 1/6 dev) -> test2
-    python bench/judge_results.py                # both, then the table (cached steps are reused)
+    python bench/judge_results.py --data "$FACTSEEK_DATA" --only claim   # LIAR train -> LIAR test, ClaimDecomp dev
+    python bench/judge_results.py --data "$FACTSEEK_DATA" --only oracle  # LIAR-PLUS val2 (5/6 train, 1/6 dev) -> test2
+    python bench/judge_results.py                # both (--data defaults to $FACTSEEK_DATA), then the table
 
-Needs ../shared/data (skips with a message when absent). Models, predictions and results.json go
+Needs ``liar/``, ``liar_plus/`` and ``claimdecomp/`` under the data folder (docs/data.md says where
+to get them and how to lay them out; skips with a message when absent). Models, predictions and results.json go
 to --out (default /tmp/factseek-judge-results), never into the repository. Each step is cached:
 a finished model folder or predictions file is reused, so a killed run resumes.
 """
@@ -17,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from factseek.datasets import data_root
 from factseek.datasets.claims import LabeledClaim, dedup, load_claims, with_ids
 from factseek.judge.classifier import ClassifierJudge
 from factseek.judge.evaluate import (
@@ -31,8 +33,6 @@ from factseek.judge.train import PRESETS, preset, train_classifier
 from factseek.labels import POLITIFACT
 from factseek.metrics.veracity import majority_baseline, veracity_metrics
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO.parent / "shared" / "data"
 PAPER = {
     "accuracy": 25.5,
     "soft_accuracy": 68.0,
@@ -107,10 +107,10 @@ def _row(name: str, preds: list[Prediction], train_gold: list[str]) -> dict:
 
 
 def claim_only(out: Path, args) -> list[dict]:
-    train = load_claims(DATA / "liar" / "train.tsv", "liar")
-    dev = load_claims(DATA / "liar" / "valid.tsv", "liar")
-    test = load_claims(DATA / "liar" / "test.tsv", "liar")
-    cd = with_ids(load_claims(DATA / "claimdecomp" / "dev.jsonl", "claimdecomp"))
+    train = load_claims(args.data / "liar" / "train.tsv", "liar")
+    dev = load_claims(args.data / "liar" / "valid.tsv", "liar")
+    test = load_claims(args.data / "liar" / "test.tsv", "liar")
+    cd = with_ids(load_claims(args.data / "claimdecomp" / "dev.jsonl", "claimdecomp"))
     kept, rep = dedup(train, dev, test, cd)
     print(f"claim-liar: {rep.line()}", flush=True)
     info = {
@@ -131,8 +131,8 @@ def claim_only(out: Path, args) -> list[dict]:
 
 
 def oracle(out: Path, args) -> list[dict]:
-    val2 = load_claims(DATA / "liar_plus" / "val2.jsonl", "liar-plus")
-    test2 = load_claims(DATA / "liar_plus" / "test2.jsonl", "liar-plus")
+    val2 = load_claims(args.data / "liar_plus" / "val2.jsonl", "liar-plus")
+    test2 = load_claims(args.data / "liar_plus" / "test2.jsonl", "liar-plus")
     dev = [x for i, x in enumerate(val2) if i % 6 == 0]
     train, rep = dedup([x for i, x in enumerate(val2) if i % 6 != 0], dev, test2)
     print(f"oracle-liarplus: {rep.line()}", flush=True)
@@ -183,6 +183,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=data_root(),
+        help="folder of the public data sets (docs/data.md); default $FACTSEEK_DATA",
+    )
     ap.add_argument("--out", type=Path, default=Path("/tmp/factseek-judge-results"))
     ap.add_argument("--only", choices=["claim", "oracle"])
     ap.add_argument("--preset", choices=list(PRESETS), default="cpu")
@@ -193,8 +199,11 @@ def main() -> int:
     ap.add_argument("--max-length", type=int, default=None)
     ap.add_argument("--threads", type=int, default=None)
     args = ap.parse_args()
-    if not DATA.is_dir():
-        print(f"skipped: {DATA} not found (the shared data sets are not part of the repository)")
+    if args.data is None or not (args.data / "liar").is_dir():
+        print(
+            "skipped: no data folder with liar/ (pass --data DIR or set FACTSEEK_DATA; "
+            "docs/data.md says where to get the data sets)"
+        )
         return 0
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []

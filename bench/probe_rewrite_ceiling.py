@@ -3,7 +3,10 @@
     python bench/probe_rewrite_ceiling.py [--claims FILE] [--format climate-fever] [--holdout 0.2]
     python bench/probe_rewrite_ceiling.py --retriever knn --reward recall@50
     python bench/probe_rewrite_ceiling.py --format checkthat \\
-        --claims ../shared/data/checkthat2020_task2/dev --train ../shared/data/checkthat2020_task2/train
+        --claims "$FACTSEEK_DATA/checkthat2020_task2/dev" --train "$FACTSEEK_DATA/checkthat2020_task2/train"
+
+``--claims`` defaults to ``climate_fever/climate-fever.jsonl`` under ``--data`` (default
+``$FACTSEEK_DATA``; docs/data.md says where to get the data sets).
 
 Every single edit of every claim (``factseek.rewrite.actions.expand``: remove / swap / add /
 present) is scored by the search endpoint's top-k and the reward (``--reward``, AP@50 by default;
@@ -57,8 +60,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
-DEFAULT_CLAIMS = SHARED / "climate_fever" / "climate-fever.jsonl"
+from factseek.datasets import data_root
+
+DEFAULT_CLAIMS = Path("climate_fever") / "climate-fever.jsonl"  # under --data
 KINDS = ("remove", "swap", "add", "present")
 UPOS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON")
 UPOS += ("PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X", "SPACE")
@@ -458,7 +462,15 @@ def fmt_tau(t: float) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claims", type=Path, default=DEFAULT_CLAIMS, help="held-out claims")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=data_root(),
+        help="folder of the public data sets (docs/data.md); default $FACTSEEK_DATA",
+    )
+    ap.add_argument(
+        "--claims", type=Path, default=None, help=f"held-out claims (default DATA/{DEFAULT_CLAIMS})"
+    )
     ap.add_argument("--format", default="climate-fever", help="climate-fever, checkthat, ...")
     ap.add_argument(
         "--train", type=Path, default=None, help="training claims (default: split of --claims)"
@@ -474,6 +486,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=None, help="also write the tables (Markdown)")
     args = ap.parse_args()
+    if args.claims is None:
+        if args.data is None:
+            sys.exit("give --claims FILE, or --data DIR / FACTSEEK_DATA (see docs/data.md)")
+        args.claims = args.data / DEFAULT_CLAIMS
 
     try:
         from sklearn.ensemble import HistGradientBoostingRegressor

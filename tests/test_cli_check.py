@@ -231,6 +231,8 @@ def test_readme_console_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     write_docs(tmp_path / "docs.jsonl")
+    (claims,) = readme_blocks("jsonl")  # the README's example claims file
+    (tmp_path / "claims.jsonl").write_text(claims, encoding="utf-8")
     ran = 0
     for block in readme_blocks("console"):
         for line in block.splitlines():
@@ -243,6 +245,8 @@ def test_readme_console_examples_run(tmp_path, monkeypatch):
                 ran += 1
     assert ran >= 3
     assert (tmp_path / "report.html").read_text().startswith("<!doctype html>")
+    assert "[The council approved" in (tmp_path / "run" / "summary.md").read_text()
+    assert (tmp_path / "c1.md").read_text().startswith("# factseek report")
 
 
 def test_readme_python_example_runs(tmp_path, monkeypatch):
@@ -253,6 +257,7 @@ def test_readme_python_example_runs(tmp_path, monkeypatch):
     namespace: dict = {}
     exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["report"].claim.date == dt.date(2023, 6, 1)
+    assert (tmp_path / "report.md").read_text().startswith("# factseek report")
 
 
 def test_readme_sh_examples_use_real_commands_and_options():

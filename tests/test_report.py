@@ -93,7 +93,7 @@ def test_markdown_neutralises_markup_and_says_not_judged():
     assert "<script>" not in md
     assert "**not judged**" in md
     assert "](<javascript:" not in md
-    assert "excluded-site: 1" in md
+    assert "excluded site: 1" in md  # plain words, not the reason code
 
 
 def test_judged_verdict_is_shown():

@@ -1,4 +1,5 @@
-"""The Python API: ``check(claim, **options) -> Report``, building the pipeline's parts from names.
+"""The Python API: ``check(claim, date=..., store=..., ...) -> Report``, building the pipeline's
+parts from names.
 
 >>> from factseek.api import check
 >>> report = check("The council approved 4 new buses in March.", date="2023-06-01",
@@ -11,14 +12,14 @@ yourself and call ``pipeline.run``.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factseek.constraints import UndatedPolicy
 from factseek.errors import ConfigError, InputError
-from factseek.pipeline import CheckConfig, Parts, Progress, run, validate_claim
+from factseek.pipeline import DEFAULT_CONFIG, CheckConfig, Parts, Progress, run, validate_claim
 from factseek.types import Claim, Report
 
 DECOMPOSERS = ("auto", "rules", "llm")
@@ -201,6 +202,7 @@ def make_claim(
     venue: str | None = None,
     id: str | None = None,
 ) -> Claim:
+    """A ``Claim`` from plain values (the date as 'YYYY-MM-DD' or a date; empty strings: None)."""
     return Claim(
         text=text, date=parse_date(date), speaker=speaker or None, venue=venue or None, id=id
     )
@@ -212,23 +214,101 @@ def check(
     date: str | _dt.date | None = None,
     speaker: str | None = None,
     venue: str | None = None,
+    store: str | Path | None = None,
+    search: str = "local",
     k: int = 10,
     undated: UndatedPolicy = "drop",
     exclude_sites: Sequence[str] = (),
+    decomposer: str = "auto",
+    summarizer: str = "auto",
+    llm: str = "none",
+    llm_model: str | None = None,
+    llm_base_url: str | None = None,
+    use_cache: bool = True,
+    judge: str | Path | None = None,
+    llm_judge: str | Path | None = None,
+    rewrite: str | Path | None = None,
+    record: str | Path | None = None,
+    replay: str | Path | None = None,
+    allow_hosts: Sequence[str] = (),
+    cache_dir: str | Path | None = None,
     progress: Progress | None = None,
-    **options: Any,
 ) -> Report:
-    """Check one claim. ``options`` are ``CheckOptions`` fields (store, search, llm, judge, ...)."""
+    """Check one claim and return its ``Report`` (every option has a twin in ``factseek check``).
+
+    Args:
+        claim: the claim's text, or a ``Claim`` (then ``date``, ``speaker``, ``venue`` are ignored).
+        date: when the claim was made ('YYYY-MM-DD' or a date); only pages published before it
+            count as evidence. ``None`` turns the temporal constraint off (the report says so).
+        speaker: who made the claim. venue: where it was made.
+        store: knowledge store folder (``factseek index build``), for ``search="local"``.
+        search: search backend: ``local`` or a web provider (brave, tavily, exa, serper,
+            searxng; keys from the environment).
+        k: documents kept per query after the constraints.
+        undated: ``"drop"`` or ``"keep"`` pages without a publication date.
+        exclude_sites: sites to exclude on top of the fact-checking sites.
+        decomposer: ``auto`` (LLM when ``llm`` is set, else rules), ``rules`` or ``llm``.
+        summarizer: ``auto``, ``extractive``, ``llm-zero-shot`` or ``llm-few-shot``.
+        llm: ``none``, ``openai`` (any OpenAI-compatible endpoint) or ``llamacpp`` (local GGUF).
+        llm_model: model name (openai) or GGUF path (llamacpp). llm_base_url: endpoint URL.
+        use_cache: reuse cached LLM responses (under ``cache_dir``).
+        judge: a trained judge folder (``factseek judge train``).
+        llm_judge: score thresholds JSON for the LLM veracity scorer (needs ``llm``).
+        rewrite: a query rewriter model folder.
+        record: write an evidence bundle of this run to this folder.
+        replay: rerun offline from an evidence bundle.
+        allow_hosts: hosts the page fetcher may reach although they are private.
+        cache_dir: folder for fetched pages and LLM responses (``None``: no cache).
+        progress: called with each stage's name as it starts.
+
+    Raises ``InputError`` (bad claim, date or option: nothing was run), other ``FactseekError``
+    subclasses when a run fails (store missing, search failed, ...).
+    """
     if isinstance(claim, str):
         claim = make_claim(claim, date=date, speaker=speaker, venue=venue)
-    claim = validate_claim(claim)  # before any part is built: bad input fails fast
-    unknown = set(options) - set(CheckOptions.__dataclass_fields__)
-    if unknown:
-        raise ConfigError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    options = CheckOptions(
+        store=store,
+        search=search,
+        decomposer=decomposer,
+        summarizer=summarizer,
+        llm=llm,
+        llm_model=llm_model,
+        llm_base_url=llm_base_url,
+        use_cache=use_cache,
+        judge=judge,
+        llm_judge=llm_judge,
+        rewrite=rewrite,
+        record=record,
+        replay=replay,
+        allow_hosts=tuple(allow_hosts),
+        cache_dir=cache_dir,
+    )
+    config = check_config(k=k, undated=undated, exclude_sites=exclude_sites)
+    (report,) = check_claims([claim], options, config, progress=progress)
+    return report
+
+
+def check_config(
+    *, k: int = 10, undated: str = "drop", exclude_sites: Sequence[str] = ()
+) -> CheckConfig:
+    """The pipeline settings, validated (``ConfigError`` names the bad value)."""
     if undated not in ("drop", "keep"):
         raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")
     if k < 1:
         raise ConfigError("k must be at least 1")
-    parts = build_parts(CheckOptions(**options))
-    config = CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))
-    return run(claim, parts, config, progress=progress)
+    return CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))  # type: ignore[arg-type]
+
+
+def check_claims(
+    claims: Iterable[Claim],
+    options: CheckOptions,
+    config: CheckConfig = DEFAULT_CONFIG,
+    *,
+    progress: Progress | None = None,
+) -> Iterator[Report]:
+    """Check several claims with one set of parts (built once), yielding each ``Report`` in
+    order. Every claim is validated before any part is built: bad input fails fast."""
+    valid = [validate_claim(c) for c in claims]
+    parts = build_parts(options)
+    for claim in valid:
+        yield run(claim, parts, config, progress=progress)

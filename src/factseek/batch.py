@@ -1,20 +1,23 @@
 """Batch checking with a run journal: one JSON line per finished claim, flushed, so a killed run
 resumes where it stopped and loses nothing finished.
 
-Layout of OUT: ``reports/<id>.json`` (one report per claim, written atomically),
-``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun).
+Layout of OUT: ``reports/<id>.json`` (one report per claim, written atomically; plus
+``reports/<id>.md``/``.html`` for the ``formats`` asked for), ``journal.jsonl`` (finished claims),
+``errors.jsonl`` (claims that failed; retried on rerun), ``summary.csv`` and ``summary.md`` (one
+row per claim: verdict, confidence, kept documents, time; see ``factseek.batch_summary``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts, make_claim
-from factseek.errors import DataError, FactseekError
+from factseek.api import CheckOptions, build_parts
+from factseek.batch_summary import finish_batch
+from factseek.errors import FactseekError
 from factseek.pipeline import CheckConfig, run
 from factseek.report import write_report
 from factseek.types import Claim
@@ -28,30 +31,11 @@ def claim_id(claim: Claim) -> str:
 
 
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
-    """Claims from JSONL (text, date, speaker, venue, id); DataError names the bad line."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                        raise ValueError("expected an object with a 'text' string")
-                    claim = make_claim(
-                        row["text"],
-                        date=row.get("date"),
-                        speaker=row.get("speaker"),
-                        venue=row.get("venue"),
-                        id=str(row["id"]) if row.get("id") is not None else None,
-                    )
-                except (ValueError, FactseekError) as e:
-                    raise DataError(str(e).splitlines()[0], str(path), n) from None
-                yield n, claim
-    except FileNotFoundError:
-        raise DataError("file not found", str(path)) from None
-    except UnicodeDecodeError:
-        raise DataError("not valid UTF-8", str(path)) from None
+    """(line, claim) from a claims file (docs/formats.md); DataError names the bad line."""
+    from factseek.datasets.claimsfile import read_claims_file
+
+    for record in read_claims_file(path):
+        yield record.line, record.claim
 
 
 def _done_ids(journal: Path) -> set[str]:
@@ -75,8 +59,10 @@ def run_batch(
     undated: str = "drop",
     exclude_sites: tuple[str, ...] = (),
     progress: bool = True,
+    formats: Sequence[str] = (),
 ) -> tuple[int, int, int]:
-    """Check every claim not yet in the journal. Returns (checked, skipped, failed)."""
+    """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
+    report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     out.mkdir(parents=True, exist_ok=True)
     (out / "reports").mkdir(exist_ok=True)
@@ -100,6 +86,8 @@ def run_batch(
                 report = run(claim, parts, config)
                 path = out / "reports" / f"{cid}.json"
                 write_report(report, path, "json")
+                for fmt in sorted(set(formats) - {"json"}):
+                    write_report(report, path.with_suffix(f".{fmt}"), fmt)
                 jf.write(json.dumps({"id": cid, "line": n, "report": f"reports/{cid}.json"}) + "\n")
                 jf.flush()
                 checked += 1
@@ -108,4 +96,5 @@ def run_batch(
                 ef.flush()
                 failed += 1
             bar.advance(task)
+    finish_batch(out, formats)
     return checked, len(claims) - len(todo), failed

@@ -2,12 +2,14 @@
 
 A reader sees the old file or the new one, never half of one; a failed write leaves no
 temporary file behind. Every module that writes results, caches or checkpoints uses these.
+The new file gets the permissions of any newly created file (``0o666`` less the process's umask,
+so ``-rw-r--r--`` under the usual umask 022), not the owner-only mode of a ``mkstemp`` file.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,15 +22,27 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     without an error, and is removed when it raises."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
-    os.close(fd)
-    tmp = Path(name)
+    tmp = _create_temp(path, suffix)
     try:
         yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _create_temp(path: Path, suffix: str) -> Path:
+    """Create an empty, new temporary file beside ``path``; the kernel applies the umask to
+    mode 0o666 (``O_EXCL``: never an existing file, never through a symlink)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}{suffix}"
+        try:
+            os.close(os.open(tmp, flags, 0o666))
+        except FileExistsError:
+            continue
+        return tmp
+    raise FileExistsError(f"could not create a temporary file beside {path}")
 
 
 def atomic_write(path: str | Path, data: str | bytes, *, fsync: bool = False) -> None:

@@ -111,6 +111,7 @@ FEVER = LabelSet(
     name="fever",
     labels=("supports", "refutes", "not-enough-info"),
     ordinal=False,
+    aliases={"nei": "not-enough-info"},  # stance files (factseek feedback export) write "nei"
 )
 
 #: Every label set by name.

@@ -257,8 +257,13 @@ def run(
     config: CheckConfig = DEFAULT_CONFIG,
     *,
     progress: Progress | None = None,
+    questions: Sequence[Question] | None = None,
 ) -> Report:
-    """Check one claim with the given parts and return its complete ``Report``."""
+    """Check one claim with the given parts and return its complete ``Report``.
+
+    ``questions`` given (a fact-checker's edited subquestions) replace decomposition: the run
+    starts at search, and the report records them with their sources (``"user"`` for edits).
+    """
     claim = validate_claim(claim)
     clock = _Clock(progress)
     notes: list[str] = []
@@ -271,7 +276,13 @@ def run(
         )
 
     with clock.stage("decompose"):
-        questions = dedup(_decompose(claim, parts, notes))[: config.max_questions]
+        if questions is None:
+            questions = dedup(_decompose(claim, parts, notes))[: config.max_questions]
+        else:
+            questions = dedup(questions)[: config.max_questions]
+            if not questions:
+                raise InputError("no questions to search: give at least one")
+            notes.append("the subquestions were edited by the user; decomposition was skipped")
     with clock.stage("rewrite"):
         queries = _queries(questions, parts, notes)
     # Pages fetched from the web are dated by their own content after fetching (temporal.py):

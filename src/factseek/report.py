@@ -1,30 +1,95 @@
 """Render a ``Report`` as JSON (complete), Markdown, or one self-contained HTML file.
 
+>>> from factseek.report import read_report, render, write_report
+>>> report = read_report("report.json")  # doctest: +SKIP
+>>> write_report(report, "report.html", "html")  # doctest: +SKIP
+
 Everything that came from a web page, a search result or a model is untrusted: in HTML it is
 escaped, links are limited to http(s) URLs, and nothing is loaded from elsewhere (inline CSS, no
-scripts). Files are written atomically: a temp file in the same folder, then a rename.
+scripts). Files are written atomically: a temp file in the same folder, then a rename. The
+readable formats speak plainly: constraint codes ("after-claim-date") become words ("published
+after the claim"), long titles are cut at a word with "…".
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Iterable
+import json
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
-from factseek.types import Report, to_json
+from factseek.types import Report, from_dict, to_json
 
 
 class Format(StrEnum):
+    """A report format: ``json`` (complete, machine-readable), ``md`` or ``html`` (for people)."""
+
     json = "json"
     md = "md"
     html = "html"
 
 
 def render_json(report: Report) -> str:
+    """The complete report as indented JSON (``read_report`` reads it back losslessly)."""
     return to_json(report) + "\n"
+
+
+# ----------------------------------------------------------------------------- plain words
+
+#: What a constraint decision's reason code means, in words for the readable formats.
+REASON_WORDS = {
+    "after-claim-date": "published after the claim",
+    "undated": "no publication date",
+    "date-conflict": "conflicting publication dates",
+    "excluded-site": "excluded site",
+    "excluded-marker": "URL marks a fact-check",
+    "pdf": "PDF file",
+    "video": "video page",
+    "over-k": "beyond the first k kept results",
+}
+
+#: What a search filter is about, in words.
+FILTER_WORDS = {"date": "publication date", "domain": "excluded sites"}
+
+
+def reason_words(reason: str) -> str:
+    """A reason code in plain words: ``"excluded-site:snopes.com"`` -> ``"excluded site
+    (snopes.com)"``; an unknown code is returned as it is."""
+    code, _, detail = reason.partition(":")
+    words = REASON_WORDS.get(code, code)
+    if not detail:
+        return words
+    return f'URL contains "{detail}"' if code == "excluded-marker" else f"{words} ({detail})"
+
+
+def filter_words(native: Sequence[str], emulated: Sequence[str]) -> str:
+    """Who applied which search filter, in words ("" when there were none)."""
+
+    def names(xs: Sequence[str]) -> str:
+        return " and ".join(FILTER_WORDS.get(x, x) for x in xs)
+
+    parts = []
+    if native:
+        parts.append(f"{names(native)} filtered by the search engine itself")
+    if emulated:
+        parts.append(f"{names(emulated)} filtered by factseek after the search")
+    return "; ".join(parts)
+
+
+_QUOTE_MARKS = '"“”„«»'
+
+
+def _quoted(text: str, escape: Callable[[str], str]) -> str:
+    """Escaped text in curly quotes, unless it already begins or ends with a quotation mark
+    (no doubled quotes around a quoted sentence)."""
+    text = text.strip()
+    if text[:1] in _QUOTE_MARKS or text[-1:] in _QUOTE_MARKS:
+        return escape(text)
+    return f"“{escape(text)}”"
 
 
 # ----------------------------------------------------------------------------- markdown
@@ -51,6 +116,8 @@ def _verdict_line(report: Report) -> str:
 
 
 def render_markdown(report: Report) -> str:
+    """The report as Markdown for people: verdict, evidence summaries, queries, hits with their
+    constraint decisions, passages, the information funnel, notes and timings."""
     c = report.claim
     out: list[str] = [f"# factseek report\n\n> {_md(c.text)}\n"]
     meta = [f"date: {c.date.isoformat() if c.date else 'unknown'}"]
@@ -75,7 +142,7 @@ def render_markdown(report: Report) -> str:
             where = (
                 f" [chars {sent.start_char}-{sent.end_char}]" if sent.start_char is not None else ""
             )
-            out.append(f"  - “{_md(sent.text)}”{where}{flag}")
+            out.append(f"  - {_quoted(sent.text, _md)}{where}{flag}")
         if not s.sentences:
             out.append(f"  - {_md(s.text)}")
     out.append("")
@@ -84,11 +151,11 @@ def render_markdown(report: Report) -> str:
     for r in report.results:
         q = r.query
         kept = sum(d.kept for d in r.decisions)
-        line = f"- {_md(q.question)}: {len(r.hits)} hits, {kept} kept"
+        line = f"- {_md(q.question)} — {len(r.hits)} hits, {kept} kept"
         if q.text != q.question:
-            line += f"; rewritten to “{_md(q.text)}” ({', '.join(_md(a) for a in q.trace)})"
+            line += f"; rewritten to {_quoted(q.text, _md)} ({', '.join(_md(a) for a in q.trace)})"
         if r.native or r.emulated:
-            line += f"; native filters: {', '.join(r.native) or 'none'}, emulated: {', '.join(r.emulated) or 'none'}"
+            line += f"; {filter_words(r.native, r.emulated)}"
         if r.error:
             line += f"; **error:** {_md(r.error)}"
         out.append(line)
@@ -100,14 +167,14 @@ def render_markdown(report: Report) -> str:
         for h, d in zip(r.hits, r.decisions, strict=True):
             date = h.published.isoformat() if h.published else "undated"
             out.append(
-                f"| {_md(r.query.text)[:60]} | {h.rank} | {_md_link(h.title[:60], h.url)} | {date} | "
-                f"{'kept' if d.kept else 'removed: ' + _md(d.reason)} |"
+                f"| {_md(_clip(r.query.text, 60))} | {h.rank} | {_md_link(_clip(h.title, 60), h.url)} "
+                f"| {date} | {'kept' if d.kept else 'removed: ' + _md(reason_words(d.reason))} |"
             )
     out.append("")
 
     out.append("## What the constraints removed\n")
     if report.removed:
-        out.extend(f"- {_md(k)}: {v}" for k, v in report.removed.items())
+        out.extend(f"- {_md(reason_words(k))}: {v}" for k, v in report.removed.items())
     else:
         out.append("- nothing")
     out.append("")
@@ -116,7 +183,7 @@ def render_markdown(report: Report) -> str:
     for p in report.passages:
         out.append(
             f"- #{p.doc_rank + 1} {_md_link(p.title, p.url)} words {p.start_word}-{p.end_word}, "
-            f"score {p.score:.2f}: “{_md(_clip(p.text, 300))}”"
+            f"score {p.score:.2f}: {_quoted(_clip(p.text, 300), _md)}"
         )
     out.append("")
 
@@ -139,13 +206,31 @@ def render_markdown(report: Report) -> str:
     return "\n".join(out)
 
 
+def markdown_text(text: str) -> str:
+    """Untrusted text made safe for one line of Markdown (markup and HTML neutralised)."""
+    return _md(text)
+
+
+def clip_text(text: str, n: int) -> str:
+    """``text`` on one line in at most ``n`` characters, cut at a word with "…"."""
+    return _clip(text, n)
+
+
 def _n(x: int | None) -> str:
     return "" if x is None else f"{x:,}"
 
 
 def _clip(text: str, n: int) -> str:
+    """``text`` on one line, at most ``n`` characters: cut at the last word that fits, then "…"
+    (mid-word only when a single word is longer than half of ``n``)."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    if len(text) <= n:
+        return text
+    head = text[: n - 1]
+    space = head.rfind(" ")
+    if text[n - 1] != " " and space >= n // 2:  # the cut falls inside a word: drop that word
+        head = head[:space]
+    return head.rstrip(" ,;:.-–—") + "…"
 
 
 # ----------------------------------------------------------------------------- html
@@ -185,6 +270,8 @@ td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-al
 
 
 def render_html(report: Report) -> str:
+    """The report as one self-contained HTML page (inline CSS, no scripts, nothing loaded from
+    elsewhere; a strict Content-Security-Policy), everything untrusted escaped."""
     c = report.claim
     parts: list[str] = []
     add = parts.append
@@ -238,7 +325,7 @@ def render_html(report: Report) -> str:
                     if sent.start_char is not None
                     else ""
                 )
-                add(f"<p class='quote'>“{_e(sent.text)}”{where}{warn}</p>")
+                add(f"<p class='quote'>{_quoted(sent.text, _e)}{where}{warn}</p>")
         else:
             add(f"<p class='quote'>{_e(s.text)}</p>")
         if s.note:
@@ -250,11 +337,11 @@ def render_html(report: Report) -> str:
         q = r.query
         add(f"<h3>{_e(q.question)}</h3>")
         if q.text != q.question:
-            add(f"<p class='small'>rewritten query: “{_e(q.text)}” — {_e(', '.join(q.trace))}</p>")
-        add(
-            f"<p class='small'>native filters: {_e(', '.join(r.native) or 'none')}; "
-            f"emulated: {_e(', '.join(r.emulated) or 'none')}</p>"
-        )
+            add(
+                f"<p class='small'>rewritten query: {_quoted(q.text, _e)} — {_e(', '.join(q.trace))}</p>"
+            )
+        if r.native or r.emulated:
+            add(f"<p class='small'>{_e(filter_words(r.native, r.emulated))}</p>")
         if r.error:
             add(f"<p class='warn'>search error: {_e(r.error)}</p>")
         if not r.hits:
@@ -262,7 +349,9 @@ def render_html(report: Report) -> str:
             continue
         add("<table><tr><th>#</th><th>page</th><th>published</th><th>decision</th></tr>")
         for h, d in zip(r.hits, r.decisions, strict=True):
-            cls, what = ("kept", "kept") if d.kept else ("removed", f"removed: {d.reason}")
+            cls, what = (
+                ("kept", "kept") if d.kept else ("removed", f"removed: {reason_words(d.reason)}")
+            )
             date = h.published.isoformat() if h.published else "undated"
             add(
                 f"<tr><td>{h.rank}</td><td>{_a(_clip(h.title, 90), h.url)}</td><td>{date}</td>"
@@ -271,7 +360,10 @@ def render_html(report: Report) -> str:
         add("</table>")
 
     add("<h2>What the constraints removed</h2><ul>")
-    add("".join(f"<li>{_e(k)}: {v}</li>" for k, v in report.removed.items()) or "<li>nothing</li>")
+    add(
+        "".join(f"<li>{_e(reason_words(k))}: {v}</li>" for k, v in report.removed.items())
+        or "<li>nothing</li>"
+    )
     add("</ul>")
 
     add("<h2>Passages</h2>")
@@ -320,12 +412,68 @@ RENDERERS: dict[Format, Callable[[Report], str]] = {
 }
 
 
+def _format(fmt: Format | str) -> Format:
+    try:
+        return Format(fmt)
+    except ValueError:
+        raise InputError(
+            f"unknown report format {fmt!r}; choose one of: {', '.join(RENDERERS)}"
+        ) from None
+
+
 def render(report: Report, fmt: Format | str = Format.json) -> str:
-    return RENDERERS[Format(fmt)](report)
+    """The report as text in ``fmt``: ``"json"`` (complete), ``"md"`` or ``"html"`` (one
+    self-contained page). Untrusted text is escaped in every format; an unknown format is an
+    ``InputError`` that lists the choices."""
+    return RENDERERS[_format(fmt)](report)
 
 
 def write_report(report: Report, path: str | Path, fmt: Format | str = Format.json) -> None:
-    atomic_write(path, render(report, fmt))
+    """Render ``report`` in ``fmt`` and write it to ``path`` atomically (a reader never sees half
+    a file; the file gets the usual permissions, 0o666 less the umask)."""
+    atomic_write(path, render(report, _format(fmt)))
+
+
+#: File suffixes and the format each one means (``format_for_path``).
+SUFFIXES = {
+    ".json": Format.json,
+    ".md": Format.md,
+    ".markdown": Format.md,
+    ".html": Format.html,
+    ".htm": Format.html,
+}
+
+
+def format_for_path(path: str | Path) -> Format:
+    """The format a file name asks for by its suffix; ``InputError`` for any other suffix."""
+    try:
+        return SUFFIXES[Path(path).suffix.lower()]
+    except KeyError:
+        raise InputError(
+            f"cannot tell the report format from {Path(path).name!r}: name the format "
+            f"({', '.join(RENDERERS)}) or use a suffix ({', '.join(SUFFIXES)})"
+        ) from None
+
+
+def read_report(path: str | Path) -> Report:
+    """A report from a JSON file written by factseek (``render_json``, ``check -f json``, a batch's
+    ``reports/*.json``). ``DataError`` names the file when it is not one."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"report not found: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder, not a report file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise DataError("not a JSON report (render reads the JSON format)", str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("claim"), dict):
+        raise DataError("not a factseek report (no claim)", str(path))
+    try:
+        return from_dict(Report, data)
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DataError(f"not a factseek report ({first})", str(path)) from None
 
 
 def iter_urls(report: Report) -> Iterable[str]:

@@ -2,9 +2,9 @@
 
 A run is given as a path:
 
-* a report JSON file (one ``Report``), a JSONL file of reports (a batch journal), or a folder of
-  such files: one URL set per claim (its ``claim.id``, else its text), the union of the hit URLs
-  of all its queries;
+* a report JSON file (one ``Report``), a JSONL file of reports (``check --claims -f json``), a
+  folder of such files, or a ``factseek batch`` output folder (its ``reports/``): one URL set per
+  claim (its ``claim.id``, else its text), the union of the hit URLs of all its queries;
 * an evidence bundle folder (``factseek.bundle``): one URL set per recorded query text.
 
 ``compare_runs`` pairs the keys both runs have; a pair where both sets are empty has no
@@ -99,6 +99,8 @@ def url_sets(path: Path, *, kept_only: bool = False) -> tuple[dict[str, set[str]
         if not (path / SEARCH_LOG).exists():
             raise InputError(f"{path}: the bundle holds no search calls")
         return sets, "query"
+    if path.is_dir() and (path / "journal.jsonl").is_file() and (path / "reports").is_dir():
+        path = path / "reports"  # a batch folder: its per-claim reports
     files = (
         sorted(p for p in path.iterdir() if p.suffix in (".json", ".jsonl"))
         if path.is_dir()

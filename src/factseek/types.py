@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import os
 import types as _pytypes
 import typing
 from collections.abc import Mapping
@@ -304,6 +305,30 @@ class Report:
     usage: Mapping[str, Any] = field(default_factory=dict)  # LLM tokens / cost, search calls
     version: str = ""
 
+    # The methods below import factseek.report when called: this module imports nothing else
+    # from factseek at module level.
+
+    def render(self, format: str) -> str:
+        """This report as text: ``"json"`` (complete), ``"md"`` or ``"html"`` (one self-contained
+        page); see ``factseek.report.render``."""
+        from factseek.report import render
+
+        return render(self, format)
+
+    def save(self, path: str | os.PathLike[str], format: str | None = None) -> None:
+        """Write this report to ``path`` atomically, as ``format`` (``"json"``, ``"md"``,
+        ``"html"``); ``None``: from the file's suffix (``.json``, ``.md``, ``.html``)."""
+        from factseek.report import format_for_path, write_report
+
+        write_report(self, path, format or format_for_path(path))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Report:
+        """A report from a JSON file factseek wrote; see ``factseek.report.read_report``."""
+        from factseek.report import read_report
+
+        return read_report(path)
+
 
 # ----------------------------------------------------------------------------- JSON round trip
 
@@ -370,8 +395,10 @@ def from_dict(cls: type[T], data: Mapping[str, Any]) -> T:
 
 
 def to_json(obj: Any, *, indent: int | None = 2) -> str:
+    """``obj`` (a record, or any nesting of records) as JSON text; ``indent=None``: one line."""
     return json.dumps(to_dict(obj), indent=indent, ensure_ascii=False, sort_keys=False)
 
 
 def from_json(cls: type[T], text: str) -> T:
+    """The record of type ``cls`` that ``to_json`` wrote as ``text``."""
     return from_dict(cls, json.loads(text))

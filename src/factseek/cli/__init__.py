@@ -44,6 +44,17 @@ class FactseekGroup(TyperGroup):
             )
             raise typer.Exit(1) from None
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:  # type: ignore[override]
+        """List subcommands with their whole first sentence (click cuts them at the width)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit=200)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 def make_app(help: str) -> typer.Typer:
     """A typer app with factseek's error handling and conventions (used by every subcommand group)."""
@@ -60,15 +71,39 @@ def make_app(help: str) -> typer.Typer:
 app = make_app("factseek: find and weigh evidence for claims.")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from factseek import __version__
+
+        typer.echo(f"factseek {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """factseek: find and weigh evidence for claims. `factseek COMMAND --help` explains each command."""
+
+
 def _register() -> None:
-    from factseek.cli import check, eval, index, judge, rewrite, runs
+    from factseek.cli import check, eval, feedback, index, judge, render, rewrite, runs, serve
 
     check.register(app)
+    render.register(app)
     app.add_typer(index.app, name="index")
     app.add_typer(judge.app, name="judge")
     app.add_typer(rewrite.app, name="rewrite")
     app.add_typer(eval.app, name="eval")
     runs.register(app)
+    serve.register(app)
+    app.add_typer(feedback.app, name="feedback")
 
 
 _register()

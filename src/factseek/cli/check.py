@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factseek.errors import InputError
 from factseek.report import Format
 
 
@@ -127,9 +128,25 @@ def _options(**kw: Any) -> dict[str, Any]:
 
 
 def check(
-    claim: Annotated[str, typer.Argument(help="The claim to check (at most 2,000 characters).")],
+    claim: Annotated[
+        str | None,
+        typer.Argument(help="The claim to check (at most 2,000 characters); or use --claims."),
+    ] = None,
+    claims: Annotated[
+        Path | None,
+        typer.Option(
+            "--claims",
+            help="Check every claim of a claims file (docs/formats.md) instead; JSON output is"
+            " then one report per line. For many claims, `factseek batch` resumes and summarises.",
+        ),
+    ] = None,
     date: Annotated[
-        str | None, typer.Option("--date", help="When the claim was made, YYYY-MM-DD.")
+        str | None,
+        typer.Option(
+            "--date",
+            help="When the claim was made, YYYY-MM-DD (with --claims: the"
+            " default for lines without a date).",
+        ),
     ] = None,
     speaker: Annotated[str | None, typer.Option("--speaker", help="Who made the claim.")] = None,
     venue: Annotated[str | None, typer.Option("--venue", help="Where it was made.")] = None,
@@ -154,9 +171,21 @@ def check(
     allow_host: AllowOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Check one claim and print (or write) its evidence report."""
+    """Check one claim and print (or write) its evidence report.
+
+    \b
+    Examples:
+      factseek check "The council approved 4 new buses in March." --date 2023-06-01 --store my-store
+      factseek check --claims claims.jsonl --store my-store --format md --out reports.md
+    """
     from factseek.api import check as api_check
 
+    if (claim is None) == (claims is None):
+        raise InputError("give a claim or --claims FILE (one of the two)")
+    if claims is not None:
+        _check_file(**locals())
+        return
+    assert claim is not None
     if date is None:
         typer.echo("note: no --date given; the temporal constraint is off", err=True)
     report = api_check(
@@ -173,6 +202,66 @@ def check(
     _emit(report, fmt, out)
 
 
+def _check_file(
+    *,
+    claims: Path,
+    fmt: Format,
+    out: Path | None,
+    quiet: bool,
+    date: str | None,
+    speaker: str | None,
+    venue: str | None,
+    **kw: Any,
+) -> None:
+    """``check --claims``: every claim of a claims file, parts built once, reports concatenated
+    (JSON: one report per line; Markdown: separated by rules)."""
+    from dataclasses import replace
+
+    from factseek.api import CheckOptions, check_claims, check_config, parse_date
+    from factseek.datasets.claimsfile import read_claims_file
+    from factseek.files import atomic_write
+    from factseek.report import render
+
+    records = read_claims_file(claims)
+    if not records:
+        raise InputError(f"{claims}: no claims")
+    if fmt == Format.html and len(records) > 1:
+        raise InputError(
+            "an HTML report holds one claim: use --format md or json, or `factseek batch"
+            " --format html` for one page per claim"
+        )
+    default_date = parse_date(date)
+    todo = [
+        replace(
+            r.claim,
+            date=r.claim.date or default_date,
+            speaker=r.claim.speaker or speaker or None,
+            venue=r.claim.venue or venue or None,
+        )
+        for r in records
+    ]
+    undated = sum(c.date is None for c in todo)
+    if undated:
+        typer.echo(
+            f"note: {undated} claim(s) have no date; their temporal constraint is off", err=True
+        )
+    config = check_config(
+        k=kw["k"], undated=kw["undated"].value, exclude_sites=tuple(kw["exclude_site"] or ())
+    )
+    reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
+    if fmt == Format.json:
+        from factseek.types import to_json
+
+        text = "".join(to_json(r, indent=None) + "\n" for r in reports)
+    else:
+        text = "\n---\n\n".join(render(r, fmt) for r in reports)
+    if out is None:
+        typer.echo(text, nl=False)
+    else:
+        atomic_write(out, text)
+        typer.echo(f"wrote {len(todo)} reports to {out}", err=True)
+
+
 def demo(
     fmt: FormatOpt = Format.md,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
@@ -187,9 +276,12 @@ def demo(
     report = api_check(claim, store=store, progress=_progress(quiet))
     _emit(report, fmt, out)
     if not quiet:
-        removed = ", ".join(f"{k} {v}" for k, v in report.removed.items()) or "nothing"
+        from factseek.report import reason_words
+
+        removed = ", ".join(f"{reason_words(k)} ({v})" for k, v in report.removed.items())
         typer.echo(
-            f"demo: {len(report.documents)} documents kept; the constraints removed: {removed}. "
+            f"demo: {len(report.documents)} documents kept; removed by the constraints: "
+            f"{removed or 'nothing'}. "
             f"Verdict: {'not judged (no judge configured)' if not report.verdict.judged else report.verdict.label}",
             err=True,
         )
@@ -197,11 +289,24 @@ def demo(
 
 def batch(
     claims: Annotated[
-        Path, typer.Argument(help="JSONL with text, date, and optional speaker, venue, id.")
+        Path,
+        typer.Argument(
+            help="Claims file: JSONL with claim (or text) and optional id, date, speaker, venue"
+            " (docs/formats.md)."
+        ),
     ],
     out: Annotated[
-        Path, typer.Option("--out", "-o", help="Folder for reports and the run journal.")
+        Path,
+        typer.Option("--out", "-o", help="Folder for reports, summaries and the run journal."),
     ],
+    fmt: Annotated[
+        list[Format] | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="Per-claim report format besides JSON (repeatable): md, html.",
+        ),
+    ] = None,
     store: StoreOpt = None,
     search: SearchOpt = "local",
     k: KOpt = 10,
@@ -221,7 +326,11 @@ def batch(
     allow_host: AllowOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
-    """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped."""
+    """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
+
+    Writes OUT/reports/ID.json (plus .md/.html with --format), OUT/summary.csv and OUT/summary.md
+    (claim, verdict, confidence, kept documents, time).
+    """
     from factseek.batch import run_batch
 
     done, skipped, failed = run_batch(
@@ -232,9 +341,12 @@ def batch(
         exclude_sites=tuple(exclude_site or ()),
         progress=not quiet,
         options=_options(**locals()),
+        formats=[f.value for f in fmt or ()],
     )
     typer.echo(
-        f"{done} checked, {skipped} already done, {failed} failed; reports in {out}", err=True
+        f"{done} checked, {skipped} already done, {failed} failed; reports in {out}, "
+        f"summary in {out / 'summary.md'}",
+        err=True,
     )
     if failed:
         raise typer.Exit(1)

@@ -28,7 +28,19 @@ class EvalLLM(StrEnum):
 
 @app.command("decompose")
 def decompose_cmd(
-    data: Annotated[Path, typer.Option("--data", help="ClaimDecomp JSONL with annotations.")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            "--data", help="Claims with gold questions: ClaimDecomp JSONL, or a claims file."
+        ),
+    ],
+    data_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="Data format: auto (guess), claims (docs/formats.md), claimdecomp, averitec.",
+        ),
+    ] = "auto",
     decomposer: Annotated[
         DecomposerName, typer.Option("--decomposer", help="What generates the questions.")
     ] = DecomposerName.rules,
@@ -63,7 +75,7 @@ def decompose_cmd(
     """Recall of gold subquestions by generated ones (embedding match above a threshold)."""
     from rich.progress import Progress
 
-    from factseek.datasets.claims import load_claimdecomp
+    from factseek.datasets.claims import load_claims
     from factseek.decompose.evaluate import DEFAULT_MATCH_THRESHOLD, evaluate
     from factseek.encode import encoder_from_name
     from factseek.errors import InputError, LLMError
@@ -71,7 +83,7 @@ def decompose_cmd(
 
     if not data.is_file():
         raise InputError(f"data file not found: {data}")
-    rows = [r for r in load_claimdecomp(data) if r.questions]
+    rows = [r for r in load_claims(data, data_format) if r.questions]
     if limit is not None:
         rows = rows[:limit]
     if not rows:

@@ -67,7 +67,9 @@ def train(
     dev: Annotated[Path, typer.Option("--dev", help="Dev data file (selects epoch and seed).")],
     out: Annotated[Path, typer.Option("--out", help="Folder to write the judge to.")],
     format: FormatOpt = DataFormatName.auto,
-    dev_format: Annotated[DataFormatName, typer.Option("--dev-format")] = DataFormatName.auto,
+    dev_format: Annotated[
+        DataFormatName, typer.Option("--dev-format", help="Format of --dev (auto: guess).")
+    ] = DataFormatName.auto,
     preset: Annotated[
         PresetName, typer.Option("--preset", help="Hyperparameters: cpu or paper (GPU).")
     ] = PresetName.cpu,
@@ -85,10 +87,22 @@ def train(
     backbone: Annotated[
         str | None, typer.Option("--backbone", help="'minilm' or a local model folder.")
     ] = None,
-    epochs: Annotated[int | None, typer.Option("--epochs", min=1)] = None,
-    max_length: Annotated[int | None, typer.Option("--max-length", min=8)] = None,
-    lr: Annotated[float | None, typer.Option("--lr")] = None,
-    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1)] = None,
+    epochs: Annotated[
+        int | None, typer.Option("--epochs", min=1, help="Training epochs [default: the preset's].")
+    ] = None,
+    max_length: Annotated[
+        int | None,
+        typer.Option(
+            "--max-length", min=8, help="Longest input in tokens [default: the preset's]."
+        ),
+    ] = None,
+    lr: Annotated[
+        float | None, typer.Option("--lr", help="Learning rate [default: the preset's].")
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option("--batch-size", min=1, help="Examples per step [default: the preset's]."),
+    ] = None,
     freeze_layers: Annotated[
         int | None,
         typer.Option(
@@ -183,8 +197,12 @@ def eval_(
     confusion: Annotated[
         Path | None, typer.Option("--confusion", help="Write a confusion-matrix PNG.")
     ] = None,
-    resamples: Annotated[int, typer.Option("--resamples", min=100)] = 10_000,
-    device: Annotated[str, typer.Option("--device")] = "auto",
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Resamples of the significance test.")
+    ] = 10_000,
+    device: Annotated[
+        str, typer.Option("--device", help="auto, cpu, cuda, cuda:1... (auto: a GPU if any).")
+    ] = "auto",
 ) -> None:
     """Accuracy, soft accuracy, macro-F1 and MAE of a judge on a data set (+ majority baseline)."""
     from factseek.judge.evaluate import compare as compare_preds
@@ -235,7 +253,9 @@ def predict(
     out: Annotated[Path, typer.Option("--out", help="Predictions JSONL to write.")],
     format: FormatOpt = DataFormatName.auto,
     summaries: SummariesOpt = None,
-    device: Annotated[str, typer.Option("--device")] = "auto",
+    device: Annotated[
+        str, typer.Option("--device", help="auto, cpu, cuda, cuda:1... (auto: a GPU if any).")
+    ] = "auto",
 ) -> None:
     """Write one prediction per claim: id, label, gold, per-label probabilities."""
     from factseek.judge.evaluate import predict_rows, write_predictions

@@ -47,7 +47,7 @@ class RetrieverName(StrEnum):
     knn = "knn"
 
 
-RetrieverOpt = Annotated[RetrieverName, typer.Option()]
+RetrieverOpt = Annotated[RetrieverName, typer.Option(help="Search endpoint to score queries on.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -73,14 +73,16 @@ def train_cmd(
         ReturnsMode, typer.Option(help="Return-to-go from dense or sparse rewards.")
     ] = ReturnsMode.dense,
     negatives: Annotated[bool, typer.Option(help="Train on negative sequences too.")] = True,
-    epochs: Annotated[int, typer.Option(min=1)] = 5,
-    seed: Annotated[int, typer.Option()] = 0,
+    epochs: Annotated[int, typer.Option(min=1, help="Passes over the trajectories.")] = 5,
+    seed: Annotated[int, typer.Option(help="Random seed (initialisation and shuffling).")] = 0,
     encoder: Annotated[
         str, typer.Option(help="State encoder: minilm, mpnet or a folder.")
     ] = "minilm",
-    batch_size: Annotated[int, typer.Option(min=1)] = 64,
+    batch_size: Annotated[int, typer.Option(min=1, help="Sequences per training step.")] = 64,
     max_edits: Annotated[int | None, typer.Option(min=1, help="K; default: the BFS depth.")] = None,
-    max_sequences_per_claim: Annotated[int | None, typer.Option(min=1)] = None,
+    max_sequences_per_claim: Annotated[
+        int | None, typer.Option(min=1, help="Use at most N sequences of each claim.")
+    ] = None,
     holdout: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Fraction of claims (by id hash) never trained on."),
@@ -223,13 +225,15 @@ def eval_cmd(
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
     ),
-    k: Annotated[int, typer.Option(min=1)] = 50,
-    seed: Annotated[int, typer.Option()] = 0,
+    k: Annotated[int, typer.Option(min=1, help="Cut-off of the metrics (mAP@k, recall@k).")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the random-edit baseline.")] = 0,
     holdout: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Evaluate only the claims `train --holdout` held out."),
     ] = 0.0,
-    target_return: Annotated[float | None, typer.Option()] = None,
+    target_return: Annotated[
+        float | None, typer.Option(help="Gain to aim for [default: the model's calibrated one].")
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="First N claims only.")] = None,
     guard: Annotated[
         int | None,
@@ -271,7 +275,7 @@ def calibrate_cmd(
     data_format: FormatOpt = DataFormat.jsonl,
     split: SplitOpt = SplitName.all,
     retriever: RetrieverOpt = RetrieverName.bm25,
-    k: Annotated[int, typer.Option(min=1)] = 50,
+    k: Annotated[int, typer.Option(min=1, help="Cut-off of the metric.")] = 50,
     validation: Annotated[
         bool,
         typer.Option(

@@ -12,7 +12,7 @@ from factseek.types import to_dict
 
 def compare_runs_command(
     a: Path = typer.Argument(
-        ..., help="Run A: report JSON/JSONL file, folder of reports, or bundle."
+        ..., help="Run A: report JSON/JSONL file, folder of reports, batch folder, or bundle."
     ),
     b: Path = typer.Argument(..., help="Run B, same kind as A."),
     kept: bool = typer.Option(

@@ -1,9 +1,14 @@
-"""Labelled-claim data sets: ClaimDecomp, LIAR, LIAR-PLUS, AVeriTeC and FEVER into one record.
+"""Labelled-claim data sets: factseek's claims file, ClaimDecomp, LIAR, LIAR-PLUS, AVeriTeC and
+FEVER into one record.
 
 Every loader reads one file and returns ``list[LabeledClaim]``; ``FORMATS`` maps a format name to
 its loader and label set, ``load_claims(path, format)`` dispatches (``format="auto"`` sniffs it).
-A malformed line raises ``DataError`` naming the file and line. Nothing here needs the files in
-``../shared/data``: the formats are documented below and in ``docs/judge.md``.
+A malformed line raises ``DataError`` naming the file and line. The formats are documented below,
+in ``docs/formats.md`` and ``docs/data.md`` (where each data set comes from).
+
+- ``claims``: factseek's own claims file (``factseek.datasets.claimsfile``): JSONL with ``claim``
+  (or ``text``) and optional ``id``, ``date``, ``speaker``, ``venue``, ``label``, ``questions``.
+  Its label set is the first of PolitiFact, AVeriTeC, FEVER that has every label in the file.
 
 - ``claimdecomp``: JSONL, one PolitiFact claim a line (``example_id``, ``label``, ``claim``,
   ``person``, ``venue`` as "stated on April 7, 2020 in a press briefing:", ``justification``
@@ -34,8 +39,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from factseek.datasets.claimsfile import ClaimRecord, looks_like_claims, read_claims_file
 from factseek.errors import DataError, InputError
-from factseek.labels import AVERITEC, FEVER, POLITIFACT, LabelSet
+from factseek.labels import AVERITEC, FEVER, LABEL_SETS, POLITIFACT, LabelSet
 from factseek.text import WORD_RE
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -414,19 +420,75 @@ def load_fever(path: str | Path) -> list[LabeledClaim]:
     return out
 
 
+# ----------------------------------------------------------------------------- claims file
+
+
+def claims_label_set(path: str | Path) -> LabelSet:
+    """The label set of a claims file: the first of ``LABEL_SETS`` that parses every label in it
+    (PolitiFact when it has none). ``DataError`` names the first line no single set can read."""
+    return _label_set_of(read_claims_file(path), path)
+
+
+def _label_set_of(records: Sequence[ClaimRecord], path: str | Path) -> LabelSet:
+    rows = [r for r in records if r.label is not None]
+    best: tuple[int, int] | None = None  # (lines parsed, first failing line)
+    for labels in LABEL_SETS.values():
+        bad = [r.line for r in rows if not _parses(labels, r.label or "")]
+        if not bad:
+            return labels
+        if best is None or len(rows) - len(bad) > best[0]:
+            best = (len(rows) - len(bad), bad[0])
+    assert best is not None
+    sets = "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in LABEL_SETS.values())
+    raise DataError(f"the labels do not all belong to one label set ({sets})", str(path), best[1])
+
+
+def _parses(labels: LabelSet, raw: str) -> bool:
+    try:
+        labels.parse(raw)
+    except InputError:
+        return False
+    return True
+
+
+def load_claims_file(path: str | Path) -> list[LabeledClaim]:
+    """A claims file (``docs/formats.md``) as labelled claims; labels in ``claims_label_set``."""
+    records = read_claims_file(path)
+    labels = _label_set_of(records, path)
+    return [
+        LabeledClaim(
+            claim=r.claim if r.claim.id else replace(r.claim, id=f"line-{r.line}"),
+            label=labels.parse(r.label) if r.label is not None else None,
+            questions=_unique(list(r.questions)),
+            question_sets=(r.questions,) if r.questions else (),
+        )
+        for r in records
+    ]
+
+
 # ----------------------------------------------------------------------------- registry
 
 
 @dataclass(frozen=True, kw_only=True)
 class DataFormat:
+    """A named data-file format: its loader and its label set. ``labels_from_file``, when set,
+    reads the label set from the file itself (``data_format`` applies it)."""
+
     name: str
     load: Callable[[str | Path], list[LabeledClaim]]
     labels: LabelSet
+    labels_from_file: Callable[[str | Path], LabelSet] | None = None
 
 
 FORMATS: dict[str, DataFormat] = {
     f.name: f
     for f in (
+        DataFormat(
+            name="claims",
+            load=load_claims_file,
+            labels=POLITIFACT,
+            labels_from_file=claims_label_set,
+        ),
         DataFormat(name="claimdecomp", load=load_claimdecomp, labels=POLITIFACT),
         DataFormat(name="liar", load=load_liar, labels=POLITIFACT),
         DataFormat(name="liar-plus", load=load_liar_plus, labels=POLITIFACT),
@@ -450,6 +512,8 @@ def sniff_format(path: str | Path) -> str:
             return "liar-plus"
         if "evidence" in r or "evidence_sentence" in r or "gold_label" in r:
             return "fever"
+        if looks_like_claims(r):
+            return "claims"
         break
     raise InputError(f"cannot tell the format of {path}; pass one of: {', '.join(FORMATS)}")
 
@@ -461,11 +525,14 @@ def data_format(name: str, path: str | Path | None = None) -> DataFormat:
             raise InputError("format 'auto' needs a file to look at")
         name = sniff_format(path)
     try:
-        return FORMATS[name]
+        fmt = FORMATS[name]
     except KeyError:
         raise InputError(
             f"unknown data format {name!r} (one of: auto, {', '.join(FORMATS)})"
         ) from None
+    if fmt.labels_from_file is not None and path is not None:
+        fmt = replace(fmt, labels=fmt.labels_from_file(path))
+    return fmt
 
 
 def load_claims(path: str | Path, format: str = "auto") -> list[LabeledClaim]:

@@ -16,8 +16,10 @@
 - ``fever-dev``: the FEVER development folder with evidence text (``claims.jsonl`` +
   ``evidence.jsonl``); ``corpus`` optionally names Fool Me Twice data whose sentences are added
   as distractors. See ``factseek.datasets.fever`` (which also has the group split).
-- ``jsonl``: ``claims`` JSONL with ``id``, ``query`` (or ``claim``/``text``) and ``relevant`` (list
-  of doc ids); ``corpus`` JSONL with ``id`` and ``text`` (``title`` prepended when present).
+- ``jsonl``: ``claims`` is a claims file (``docs/formats.md``, ``factseek.datasets.claimsfile``)
+  whose lines all have ``id`` and ``relevant`` (a list of document ids; the claim may be given
+  as ``claim``, ``text`` or ``query``); ``corpus`` is JSONL with ``text`` and ``id`` (default: the
+  ``url``), ``title`` prepended when present: the knowledge store's own input JSONL works as is.
 
 Claims whose relevant documents are all missing from the corpus are dropped and counted
 (``RetrievalData.dropped``). Malformed input raises ``DataError`` naming the file and line.
@@ -204,24 +206,36 @@ def load_checkthat(claims: Path, corpus: Path | None = None) -> RetrievalData:
     return _finish(out, docs, dropped)
 
 
-def load_jsonl(claims: Path, corpus: Path | None = None) -> RetrievalData:
-    if corpus is None:
-        raise InputError("the jsonl format needs --corpus (JSONL with id and text)")
+def load_corpus_jsonl(corpus: Path) -> list[CorpusDoc]:
+    """Corpus JSONL: ``text`` and ``id`` (default: ``url``, as in the store's input), ``title``
+    prepended when present; other fields ignored. A repeated id is a ``DataError``."""
     docs = []
+    seen: dict[str, int] = {}
     for i, row in _jsonl(corpus):
-        if "id" not in row or "text" not in row:
-            raise DataError("corpus lines need id and text", str(corpus), i)
-        title = f"{row['title']} " if row.get("title") else ""
-        docs.append(CorpusDoc(id=str(row["id"]), text=_text(title + str(row["text"]))))
-    out = []
-    for i, row in _jsonl(claims):
-        text = row.get("query", row.get("claim", row.get("text")))
-        relevant = row.get("relevant")
-        if text is None or not isinstance(relevant, list) or "id" not in row:
-            raise DataError("claim lines need id, query (or claim) and a relevant list", str(claims), i)  # fmt: skip
-        out.append(
-            RetrievalClaim(id=str(row["id"]), text=_text(text), relevant=tuple(map(str, relevant)))
-        )
+        doc_id = row.get("id") if row.get("id") not in (None, "") else row.get("url")
+        text, title = row.get("text"), row.get("title") or ""
+        if not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or not str(doc_id).strip():
+            raise DataError("corpus lines need an id (or a url)", str(corpus), i)
+        if not isinstance(text, str) or not isinstance(title, str):
+            raise DataError("corpus lines need a text string (and title, if any, a string)", str(corpus), i)  # fmt: skip
+        doc_id = str(doc_id).strip()
+        if doc_id in seen:
+            raise DataError(f"id {doc_id!r} repeats line {seen[doc_id]}", str(corpus), i)
+        seen[doc_id] = i
+        docs.append(CorpusDoc(id=doc_id, text=_text(f"{title} {text}" if title else text)))
+    return docs
+
+
+def load_jsonl(claims: Path, corpus: Path | None = None) -> RetrievalData:
+    from factseek.datasets.claimsfile import read_claims_file
+
+    if corpus is None:
+        raise InputError("the jsonl format needs --corpus (JSONL with id or url, and text)")
+    docs = load_corpus_jsonl(corpus)
+    out = [
+        RetrievalClaim(id=r.claim.id or "", text=_text(r.claim.text), relevant=r.relevant or ())
+        for r in read_claims_file(claims, require=("id", "relevant"))
+    ]
     return _finish(out, docs, {})
 
 

@@ -1,0 +1,195 @@
+"""The claims file: the one format every command that reads claims accepts (docs/formats.md).
+
+JSONL, UTF-8, one JSON object a line; blank lines are skipped. Fields:
+
+========== ============================ =========================================================
+field      type                         meaning
+========== ============================ =========================================================
+claim      string (required)            the claim; ``text`` or ``query`` are accepted instead
+                                        (give one of the three), at most 2,000 characters
+id         string or integer            unique within the file
+date       "YYYY-MM-DD" or null         when the claim was made (evidence must predate it)
+speaker    string or null               who made it
+venue      string or null               where it was made
+label      string or null               gold veracity label, in one label set for the whole
+                                        file (PolitiFact, AVeriTeC or FEVER; ``factseek.labels``)
+relevant   list of strings or integers  ids of the corpus documents the claim should retrieve
+                                        (query rewriting)
+questions  list of strings              gold subquestions (``factseek eval decompose``)
+========== ============================ =========================================================
+
+Other fields are ignored. A command may require more than ``claim`` (``require=``): the query
+rewriter needs ``id`` and ``relevant``. Every problem raises ``DataError`` naming ``file:line``:
+bad JSON, a wrong type, an empty or over-long claim, a bad date, a repeated id, a missing
+required field. Nothing is silently dropped or truncated.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import DataError, InputError
+from factseek.types import MAX_CLAIM_CHARS, Claim
+
+#: The claim text's field and the two names accepted in its place.
+TEXT_FIELDS = ("claim", "text", "query")
+#: Every field the format defines, in documentation order.
+FIELDS = ("claim", "id", "date", "speaker", "venue", "label", "relevant", "questions")
+#: A longer line is malformed input, not a claim.
+MAX_LINE_CHARS = 1_000_000
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaimRecord:
+    """One line of a claims file. ``label`` is as written (a label set parses it where a command
+    needs one); ``relevant`` is ``None`` when the line has no such field; ``line`` is 1-based."""
+
+    claim: Claim
+    line: int
+    label: str | None = None
+    relevant: tuple[str, ...] | None = None
+    questions: tuple[str, ...] = ()
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    try:
+        with path.open(encoding="utf-8") as f:
+            for n, line in enumerate(f, start=1):
+                if len(line) > MAX_LINE_CHARS:
+                    raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
+                if line.strip():
+                    yield n, line
+    except FileNotFoundError:
+        raise InputError(f"claims file not found: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder, not a claims file") from None
+    except UnicodeDecodeError as e:
+        raise DataError(f"not UTF-8 text ({e.reason})", str(path)) from None
+
+
+def _optional_str(row: Mapping[str, Any], key: str) -> str | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{key!r} must be a string, not {type(value).__name__}")
+    return " ".join(value.split()) or None
+
+
+def _text(row: Mapping[str, Any]) -> str:
+    given = [k for k in TEXT_FIELDS if row.get(k) is not None]
+    if not given:
+        raise ValueError("missing field 'claim' (or 'text')")
+    if len(given) > 1 and len({json.dumps(row[k]) for k in given}) > 1:
+        raise ValueError(f"give one of {', '.join(repr(k) for k in given)}, not several")
+    raw = row[given[0]]
+    if not isinstance(raw, str):
+        raise ValueError(f"{given[0]!r} must be a string, not {type(raw).__name__}")
+    text = " ".join(raw.split())
+    if not text:
+        raise ValueError("the claim is empty")
+    if len(text) > MAX_CLAIM_CHARS:
+        raise ValueError(f"the claim has {len(text):,} characters; the limit is {MAX_CLAIM_CHARS}")
+    return text
+
+
+def _id(row: Mapping[str, Any]) -> str | None:
+    value = row.get("id")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError(f"'id' must be a string or an integer, not {type(value).__name__}")
+    text = str(value).strip()
+    if not text:
+        raise ValueError("'id' is empty")
+    return text
+
+
+def _date(row: Mapping[str, Any]) -> _dt.date | None:
+    value = row.get("date")
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"'date' must be a YYYY-MM-DD string, not {type(value).__name__}")
+    try:
+        if len(value.strip()) != 10:
+            raise ValueError
+        return _dt.date.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(f"date {value!r} is not YYYY-MM-DD") from None
+
+
+def _str_list(row: Mapping[str, Any], key: str, *, ints: bool) -> tuple[str, ...] | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    ok = (str, int) if ints else (str,)
+    if not isinstance(value, list) or any(
+        isinstance(v, bool) or not isinstance(v, ok) for v in value
+    ):
+        what = "strings or integers" if ints else "strings"
+        raise ValueError(f"{key!r} must be a list of {what}")
+    return tuple(s for s in (" ".join(str(v).split()) for v in value) if s)
+
+
+def parse_record(row: Any, *, require: Collection[str] = ()) -> tuple[Claim, dict[str, Any]]:
+    """One decoded line -> its ``Claim`` and the other fields (``label``, ``relevant``,
+    ``questions``); ``ValueError`` with a one-line reason when it breaks the format."""
+    if not isinstance(row, dict):
+        raise ValueError("expected a JSON object")
+    for key in require:
+        if key != "claim" and row.get(key) is None:
+            raise ValueError(f"missing field {key!r} (required here)")
+    claim = Claim(
+        text=_text(row),
+        date=_date(row),
+        speaker=_optional_str(row, "speaker"),
+        venue=_optional_str(row, "venue"),
+        id=_id(row),
+    )
+    extra = {
+        "label": _optional_str(row, "label"),
+        "relevant": _str_list(row, "relevant", ints=True),
+        "questions": _str_list(row, "questions", ints=False) or (),
+    }
+    return claim, extra
+
+
+def read_claims_file(path: str | Path, *, require: Collection[str] = ()) -> list[ClaimRecord]:
+    """Every claim of a claims file, in file order (see the module docstring for the format).
+
+    ``require``: fields besides ``claim`` that every line must have (e.g. ``("id", "relevant")``).
+    Raises ``DataError`` naming ``file:line`` at the first problem, ``InputError`` when the file
+    is missing.
+    """
+    unknown = set(require) - set(FIELDS)
+    if unknown:
+        raise ValueError(f"unknown claims-file field(s): {', '.join(sorted(unknown))}")
+    path = Path(path)
+    out: list[ClaimRecord] = []
+    first_line: dict[str, int] = {}
+    for n, line in _lines(path):
+        try:
+            claim, extra = parse_record(json.loads(line), require=require)
+        except json.JSONDecodeError as e:
+            raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
+        except ValueError as e:
+            raise DataError(str(e), str(path), n) from None
+        if claim.id is not None:
+            if claim.id in first_line:
+                raise DataError(
+                    f"id {claim.id!r} repeats line {first_line[claim.id]}", str(path), n
+                )
+            first_line[claim.id] = n
+        out.append(ClaimRecord(claim=claim, line=n, **extra))
+    return out
+
+
+def looks_like_claims(record: Mapping[str, Any]) -> bool:
+    """Whether a decoded JSON object reads as a claims-file line (for format sniffing)."""
+    return any(isinstance(record.get(k), str) for k in TEXT_FIELDS)

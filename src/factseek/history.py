@@ -1,0 +1,213 @@
+"""The local history of checks: one SQLite file holding each run's claim, options and report.
+
+``History(path)`` opens (and creates) the database. A run is created as ``running`` before the
+pipeline starts, then finished with its report or failed with a one-line error, so a page can
+show a run while it is in progress and a crash leaves a visible ``failed`` row, not a hole.
+Reports are stored as their complete JSON (``types.to_json``) and read back losslessly.
+
+Every call opens its own short connection (SQLite in WAL mode), so one ``History`` is safe to
+share between the web server's threads. Corrections live beside runs in the same file, in the
+table that ``factseek.feedback`` owns.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from factseek.errors import DataError, InputError
+from factseek.types import Claim, Report, from_dict, from_json, to_dict, to_json
+
+RunStatus = Literal["running", "done", "failed"]
+MAX_LIST = 200  # most rows one listing returns
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  created TEXT NOT NULL,
+  user TEXT NOT NULL DEFAULT '',
+  claim TEXT NOT NULL,          -- the claim text, for listing and search
+  claim_json TEXT NOT NULL,
+  options_json TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL,
+  report_json TEXT,
+  label TEXT,                   -- the pipeline's verdict label, if judged
+  error TEXT NOT NULL DEFAULT '',
+  parent_id INTEGER,            -- the run this one reran with edited questions
+  seconds REAL
+);
+CREATE INDEX IF NOT EXISTS runs_created ON runs(created);
+"""
+
+
+def now() -> str:
+    """The current UTC time as ISO 8601 with seconds (what every stored timestamp uses)."""
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunSummary:
+    """One row of the history list (no report)."""
+
+    id: int
+    created: str
+    user: str
+    claim: str
+    status: RunStatus
+    label: str | None = None  # the pipeline's verdict label, if judged
+    parent_id: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRecord:
+    """A stored run with its report (``None`` while running or when it failed)."""
+
+    id: int
+    created: str
+    user: str
+    claim: Claim
+    status: RunStatus
+    options: Mapping[str, Any] = field(default_factory=dict)
+    report: Report | None = None
+    error: str = ""
+    parent_id: int | None = None
+    seconds: float | None = None
+
+
+@contextmanager
+def connect(path: Path) -> Iterator[sqlite3.Connection]:
+    """A short-lived connection to the history database (committed on success)."""
+    try:
+        conn = sqlite3.connect(path, timeout=30)
+    except sqlite3.Error as e:
+        raise DataError(f"cannot open the history database: {e}", str(path)) from None
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        yield conn
+        conn.commit()
+    except sqlite3.Error as e:
+        conn.rollback()
+        raise DataError(f"history database error: {e}", str(path)) from None
+    finally:
+        conn.close()
+
+
+class History:
+    """Runs kept in a local SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with connect(self.path) as conn:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(_SCHEMA)
+
+    def create(
+        self,
+        claim: Claim,
+        *,
+        options: Mapping[str, Any] | None = None,
+        user: str = "",
+        parent_id: int | None = None,
+    ) -> int:
+        """A new run in state ``running``; returns its id."""
+        with connect(self.path) as conn:
+            cur = conn.execute(
+                "INSERT INTO runs (created, user, claim, claim_json, options_json, status, parent_id)"
+                " VALUES (?, ?, ?, ?, ?, 'running', ?)",
+                (
+                    now(),
+                    user,
+                    claim.text,
+                    json.dumps(to_dict(claim)),
+                    json.dumps(dict(options or {})),
+                    parent_id,
+                ),
+            )
+            return int(cur.lastrowid or 0)
+
+    def finish(self, run_id: int, report: Report, *, seconds: float | None = None) -> None:
+        with connect(self.path) as conn:
+            conn.execute(
+                "UPDATE runs SET status = 'done', report_json = ?, label = ?, seconds = ?"
+                " WHERE id = ?",
+                (to_json(report, indent=None), report.verdict.label, seconds, run_id),
+            )
+
+    def fail(self, run_id: int, error: str, *, seconds: float | None = None) -> None:
+        line = (str(error).splitlines() or [""])[0][:500]
+        with connect(self.path) as conn:
+            conn.execute(
+                "UPDATE runs SET status = 'failed', error = ?, seconds = ? WHERE id = ?",
+                (line, seconds, run_id),
+            )
+
+    def get(self, run_id: int) -> RunRecord:
+        """The run, or InputError when there is none with that id."""
+        with connect(self.path) as conn:
+            row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no check #{run_id} in the history")
+        return RunRecord(
+            id=row["id"],
+            created=row["created"],
+            user=row["user"],
+            claim=from_dict(Claim, json.loads(row["claim_json"])),
+            status=row["status"],
+            options=json.loads(row["options_json"] or "{}"),
+            report=from_json(Report, row["report_json"]) if row["report_json"] else None,
+            error=row["error"],
+            parent_id=row["parent_id"],
+            seconds=row["seconds"],
+        )
+
+    def list(self, query: str = "", *, limit: int = 50, offset: int = 0) -> list[RunSummary]:
+        """Newest first; ``query`` matches the claim text or the speaker (case-insensitive)."""
+        limit = max(1, min(limit, MAX_LIST))
+        sql = "SELECT id, created, user, claim, status, parent_id, label FROM runs"
+        args: list[Any] = []
+        if query.strip():
+            escaped = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            pattern = f"%{escaped}%"
+            sql += " WHERE claim LIKE ? ESCAPE '\\' OR claim_json LIKE ? ESCAPE '\\'"
+            args += [pattern, pattern]
+        sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
+        args += [limit, max(0, offset)]
+        with connect(self.path) as conn:
+            rows = conn.execute(sql, args).fetchall()
+        return [
+            RunSummary(
+                id=r["id"],
+                created=r["created"],
+                user=r["user"],
+                claim=r["claim"],
+                status=r["status"],
+                label=r["label"],
+                parent_id=r["parent_id"],
+            )
+            for r in rows
+        ]
+
+    def ids(self) -> list[int]:
+        """Ids of finished runs, oldest first (what the feedback export walks)."""
+        with connect(self.path) as conn:
+            rows = conn.execute("SELECT id FROM runs WHERE status = 'done' ORDER BY id").fetchall()
+        return [int(r["id"]) for r in rows]
+
+    def delete(self, run_id: int) -> bool:
+        """Delete a run and its corrections; False when there was none."""
+        with connect(self.path) as conn:
+            has_feedback = conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corrections'"
+            ).fetchone()
+            if has_feedback:
+                conn.execute("DELETE FROM corrections WHERE run_id = ?", (run_id,))
+            cur = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+            return cur.rowcount > 0

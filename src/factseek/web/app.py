@@ -1,0 +1,406 @@
+"""The FastAPI app: check, review, correct and rerun, history, exports (server-rendered pages).
+
+Every page is a Jinja2 template (autoescaped); JavaScript is one static file that only streams
+progress and asks before deleting: every action is a plain form POST (CSRF-checked) answered by
+a redirect, so the app works without scripts too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+from factseek.api import CheckOptions, make_claim
+from factseek.errors import FactseekError, InputError
+from factseek.feedback import FeedbackLog, clean_user
+from factseek.history import History, RunRecord
+from factseek.pipeline import validate_claim
+from factseek.report import filter_words, reason_words, render
+from factseek.review import reviewed
+from factseek.search.base import BACKENDS
+from factseek.types import STANCE_LABELS, Question
+from factseek.web import security
+from factseek.web.claimreview import RATINGS, claim_review
+from factseek.web.jobs import STAGES, Runner
+from factseek.web.views import SCALES, review
+
+HERE = Path(__file__).parent
+USER_COOKIE = "factseek_user"
+MAX_BODY = 256 * 1024  # bytes a form may send
+STANCE_WORDS = {"supports": "Supports", "refutes": "Refutes", "nei": "Not enough info"}
+MAX_QUESTIONS = 12
+MAX_QUESTION_CHARS = 500
+CHOICES = {
+    "decomposer": ("auto", "rules", "llm"),
+    "summarizer": ("auto", "extractive", "llm-zero-shot", "llm-few-shot"),
+    "llm": ("none", "openai", "llamacpp"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class WebSettings:
+    """What ``factseek serve`` was started with (paths and names; never keys)."""
+
+    db: Path
+    store: Path | None = None  # None: no local store (web search only)
+    store_label: str = ""
+    user: str = "anonymous"
+    organisation: str = ""  # ClaimReview author when set
+    judge: Path | None = None
+    rewrite: Path | None = None
+    llm_model: str | None = None
+    llm_base_url: str | None = None
+    cache_dir: Path | None = None
+    workers: int = 2
+    hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1", "[::1]")
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def search_choices(settings: WebSettings) -> list[str]:
+    names = sorted(n for n in BACKENDS if n != "local")
+    return (["local"] if settings.store is not None else []) + names
+
+
+def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions:
+    """CheckOptions from a form's choices; every name is checked against the allowed ones."""
+    search = str(chosen.get("search") or search_choices(settings)[0])
+    if search not in search_choices(settings):
+        raise InputError(
+            f"unknown search {search!r}; choose one of: {', '.join(search_choices(settings))}"
+        )
+    picked = {}
+    for name, allowed in CHOICES.items():
+        value = str(chosen.get(name) or allowed[0])
+        if value not in allowed:
+            raise InputError(f"unknown {name} {value!r}; choose one of: {', '.join(allowed)}")
+        picked[name] = value
+    return CheckOptions(
+        store=settings.store if search == "local" else None,
+        search=search,
+        decomposer=picked["decomposer"],
+        summarizer=picked["summarizer"],
+        llm=picked["llm"],
+        llm_model=settings.llm_model,
+        llm_base_url=settings.llm_base_url,
+        judge=settings.judge if chosen.get("judge") and settings.judge else None,
+        rewrite=settings.rewrite if chosen.get("rewrite") and settings.rewrite else None,
+        cache_dir=settings.cache_dir,
+    )
+
+
+def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAPI:
+    history = History(settings.db)
+    feedback = FeedbackLog(settings.db)
+    runner = runner or Runner(history, workers=settings.workers)
+    app = FastAPI(title="factseek", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings, app.state.history, app.state.runner = settings, history, runner
+    app.state.feedback = feedback
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    templates.env.filters["link"] = security.safe_url
+    templates.env.filters["pct"] = lambda x: "" if x is None else f"{100 * float(x):.0f}%"
+    templates.env.filters["reason_words"] = reason_words  # plain words, as in the reports
+    templates.env.globals["filter_words"] = filter_words
+    templates.env.globals.update(
+        stance_labels=STANCE_LABELS,
+        stance_words=STANCE_WORDS,
+        label_words={k: w for scale in RATINGS.values() for k, (_, w) in scale.items()},
+        scales=SCALES,
+        stages=STAGES,
+        choices=CHOICES,
+    )
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Any) -> Response:
+        if int(request.headers.get("content-length") or 0) > MAX_BODY:
+            return PlainTextResponse("request too large", status_code=413)
+        token = request.cookies.get(security.CSRF_COOKIE)
+        request.state.csrf = token or security.new_token()
+        response: Response = await call_next(request)
+        for k, v in security.HEADERS.items():
+            response.headers.setdefault(k, v)
+        if not token:
+            response.set_cookie(
+                security.CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict"
+            )
+        return response
+
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts))
+
+    def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+        ctx.update(
+            csrf=request.state.csrf,
+            user=request.cookies.get(USER_COOKIE) or settings.user,
+            settings=settings,
+            search_choices=search_choices(settings),
+        )
+        return templates.TemplateResponse(request, name, ctx, status_code=status)
+
+    async def form_of(request: Request) -> Any:
+        """The POSTed form, after the CSRF and origin checks (403 otherwise)."""
+        form = await request.form()
+        if not security.origin_ok(request.headers.get("origin"), request.headers.get("host")):
+            raise HTTPException(403, "cross-site request refused")
+        if not security.token_ok(
+            request.cookies.get(security.CSRF_COOKIE), str(form.get(security.CSRF_FIELD) or "")
+        ):
+            raise HTTPException(403, "missing or stale form token: reload the page and retry")
+        return form
+
+    def user_of(request: Request) -> str:
+        return clean_user(request.cookies.get(USER_COOKIE) or settings.user)
+
+    def record(run_id: int) -> RunRecord:
+        try:
+            return history.get(run_id)
+        except InputError as e:
+            raise HTTPException(404, str(e)) from None
+
+    def done_record(run_id: int) -> RunRecord:
+        rec = record(run_id)
+        if rec.report is None:
+            raise HTTPException(409, f"check #{run_id} has no report ({rec.status})")
+        return rec
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> Response:
+        if not hasattr(request.state, "csrf"):
+            return PlainTextResponse(str(exc.detail), status_code=exc.status_code)
+        return page(request, "error.html", status=exc.status_code, message=exc.detail)
+
+    @app.exception_handler(FactseekError)
+    async def factseek_error(request: Request, exc: FactseekError) -> Response:
+        return page(
+            request, "error.html", status=400 if exc.exit_code == 2 else 500, message=str(exc)
+        )
+
+    @app.get("/favicon.ico")
+    async def favicon() -> Response:
+        return Response(status_code=204)
+
+    @app.get("/", response_class=HTMLResponse)
+    async def index(request: Request) -> Response:
+        return page(request, "index.html", recent=history.list(limit=8), form={}, error="")
+
+    @app.post("/check")
+    async def check(request: Request) -> Response:
+        form = await form_of(request)
+        fields = {k: str(form.get(k) or "").strip() for k in ("claim", "date", "speaker", "venue")}
+        chosen = {k: form.get(k) for k in ("search", "judge", "rewrite", *CHOICES)}
+        try:
+            claim = validate_claim(
+                make_claim(
+                    fields["claim"],
+                    date=fields["date"] or None,
+                    speaker=fields["speaker"],
+                    venue=fields["venue"],
+                )
+            )
+            options = check_options(settings, chosen)
+        except InputError as e:
+            recent = history.list(limit=8)
+            return page(request, "index.html", 400, recent=recent, form=fields, error=str(e))
+        run_id = runner.submit(claim, options, user=user_of(request), shown_options=_shown(chosen))
+        return RedirectResponse(f"/runs/{run_id}", status_code=303)
+
+    @app.get("/runs/{run_id}", response_class=HTMLResponse)
+    async def run_page(request: Request, run_id: int) -> Response:
+        rec = record(run_id)
+        if rec.status == "running":
+            return page(request, "progress.html", rec=rec, job=runner.job(run_id))
+        if rec.report is None:
+            return page(request, "failed.html", rec=rec)
+        corrections = feedback.for_run(run_id)
+        return page(
+            request,
+            "review.html",
+            rec=rec,
+            report=rec.report,
+            view=review(rec.report, corrections),
+            reruns=[r for r in history.list(limit=20) if r.parent_id == run_id],
+        )
+
+    @app.get("/runs/{run_id}/status")
+    async def status(run_id: int) -> Response:
+        rec = record(run_id)
+        job = runner.job(run_id)
+        return JSONResponse(
+            {
+                "id": run_id,
+                "status": rec.status,
+                "stages": job.stages if job else [],
+                "error": rec.error,
+                "url": f"/runs/{run_id}",
+            }
+        )
+
+    @app.get("/runs/{run_id}/events")
+    async def events(request: Request, run_id: int) -> Response:
+        record(run_id)
+
+        async def stream() -> Any:
+            sent = 0
+            deadline = time.monotonic() + 600
+            while time.monotonic() < deadline:
+                job = runner.job(run_id)
+                stages = job.stages if job else []
+                for stage in stages[sent:]:
+                    yield f"event: stage\ndata: {json.dumps(stage)}\n\n"
+                sent = len(stages)
+                status = job.status if job else history.get(run_id).status
+                if status in ("done", "failed"):
+                    yield f"event: {status}\ndata: {json.dumps(f'/runs/{run_id}')}\n\n"
+                    return
+                if await request.is_disconnected():
+                    return
+                await asyncio.sleep(0.1)
+
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
+
+    @app.post("/runs/{run_id}/questions")
+    async def edit_questions(request: Request, run_id: int) -> Response:
+        form = await form_of(request)
+        rec = done_record(run_id)
+        assert rec.report is not None
+        before = {q.text: q for q in rec.report.questions}
+        texts = [" ".join(str(t).split()) for t in form.getlist("q")]
+        texts = [t[:MAX_QUESTION_CHARS] for t in texts if t][:MAX_QUESTIONS]
+        if not texts:
+            raise InputError("give at least one question to search")
+        questions = [before.get(t) or Question(text=t, source="user", kind="user") for t in texts]
+        options = check_options(settings, dict(rec.options))
+        new_id = runner.submit(
+            rec.claim,
+            options,
+            user=user_of(request),
+            shown_options=dict(rec.options),
+            parent_id=run_id,
+            questions=questions,
+        )
+        feedback.add(
+            run_id,
+            "questions",
+            {"before": list(before), "after": texts, "rerun_id": new_id},
+            user=user_of(request),
+        )
+        return RedirectResponse(f"/runs/{new_id}", status_code=303)
+
+    @app.post("/runs/{run_id}/cards/{card_id}")
+    async def correct_card(request: Request, run_id: int, card_id: str) -> Response:
+        form = await form_of(request)
+        rec = done_record(run_id)
+        assert rec.report is not None
+        from factseek.review import cards
+
+        if card_id not in {c.id for c in cards(rec.report)}:
+            raise HTTPException(404, f"no evidence card {card_id!r} in check #{run_id}")
+        action = str(form.get("action") or "")
+        if action in ("relevant", "irrelevant"):
+            feedback.add(
+                run_id,
+                "relevance",
+                {"relevant": action == "relevant"},
+                user=user_of(request),
+                target=card_id,
+            )
+        elif action == "stance":
+            feedback.add(
+                run_id,
+                "stance",
+                {"label": form.get("label")},
+                user=user_of(request),
+                target=card_id,
+            )
+        else:
+            raise InputError("unknown card action; choose relevant, irrelevant or stance")
+        return RedirectResponse(f"/runs/{run_id}#card-{card_id}", status_code=303)
+
+    @app.post("/runs/{run_id}/verdict")
+    async def override_verdict(request: Request, run_id: int) -> Response:
+        form = await form_of(request)
+        done_record(run_id)
+        scale, _, label = str(form.get("label") or "").partition(":")
+        feedback.add(
+            run_id,
+            "verdict",
+            {"scale": scale, "label": label, "note": form.get("note") or ""},
+            user=user_of(request),
+        )
+        return RedirectResponse(f"/runs/{run_id}", status_code=303)
+
+    @app.post("/runs/{run_id}/delete")
+    async def delete(request: Request, run_id: int) -> Response:
+        await form_of(request)
+        if not history.delete(run_id):
+            raise HTTPException(404, f"no check #{run_id} in the history")
+        return RedirectResponse("/history", status_code=303)
+
+    @app.get("/runs/{run_id}/export.{fmt}")
+    async def export(run_id: int, fmt: str, inline: bool = False) -> Response:
+        if fmt not in ("json", "md", "html"):
+            raise HTTPException(404, "export as json, md, html or claimreview.jsonld")
+        rec = done_record(run_id)
+        assert rec.report is not None
+        text = render(reviewed(rec.report, feedback.for_run(run_id)), fmt)
+        media = {"json": "application/json", "md": "text/markdown", "html": "text/html"}[fmt]
+        headers = {"Content-Security-Policy": security.REPORT_CSP}
+        if not inline:
+            headers["Content-Disposition"] = f'attachment; filename="factseek-{run_id}.{fmt}"'
+        return Response(text, media_type=f"{media}; charset=utf-8", headers=headers)
+
+    @app.get("/runs/{run_id}/claimreview.jsonld")
+    async def claimreview(request: Request, run_id: int, url: str = "", org: str = "") -> Response:
+        rec = done_record(run_id)
+        assert rec.report is not None
+        report = reviewed(rec.report, feedback.for_run(run_id))
+        org = " ".join(org.split())[:200] or settings.organisation
+        data = claim_review(
+            report, author=org or user_of(request), organisation=bool(org), url=url.strip()
+        )
+        return Response(
+            json.dumps(data, ensure_ascii=False, indent=2),
+            media_type="application/ld+json",
+            headers={"Content-Disposition": f'inline; filename="claimreview-{run_id}.jsonld"'},
+        )
+
+    @app.get("/history", response_class=HTMLResponse)
+    async def history_page(request: Request, q: str = "", page_no: int = 0) -> Response:
+        rows = history.list(q, limit=50, offset=50 * max(0, page_no))
+        return page(request, "history.html", rows=rows, q=q, page_no=page_no)
+
+    @app.post("/user")
+    async def set_user(request: Request) -> Response:
+        form = await form_of(request)
+        target = str(form.get("next") or "/")
+        if not target.startswith("/") or target.startswith("//") or "\\" in target:
+            target = "/"  # never redirect off this site
+        response = RedirectResponse(target, status_code=303)
+        response.set_cookie(USER_COOKIE, clean_user(str(form.get("user") or "")), samesite="strict")
+        return response
+
+    return app
+
+
+def _shown(chosen: dict[str, Any]) -> dict[str, Any]:
+    """The form's choices as stored with a run (names only)."""
+    return {k: str(v) for k, v in chosen.items() if v not in (None, "")}

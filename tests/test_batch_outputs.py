@@ -1,0 +1,183 @@
+"""Batch outputs: per-claim formats, summary.csv / summary.md, file modes, compare-runs on batch
+folders."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from factseek.batch_summary import COLUMNS, finish_batch
+from factseek.cli import app
+from factseek.runs import compare_runs
+from factseek.types import (
+    Claim,
+    ConstraintDecision,
+    Document,
+    Hit,
+    Query,
+    QueryResult,
+    Report,
+    Verdict,
+)
+
+runner = CliRunner()
+
+DOCS = [
+    {
+        "url": "https://ledger.example/buses",
+        "title": "Council approves buses",
+        "published": "2023-03-15",
+        "text": "The council approved 4 new buses in March. The buses cost 2 million dollars.",
+    },
+    {
+        "url": "https://ledger.example/later",
+        "title": "Buses arrive",
+        "published": "2023-09-01",
+        "text": "Four new buses arrived in September after the council approved them.",
+    },
+    {
+        "url": "https://radio.example/fares",
+        "title": "Fares",
+        "published": "2022-11-20",
+        "text": "The transit plan proposes a review of bus fares by March.",
+    },
+]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("store")
+    (tmp / "docs.jsonl").write_text("".join(json.dumps(d) + "\n" for d in DOCS))
+    r = runner.invoke(app, ["index", "build", str(tmp / "docs.jsonl"), "--store", str(tmp / "s")])
+    assert r.exit_code == 0, r.output
+    return tmp / "s"
+
+
+def claims_file(path: Path) -> Path:
+    rows = [
+        {"id": "c1", "claim": "The council approved 4 new buses.", "date": "2023-06-01"},
+        {"id": "c2", "text": "Bus fares will be reviewed by March.", "date": "2023-01-01"},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_batch_writes_formats_and_summaries(store, tmp_path):
+    out = tmp_path / "run"
+    args = ["batch", str(claims_file(tmp_path / "c.jsonl")), "--out", str(out)]
+    r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "md"])
+    assert r.exit_code == 0, r.output
+    names = sorted(p.name for p in (out / "reports").iterdir())
+    assert names == ["c1.json", "c1.md", "c2.json", "c2.md"]
+    for path in [*out.iterdir(), *(out / "reports").iterdir()]:
+        if path.is_file():
+            assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask(), path
+
+    rows = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    assert tuple(rows[0]) == COLUMNS
+    assert [(x["id"], x["claim"], x["verdict"], x["report"]) for x in rows] == [
+        ("c1", "The council approved 4 new buses.", "not judged", "reports/c1.md"),
+        ("c2", "Bus fares will be reviewed by March.", "not judged", "reports/c2.md"),
+    ]
+    for x in rows:
+        report = json.loads((out / "reports" / f"{x['id']}.json").read_text())
+        assert int(x["kept_documents"]) == len(report["documents"])
+        assert float(x["seconds"]) == pytest.approx(sum(report["timings"].values()), abs=1e-3)
+        assert x["confidence"] == ""  # no judge: no confidence
+    kept = {x["id"]: int(x["kept_documents"]) for x in rows}
+    assert kept["c1"] >= 1  # the March article predates the claim; the September one does not
+    md = (out / "summary.md").read_text()
+    assert "2 claims: not judged 2" in md
+    assert "[The council approved 4 new buses.](<reports/c1.md>)" in md
+
+    # A rerun with another format renders the missing files from JSON and checks nothing again.
+    r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "html"])
+    assert r.exit_code == 0 and "0 checked, 2 already done" in r.stderr
+    assert (out / "reports" / "c2.html").read_text().startswith("<!doctype html>")
+    assert "reports/c1.html" in (out / "summary.csv").read_text()
+
+
+def fake_report(cid: str, urls: list[str], label: str | None = None) -> Report:
+    hits = tuple(Hit(url=u, title=u, rank=i + 1) for i, u in enumerate(urls))
+    return Report(
+        claim=Claim(text=f"=claim {cid}", id=cid, date=dt.date(2023, 1, 1)),
+        results=(
+            QueryResult(
+                query=Query(text="q", question="q"),
+                hits=hits,
+                decisions=tuple(ConstraintDecision(url=u, kept=True, reason="ok") for u in urls),
+            ),
+        ),
+        documents=tuple(Document(url=u, text="t") for u in urls[:1]),
+        verdict=(
+            Verdict(judged=True, label=label, judge="test", confidence=0.625)
+            if label
+            else Verdict.not_judged()
+        ),
+        timings={"search": 1.0, "judge": 0.5},
+    )
+
+
+def fake_run(folder: Path, reports: list[Report], failed: dict[str, str] | None = None) -> Path:
+    (folder / "reports").mkdir(parents=True)
+    journal = []
+    for r in reports:
+        r.save(folder / "reports" / f"{r.claim.id}.json")
+        journal.append(
+            json.dumps({"id": r.claim.id, "line": 1, "report": f"reports/{r.claim.id}.json"})
+        )
+    journal.append('{"id": "torn')  # a killed run's last line
+    journal.append(json.dumps({"id": "evil", "report": "../../outside.json"}))
+    (folder / "journal.jsonl").write_text("\n".join(journal) + "\n")
+    (folder / "errors.jsonl").write_text(
+        "".join(json.dumps({"id": k, "error": v}) + "\n" for k, v in (failed or {}).items())
+    )
+    return folder
+
+
+def test_summary_rows_by_hand(tmp_path):
+    out = fake_run(
+        tmp_path / "run",
+        [fake_report("a", ["https://x.example/1"], "half-true"), fake_report("b", [])],
+        failed={"c": "search failed: 503", "a": "an earlier failure, since fixed"},
+    )
+    rows = finish_batch(out, ["md"])
+    assert [(r.id, r.verdict, r.confidence, r.kept_documents, r.seconds) for r in rows] == [
+        ("a", "half-true", 0.625, 1, 1.5),
+        ("b", "not judged", None, 0, 1.5),
+        ("c", "failed", None, None, None),
+    ]
+    assert rows[2].error == "search failed: 503"
+    assert (out / "reports" / "a.md").exists()  # missing formats are rendered from JSON
+    text = (out / "summary.csv").read_text()
+    assert "'=claim a" in text and ",=claim" not in text  # no formula injection
+    assert "0.625" in text
+    md = (out / "summary.md").read_text()
+    assert "3 claims: failed 1, half-true 1, not judged 1" in md
+    assert "| c |" in md and "search failed: 503" in md
+
+
+def test_compare_runs_accepts_batch_folders(tmp_path):
+    a = fake_run(tmp_path / "a", [fake_report("x", ["u1", "u2"]), fake_report("y", ["u3"])])
+    b = fake_run(tmp_path / "b", [fake_report("x", ["u2", "u4"]), fake_report("y", ["u3"])])
+    finish_batch(a, ["md", "html"])  # extra per-claim formats and summaries must not confuse it
+    c = compare_runs(a, b)
+    assert [(r.key, r.shared, r.jaccard) for r in c.rows] == [("x", 1, 1 / 3), ("y", 1, 1.0)]
+    assert c.mean == pytest.approx((1 / 3 + 1) / 2)
+    assert compare_runs(a / "reports", b).rows == c.rows
+    r = runner.invoke(app, ["compare-runs", str(a), str(b)])
+    assert r.exit_code == 0 and "mean Jaccard over 2 claim(s): 0.667" in r.stdout

@@ -1,0 +1,54 @@
+"""Atomic writes: the umask decides the mode, a failed write leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import pytest
+
+from factseek.files import atomic_path, atomic_write
+
+
+@pytest.fixture
+def umask():
+    """Set the process umask for one test and restore it afterwards."""
+    old = os.umask(0o022)
+    try:
+        yield lambda mask: os.umask(mask)
+    finally:
+        os.umask(old)
+
+
+def mode(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o002, 0o077])
+def test_atomic_write_respects_the_umask(tmp_path, umask, mask):
+    umask(mask)
+    target = tmp_path / "sub" / "report.json"
+    atomic_write(target, "{}")
+    assert mode(target) == 0o666 & ~mask
+    assert target.read_text() == "{}"
+
+
+def test_atomic_path_respects_the_umask_and_replaces(tmp_path, umask):
+    umask(0o022)
+    target = tmp_path / "model.bin"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    with atomic_path(target, suffix=".bin") as tmp:
+        assert tmp.suffix == ".bin" and tmp.parent == tmp_path
+        tmp.write_bytes(b"new")
+    assert target.read_bytes() == b"new"
+    assert mode(target) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin"]
+
+
+def test_failed_write_leaves_no_temporary_file(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("boom")
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,335 @@
+"""The web app over HTTP (FastAPI's test client): check, review, correct, rerun, export, safety."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+
+from factseek.history import History
+from factseek.types import Claim, Report, from_json
+from factseek.web.app import WebSettings, create_app
+from factseek.web.jobs import Runner
+from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
+
+BASE = "http://127.0.0.1:8321"
+
+
+@pytest.fixture
+def client(tmp_path):
+    settings = WebSettings(db=tmp_path / "h.sqlite", store=tmp_path, user="ana", organisation="")
+    runner = Runner(History(settings.db), workers=2, build=fake_parts)
+    app = create_app(settings, runner=runner)
+    with TestClient(app, base_url=BASE) as c:
+        c.get("/")  # sets the CSRF cookie
+        yield c
+    runner.close()
+
+
+def token(c: TestClient, path: str = "/") -> str:
+    html = c.get(path).text
+    return re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+
+
+def wait(c: TestClient, url: str) -> dict:
+    for _ in range(300):
+        st = c.get(url + "/status").json()
+        if st["status"] != "running":
+            return st
+        time.sleep(0.05)
+    raise AssertionError(f"{url} still running")
+
+
+def check(c: TestClient, claim: Claim = CLAIM, **extra: str) -> str:
+    form = {
+        "csrf_token": token(c),
+        "claim": claim.text,
+        "date": claim.date.isoformat() if claim.date else "",
+        "speaker": claim.speaker or "",
+        "venue": claim.venue or "",
+        **extra,
+    }
+    r = c.post("/check", data=form, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    url = r.headers["location"]
+    assert wait(c, url)["status"] == "done"
+    return url
+
+
+def stored(c: TestClient, report: Report) -> str:
+    history: History = c.app.state.history
+    rid = history.create(report.claim, user="ana")
+    history.finish(rid, report)
+    return f"/runs/{rid}"
+
+
+def test_every_page_has_a_strict_csp_and_no_inline_script(client) -> None:
+    url = check(client)
+    for path in ("/", "/history", url):
+        r = client.get(path)
+        assert r.status_code == 200
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+        assert "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert not re.search(r"<script(?![^>]*\bsrc=)", r.text)  # scripts only from files
+        assert " style=" not in r.text and "<style" not in r.text
+
+
+def test_check_then_review_shows_verdict_questions_and_cards(client) -> None:
+    url = check(client)
+    st = client.get(url + "/status").json()
+    assert st["stages"][0] == "decompose" and st["stages"][-1] == "judge"
+    html = client.get(url).text
+    assert 'id="verdict-label">Half True<' in html and "tone-mixed" in html
+    assert "Did the council spend 3 million dollars on the bridge?" in html
+    assert "ledger.example" in html and "chars " in html
+    assert html.index('id="verdict"') < html.index("Subquestions")  # the verdict leads
+    assert "native filters" not in html and "emulated:" not in html  # plain words (issue 16)
+
+
+def test_progress_streams_as_server_sent_events(client) -> None:
+    url = check(client)
+    with client.stream("GET", url + "/events") as r:
+        assert r.headers["content-type"].startswith("text/event-stream")
+        body = "".join(r.iter_text())
+    stages = re.findall(r"event: stage\ndata: \"(\w+)\"", body)
+    assert stages == [
+        "decompose",
+        "rewrite",
+        "search",
+        "documents",
+        "passages",
+        "summarize",
+        "judge",
+    ]
+    assert f'event: done\ndata: "{url}"' in body
+
+
+def test_forms_need_the_csrf_token_and_same_origin(client) -> None:
+    r = client.post("/check", data={"claim": CLAIM.text}, follow_redirects=False)
+    assert r.status_code == 403 and "form token" in r.text
+    r = client.post("/check", data={"claim": CLAIM.text, "csrf_token": "forged"})
+    assert r.status_code == 403
+    r = client.post(
+        "/check",
+        data={"claim": CLAIM.text, "csrf_token": token(client)},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert r.status_code == 403 and "cross-site" in r.text
+    cookie = client.cookies.get("factseek_csrf")
+    assert cookie and 'factseek_csrf="' not in client.get("/").text  # never echoed in a page
+    assert len(client.app.state.history.list()) == 0
+
+
+def test_foreign_host_header_is_refused(client) -> None:
+    r = client.get("/", headers={"Host": "attacker.example"})
+    assert r.status_code == 400
+
+
+def test_page_content_is_escaped_and_bad_links_are_not_links(client) -> None:
+    evil = "<script>alert(1)</script> said <b>x</b>"
+    report = carded_report()
+    ev = report.evidence[0]
+    bad = ev.__class__(**{**ev.__dict__, "url": "javascript:alert(2)", "title": "<img src=x>"})
+    report = report.__class__(
+        **{**report.__dict__, "claim": Claim(text=evil), "evidence": (bad, report.evidence[1])}
+    )
+    html = client.get(stored(client, report)).text
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert 'href="javascript:' not in html and "&lt;img src=x&gt;" in html
+
+
+def test_bad_input_shows_the_form_again_with_one_line(client) -> None:
+    r = client.post(
+        "/check", data={"csrf_token": token(client), "claim": "x", "date": "2099-01-01"}
+    )
+    assert r.status_code == 400 and "in the future" in r.text
+    r = client.post("/check", data={"csrf_token": token(client), "claim": "x", "llm": "gpt-9"})
+    assert r.status_code == 400 and "unknown llm" in r.text
+    assert client.get("/runs/999").status_code == 404
+
+
+def test_corrections_are_kept_with_who_and_when(client) -> None:
+    url = stored(client, carded_report())
+    html = client.get(url).text
+    assert "Supports" in html and "80%" in html and "a-no" in html and "66%" in html
+    t = token(client, url)
+    client.cookies.set("factseek_user", "maria")
+    r = client.post(f"{url}/cards/E2", data={"csrf_token": t, "action": "irrelevant"})
+    assert r.status_code == 200
+    client.post(f"{url}/cards/E1", data={"csrf_token": t, "action": "stance", "label": "refutes"})
+    client.post(
+        f"{url}/verdict",
+        data={"csrf_token": t, "label": "politifact:false", "note": "It cost 5M"},
+    )
+    assert (
+        client.post(f"{url}/cards/E9", data={"csrf_token": t, "action": "irrelevant"}).status_code
+        == 404
+    )
+    assert (
+        client.post(f"{url}/verdict", data={"csrf_token": t, "label": "politifact:meh"}).status_code
+        == 400
+    )
+    html = client.get(url).text
+    assert 'id="verdict-label">False<' in html and "Overridden by <b>maria</b>" in html
+    assert "The pipeline said: refuted" in html and "marked irrelevant by maria" in html
+    assert "Refutes · set by maria" in html
+    log = client.app.state.feedback.for_run(int(url.rsplit("/", 1)[1]))
+    assert [(c.kind, c.target, c.user) for c in log] == [
+        ("relevance", "E2", "maria"), ("stance", "E1", "maria"), ("verdict", "", "maria")
+    ]  # fmt: skip
+    data = json.loads(client.get(url + "/export.json").text)
+    assert data["verdict"]["label"] == "false" and [e["id"] for e in data["evidence"]] == ["E1"]
+
+
+def test_edit_questions_reruns_from_search(client) -> None:
+    url = check(client)
+    t = token(client, url)
+    edited = ["Did the bridge cost 5 million dollars?", "", "Who approved the bridge budget?"]
+    r = client.post(f"{url}/questions", data={"csrf_token": t, "q": edited}, follow_redirects=False)
+    assert r.status_code == 303
+    new = r.headers["location"]
+    assert new != url and wait(client, new)["status"] == "done"
+    rid = int(new.rsplit("/", 1)[1])
+    rec = client.app.state.history.get(rid)
+    assert rec.parent_id == int(url.rsplit("/", 1)[1])
+    assert [q.text for q in rec.report.questions] == [edited[0], edited[2]]
+    assert {q.source for q in rec.report.questions} == {"user"}
+    assert rec.report.timings["decompose"] < 0.05
+    html = client.get(new).text
+    assert "rerun of" in html and "edited by the reviewer" in html
+    log = client.app.state.feedback.for_run(rec.parent_id)
+    assert log[0].kind == "questions" and log[0].value["rerun_id"] == rid
+    r = client.post(f"{url}/questions", data={"csrf_token": t, "q": ["", " "]})
+    assert r.status_code == 400
+
+
+def test_exports_json_md_html_and_claimreview(client) -> None:
+    url = stored(client, carded_report())
+    r = client.get(url + "/export.json")
+    assert r.headers["content-disposition"].startswith("attachment")
+    assert from_json(Report, r.text).claim == CLAIM
+    assert "# factseek report" in client.get(url + "/export.md").text
+    r = client.get(url + "/export.html?inline=true")
+    assert (
+        r.text.startswith("<!doctype html>")
+        and "unsafe-inline" in r.headers["content-security-policy"]
+    )
+    assert client.get(url + "/export.pdf").status_code == 404
+    r = client.get(
+        url + "/claimreview.jsonld", params={"url": "https://desk.example/1", "org": "Desk"}
+    )
+    cr = r.json()
+    assert r.headers["content-type"].startswith("application/ld+json")
+    assert cr["@type"] == "ClaimReview" and cr["author"] == {
+        "@type": "Organization",
+        "name": "Desk",
+    }
+    assert cr["reviewRating"]["alternateName"] == "Refuted"
+    assert [c["url"] for c in cr["citation"]] == [DOCS[0].url, DOCS[1].url]
+    r = client.get(url + "/claimreview.jsonld", params={"url": "javascript:x"})
+    assert r.status_code == 400
+    nj = stored(client, Report(claim=CLAIM))
+    assert client.get(nj + "/claimreview.jsonld").status_code == 400
+
+
+def test_history_search_reopen_delete(client) -> None:
+    a = check(client)
+    b = stored(client, carded_report().__class__(claim=Claim(text="Rain fell on Tuesday.")))
+    html = client.get("/history", params={"q": "bridge"}).text
+    assert f'href="{a}"' in html and f'href="{b}"' not in html
+    assert client.get(a).status_code == 200
+    r = client.post(f"{b}/delete", data={"csrf_token": token(client)}, follow_redirects=False)
+    assert r.status_code == 303 and client.get(b).status_code == 404
+
+
+def test_user_name_cookie_and_no_open_redirect(client) -> None:
+    t = token(client)
+    r = client.post("/user", data={"csrf_token": t, "user": "  Li\nWei ", "next": "//evil.example"}, follow_redirects=False)  # fmt: skip
+    assert r.headers["location"] == "/" and 'value="Li Wei"' in client.get("/").text
+    r = client.post("/user", data={"csrf_token": t, "user": "x", "next": "/history"}, follow_redirects=False)  # fmt: skip
+    assert r.headers["location"] == "/history"
+
+
+def test_failed_run_is_shown_with_one_line(tmp_path) -> None:
+    from factseek.errors import SearchError
+
+    def broken(options):
+        raise SearchError("the store is corrupt\nTraceback...")
+
+    settings = WebSettings(db=tmp_path / "h.sqlite", store=tmp_path)
+    runner = Runner(History(settings.db), build=broken)
+    with TestClient(create_app(settings, runner=runner), base_url=BASE) as c:
+        t = token(c)
+        r = c.post("/check", data={"csrf_token": t, "claim": CLAIM.text}, follow_redirects=False)
+        url = r.headers["location"]
+        assert wait(c, url)["status"] == "failed"
+        html = c.get(url).text
+        assert "the store is corrupt" in html and "Traceback" not in html
+    runner.close()
+
+
+def test_serve_binds_loopback_and_warns_otherwise() -> None:
+    from factseek.web.security import allowed_hosts
+    from factseek.web.server import exposure_warning
+
+    assert exposure_warning("127.0.0.1") == "" and exposure_warning("localhost") == ""
+    assert "anyone who can reach" in exposure_warning("0.0.0.0")
+    assert "attacker.example" not in allowed_hosts("127.0.0.1")
+    assert "192.168.1.5" in allowed_hosts("192.168.1.5")
+
+
+def test_serve_help_and_missing_extra_hint(monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    res = CliRunner().invoke(app, ["serve", "--help"])
+    assert res.exit_code == 0 and "--store" in res.output and "127.0.0.1" in res.output
+    import builtins
+
+    real = builtins.__import__
+
+    def no_uvicorn(name, *a, **k):
+        if name == "uvicorn":
+            raise ImportError("no uvicorn", name="uvicorn")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_uvicorn)
+    res = CliRunner().invoke(app, ["serve"])
+    assert res.exit_code == 2 and 'pip install "factseek[web]"' in res.output
+
+
+@pytest.mark.slow
+def test_readme_serve_command_starts_and_answers(tmp_path) -> None:
+    """The README's `factseek serve --store ... --port ... --user ...` as a real process."""
+    import os
+    import subprocess
+    import sys
+
+    import httpx
+
+    from factseek.demo import demo_store
+    from factseek.web.server import free_port
+
+    store = demo_store(tmp_path / "my-store")
+    port = free_port()
+    env = {**os.environ, "FACTSEEK_HOME": str(tmp_path / "home")}
+    cmd = [sys.executable, "-m", "factseek", "serve", "--store", str(store), "--port", str(port)]
+    proc = subprocess.Popen([*cmd, "--user", "maria"], env=env, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(200):
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert r.status_code == 200 and 'value="maria"' in r.text
+        assert (tmp_path / "home" / "history.sqlite").exists()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)

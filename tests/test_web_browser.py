@@ -1,0 +1,179 @@
+"""Real-browser tests of `factseek serve` (Playwright driving Debian's Chromium) and a load test.
+
+They start the app on a free loopback port with the demo store and go through a fact-checker's
+session: check the demo claim, watch the progress stream, edit a subquestion and rerun, mark a
+card irrelevant, override the verdict, export ClaimReview and validate its JSON-LD, reopen the
+check from the history. They skip, saying why, when Chromium or Playwright is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from factseek.api import build_parts
+from factseek.demo import demo_claim, demo_store
+from factseek.history import History
+from factseek.web.app import WebSettings, check_options
+from factseek.web.jobs import Runner
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class SlowStart:
+    """Delays decomposition so the progress page is seen before the run ends."""
+
+    def __init__(self, inner: object, seconds: float) -> None:
+        self.inner, self.seconds, self.name = inner, seconds, inner.name  # type: ignore[attr-defined]
+
+    def decompose(self, claim):
+        time.sleep(self.seconds)
+        return self.inner.decompose(claim)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, browser):
+    from factseek.web.server import LocalServer
+
+    tmp = tmp_path_factory.mktemp("web")
+    settings = WebSettings(
+        db=tmp / "h.sqlite", store=demo_store(tmp / "store"), store_label="demo store", user="maria"
+    )
+
+    def build(options):
+        parts = build_parts(options)
+        return replace(parts, decomposer=SlowStart(parts.decomposer, 2.0))
+
+    srv = LocalServer(settings, runner=Runner(History(settings.db), build=build))
+    srv.app.state.runner.warm(check_options(settings, {}), demo_claim())  # JIT, spaCy: once
+    with srv:
+        yield srv
+
+
+def test_a_fact_checkers_session(server, browser, tmp_path) -> None:
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    claim = demo_claim()
+
+    # check the demo claim and watch the progress stream
+    page.goto(server.url)
+    page.fill("textarea[name=claim]", claim.text)
+    page.fill("input[name=date]", claim.date.isoformat())
+    page.fill("input[name=speaker]", claim.speaker or "")
+    page.click("button.primary")
+    # the stream lights the running stage while decomposition (slowed to 2 s) runs ...
+    page.wait_for_selector("#stages li[data-stage=decompose].active", timeout=10_000)
+    assert "Checking" in page.title()
+    # ... and its "done" event opens the review by itself
+    page.wait_for_selector("#verdict", timeout=60_000)
+    first = page.url
+    assert page.inner_text("#verdict-label").lower() == "not judged"
+    assert page.locator(".card").count() >= 1
+    page.screenshot(path=str(tmp_path / "review.png"), full_page=True)
+
+    # edit a subquestion and rerun from search
+    page.click("#edit-questions > summary")
+    page.locator(".qinput").nth(1).fill("Did the Northside water plant cost $62 million?")
+    page.click("#edit-questions button[type=submit]")
+    page.wait_for_url(lambda u: u != first, timeout=10_000)
+    page.wait_for_selector("#verdict", timeout=60_000)
+    assert "rerun of" in page.inner_text(".eyebrow")
+    assert "Did the Northside water plant cost $62 million?" in page.inner_text(".qlist")
+    assert "edited by the reviewer" in page.inner_text(".qlist")
+
+    # mark an evidence card irrelevant
+    card = page.locator(".card").first
+    card_id = card.locator(".cid").inner_text()
+    card.locator("button[value=irrelevant]").click()
+    page.wait_for_selector(f"#card-{card_id}.irrelevant", state="attached")
+    assert "marked irrelevant by maria" in page.locator(f"#card-{card_id}").inner_text()
+
+    # override the verdict with a note
+    page.click(".override > summary")
+    page.select_option("#override-label", "politifact:false")
+    page.fill(".override textarea[name=note]", "The plant cost $62M only with interest to 2041.")
+    page.click(".override button[type=submit]")
+    page.wait_for_selector("#verdict.tone-bad")
+    assert page.inner_text("#verdict-label").lower() == "false"
+    assert "Overridden by maria" in page.inner_text("#verdict")
+    rerun = page.url.split("#")[0]
+
+    # export ClaimReview and validate its JSON-LD
+    page.click(".crform > summary")
+    page.fill(".crform input[name=url]", "https://desk.example/checks/northside")
+    page.fill(".crform input[name=org]", "Caldmere Check Desk")
+    with page.expect_response(lambda r: "claimreview.jsonld" in r.url) as resp:
+        page.click(".crform button[type=submit]")
+    data = json.loads(resp.value.text())
+    assert data["@context"] == "https://schema.org" and data["@type"] == "ClaimReview"
+    assert data["claimReviewed"] == claim.text and data["url"].startswith("https://desk.example")
+    assert data["author"] == {"@type": "Organization", "name": "Caldmere Check Desk"}
+    assert data["itemReviewed"]["@type"] == "Claim"
+    assert data["itemReviewed"]["datePublished"] == claim.date.isoformat()
+    assert data["itemReviewed"]["author"]["name"] == claim.speaker
+    rating = data["reviewRating"]
+    assert rating["alternateName"] == "False" and rating["ratingValue"] == 2
+    assert rating["bestRating"] == 6 and rating["worstRating"] == 1
+    assert data["citation"] and all(c["url"].startswith("http") for c in data["citation"])
+    assert data["datePublished"] and len(data["datePublished"]) == 10
+
+    # reopen from the history
+    page.goto(server.url + "/history")
+    page.fill("input[name=q]", "Northside")
+    page.click(".search button")
+    rows = page.locator("table.runs tbody tr")
+    assert rows.count() == 2
+    rows.first.locator("a").first.click()
+    page.wait_for_selector("#verdict")
+    assert page.url.split("#")[0] == rerun
+    assert page.inner_text("#verdict-label").lower() == "false"
+    assert page.locator("#corrections tbody tr").count() == 2
+    assert not errors, errors  # no script errors, no CSP violations
+    page.close()
+
+
+def test_load_20_concurrent_checks_on_the_demo_store() -> None:
+    """The bounded load test (bench/web_load.py): all complete, none mixed up, p95 reported."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "web_load.py"), "--n", "20", "--warm", "3", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"\nweb load: {out}")
+    assert out["completed"] == 20 and out["mixed_up"] == 0
+    assert out["p95_s"] is not None and out["warm_check_s"]["median"] < 1.0
