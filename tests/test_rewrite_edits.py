@@ -16,7 +16,7 @@ from factseek.rewrite.baselines import RM3Rewriter
 from factseek.rewrite.edit_model import (
     EditPolicy,
     EditRewriter,
-    EditScorer,
+    guard_scorer,
     is_edit_scorer,
     load,
     save,
@@ -51,19 +51,6 @@ def endpoint(k: int = 3) -> Endpoint:
     return Endpoint.from_corpus(
         BM25Retriever.from_docs(DOCS), DOCS, ENC.encode([t for _, t in DOCS]), ENC, k=k
     )
-
-
-def guard_scorer() -> EditScorer:
-    """An MLP whose prediction is exactly the ``dcg_d`` feature: relu(x) - relu(-x) = x."""
-    f = len(FEATURES)
-    j = FEATURES.index("dcg_d")
-    w1 = np.zeros((f, 2), np.float32)
-    w1[j] = [1.0, -1.0]
-    arrays = {"mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32), "w1": w1,
-              "b1": np.zeros(2, np.float32), "w2": np.eye(2, dtype=np.float32),
-              "b2": np.zeros(2, np.float32), "w3": np.array([[1.0], [-1.0]], np.float32),
-              "b3": np.zeros(1, np.float32)}  # fmt: skip
-    return EditScorer(arrays=arrays)
 
 
 def test_step_features_match_a_direct_computation():

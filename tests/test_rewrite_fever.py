@@ -127,3 +127,47 @@ def test_cli_eval_and_calibrate_respect_the_split(
     res = runner.invoke(app, ["rewrite", "calibrate", "--model", str(model), *data, "--split",
                               "train", "--all"])  # fmt: skip
     assert res.exit_code == 2 and "cannot calibrate" in res.output
+
+
+def test_cli_train_edits_then_eval_on_the_test_side(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    import factseek.encode
+    from factseek.encode import FunctionEncoder
+    from factseek.rewrite import edit_model
+
+    def letters(texts):
+        import numpy as np
+
+        out = np.zeros((len(texts), 26), np.float32)
+        for i, t in enumerate(texts):
+            for ch in t.lower():
+                if "a" <= ch <= "z":
+                    out[i, ord(ch) - 97] += 1
+        return out + 1e-3
+
+    enc = FunctionEncoder(letters, dim=26, name="letters")
+    monkeypatch.setattr(factseek.encode, "encoder_from_name", lambda name="minilm": enc)
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    folder, fmt = write_fever(tmp_path)
+    data = ["--claims", str(folder), "--corpus", str(fmt), "--format", "fever-dev"]
+    model = tmp_path / "edits"
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *data, "--out", str(model),
+                                   "--epochs", "2", "--hidden", "8"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output.strip().splitlines()[-1])
+    n_val = len(select_split(load_retrieval(folder, fmt, format="fever-dev").claims, "validation"))
+    assert summary["validation_claims"] == n_val and summary["edits"] > 0
+    assert summary["abstain"] == (summary["threshold"] is None)
+    _, policy = edit_model.load(model)
+    assert policy.meta["train"]["split"] == "train" and policy.meta["bfs"]["split"] == "train"
+    res = CliRunner().invoke(app, ["rewrite", "eval", "--model", str(model), *data, "--split",
+                                   "test", "--out", str(tmp_path / "e")])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["rewrite", "eval", "--model", str(model), *data, "--split",
+                                   "train", "--out", str(tmp_path / "e2")])  # fmt: skip
+    assert res.exit_code == 2 and "cannot be evaluated on the 'train' split" in res.output
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *data, "--out", str(model),
+                                   "--split", "validation"])  # fmt: skip
+    assert res.exit_code == 2 and "two different sides" in res.output

@@ -67,6 +67,22 @@ class EditScorer:
         return (h @ a["w3"] + a["b3"]).reshape(-1)  # (n,)
 
 
+def guard_scorer() -> EditScorer:
+    """The feedback guard as a scorer: its prediction is the ``dcg_d`` feature itself (the rise
+    of the DCG-weighted claim/result similarity, ``guard.FeedbackGuard``), through the MLP as
+    ``relu(x) - relu(-x) = x``. No training; a baseline for the learned scorer."""
+    f = len(FEATURES)
+    w1 = np.zeros((f, 2), np.float32)
+    w1[FEATURES.index("dcg_d")] = [1.0, -1.0]
+    arrays = {
+        "mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32), "w1": w1,
+        "b1": np.zeros(2, np.float32), "w2": np.eye(2, dtype=np.float32),
+        "b2": np.zeros(2, np.float32), "w3": np.array([[1.0], [-1.0]], np.float32),
+        "b3": np.zeros(1, np.float32),
+    }  # fmt: skip
+    return EditScorer(arrays=arrays)
+
+
 @dataclass(frozen=True, kw_only=True)
 class EditPolicy:
     """How the scorer is used: the threshold an edit's prediction must exceed, the budget."""

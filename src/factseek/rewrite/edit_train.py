@@ -199,6 +199,7 @@ def finals(r: Rollout, tau: float, budget: int) -> tuple[np.ndarray, np.ndarray]
 @dataclass(frozen=True, kw_only=True)
 class Choice:
     threshold: float  # +inf: abstain
+    best_threshold: float  # the grid's best, also when abstaining
     max_edits: int
     claim_score: float
     score: float
@@ -228,6 +229,7 @@ def choose(
     abstain = not ci[0] > 0
     return Choice(
         threshold=math.inf if abstain else best[0],
+        best_threshold=best[0],
         max_edits=best[1],
         claim_score=float(r.reward0.mean()),
         score=best[2],
