@@ -47,7 +47,7 @@ def train_edits(
     from factseek.encode import encoder_from_name
     from factseek.metrics.retrieval import parse_metric
     from factseek.rewrite import edit_model, edit_train
-    from factseek.rewrite.env import BM25Retriever, KNNRetriever
+    from factseek.rewrite.env import BM25Retriever, KNNRetriever, corpus_info
     from factseek.rewrite.feedback import Endpoint
     from factseek.rewrite.splits import select_split
     from factseek.rewrite.wordnet import cache_root
@@ -67,7 +67,11 @@ def train_edits(
     endpoint = Endpoint.from_corpus(
         BM25Retriever.from_docs(data.pairs()), data.pairs(), vectors.embeddings, enc, k=k
     )
-    rows = edit_train.collect(fit_claims, endpoint, enc, reward=reward, progress=True)
+    corpus_fp = corpus_info(data.pairs())["fingerprint"]
+    rows = edit_train.collect(
+        fit_claims, endpoint, enc, reward=reward, progress=True,
+        cache=(cache_root() / "rewrite-edits", corpus_fp),
+    )  # fmt: skip
     scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
     roll = edit_train.rollout(scorer, val_claims, endpoint, enc, reward=reward)
     choice = edit_train.choose(roll, seed=seed)

@@ -193,12 +193,14 @@ class EditRewriter:
         for text, vector in zip(queries, claims, strict=True):
             tq = actions.tag(text)
             path, trace, stopped = [tq.text], [], "budget"
+            claim_ranking = None
             for _ in range(self.policy.max_edits):
                 cands = actions.expand(tq)
                 if not cands:
                     stopped = "no-edit"
                     break
-                step = step_features(self.endpoint, vector, tq, cands)
+                step = step_features(self.endpoint, vector, tq, cands, claim_ranking)
+                claim_ranking = claim_ranking or step.current
                 pred = self.scorer.predict(step.features)
                 best = int(np.argmax(pred))  # ties: the first in expand order
                 if not pred[best] > tau:

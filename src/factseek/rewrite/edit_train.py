@@ -18,15 +18,18 @@ Everything is seeded; the rollout uses judgements only to choose ``(tau, K)``, n
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from factseek.datasets.retrieval import RetrievalClaim
 from factseek.errors import InputError
+from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, parse_metric
 from factseek.rewrite.edit_model import EditPolicy, EditScorer
 from factseek.rewrite.feedback import FEATURES, Endpoint, step_features
@@ -60,6 +63,15 @@ def _reward_fn(reward: str):
     return k, lambda ranking, rel: METRICS[metric](ranking, rel, k)
 
 
+def _rows_key(claims: Sequence[RetrievalClaim], reward: str, encoder: object, corpus: str) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(FEATURES)):
+        h.update(part.encode() + b"\0")
+    for c in claims:
+        h.update(f"{c.id}\1{c.text}\1{','.join(c.relevant)}\0".encode())
+    return h.hexdigest()
+
+
 def collect(
     claims: Sequence[RetrievalClaim],
     endpoint: Endpoint,
@@ -67,10 +79,19 @@ def collect(
     *,
     reward: str = "ap@50",
     progress: bool = False,
+    cache: tuple[Path, str] | None = None,
 ) -> StepData:
-    """Single-edit rows of every claim (see the module docstring)."""
+    """Single-edit rows of every claim (see the module docstring). ``cache``: ``(folder, corpus
+    fingerprint)``: rows are kept in ``folder/<key>.npz``, keyed by the claims, the corpus, the
+    reward, the encoder and the feature names, so a second run on the same data reads them."""
     from factseek.rewrite import actions
 
+    path = None
+    if cache is not None:
+        path = cache[0] / f"{_rows_key(claims, reward, encoder, cache[1])}.npz"
+        if path.is_file():
+            with np.load(path) as z:
+                return StepData(x=z["x"], y=z["y"], claim=z["claim"], reward0=z["reward0"])
     k, score = _reward_fn(reward)
     if k != endpoint.k:
         raise InputError(f"reward {reward} needs the endpoint's top-{k}; it gives {endpoint.k}")
@@ -94,12 +115,17 @@ def collect(
             print(f"collect: {i + 1}/{len(claims)} claims, {time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
     if not xs:
         raise InputError("no claim has an allowed edit")
-    return StepData(
+    data = StepData(
         x=np.concatenate(xs).astype(np.float32),
         y=np.concatenate(ys).astype(np.float32),
         claim=np.concatenate(gs),
         reward0=reward0,
     )
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path, suffix=".npz") as tmp:
+            np.savez(tmp, x=data.x, y=data.y, claim=data.claim, reward0=data.reward0)
+    return data
 
 
 def fit_scorer(
@@ -168,13 +194,14 @@ def rollout(
     for i, (c, v) in enumerate(zip(claims, vectors, strict=True)):
         rel = frozenset(c.relevant)
         tq = actions.tag(c.text)
-        reward0[i] = current = score(endpoint.retriever.rank([tq.text], k)[0], rel)
+        claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
+        reward0[i] = current = score(claim_ranking, rel)
         for s in range(max_edits):
             cands = actions.expand(tq)
             if not cands:
                 rewards[i, s:] = current
                 break
-            step = step_features(endpoint, v, tq, cands)
+            step = step_features(endpoint, v, tq, cands, claim_ranking)
             p = scorer.predict(step.features)
             best = int(np.argmax(p))
             pred[i, s] = p[best]

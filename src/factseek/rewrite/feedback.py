@@ -21,6 +21,10 @@ Per candidate, ``FEATURES`` in order (``_d`` = the candidate's value minus the c
 - ``top1``, ``top1_d``: ``w`` of the first result;
 - ``prr1``, ``prr1_d``, ``prr3``, ``prr3_d``: AP@k with the pool's top-1 / top-3 documents taken
   as the relevant ones;
+- ``prf1``, ``prf1_d``: AP@k with the *fused* pseudo-relevant document taken as the relevant one:
+  the pool document with the best reciprocal-rank fusion (``1/(10 + r)`` summed) of its rank in
+  the original claim's endpoint top-k and its rank by ``w`` (fusing the endpoint's own judgement
+  with the encoder's is right more often than either alone);
 - ``ov10``: share of the current query's top-10 that stays in the candidate's top-10;
 - ``kind_*`` (one-hot over ``actions.KINDS``), ``pos_*`` (one-hot: NOUN, PROPN, VERB, ADJ, ADV,
   NUM, other), ``stop``, ``position`` (token index / tokens), ``length`` (tokens);
@@ -48,12 +52,14 @@ from factseek.text import tokenize
 KINDS = ("remove", "swap", "add", "present")
 POS_GROUPS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 FEATURES: tuple[str, ...] = (
-    "dcg", "dcg_d", "top1", "top1_d", "prr1", "prr1_d", "prr3", "prr3_d", "ov10",
+    "dcg", "dcg_d", "top1", "top1_d", "prr1", "prr1_d", "prr3", "prr3_d", "prf1", "prf1_d",
+    "ov10",
     *(f"kind_{k}" for k in KINDS), *(f"pos_{p}" for p in (*POS_GROUPS, "other")),
     "stop", "position", "length",
     "rm_pidf", "add_pidf", "rm_top", "rm_pseudo", "add_top", "add_pseudo",
 )  # fmt: skip
 PSEUDO = 3  # pseudo-relevant documents for the term features and prr3
+RRF_K = 10  # reciprocal-rank fusion constant of the fused pseudo-relevant document
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -139,15 +145,36 @@ def _ap(ranking: Sequence[str], relevant: frozenset[str], k: int) -> float:
     return total / min(len(relevant), k) if relevant else 0.0
 
 
+def _fused_top(
+    pool: Sequence[str], order: Sequence[int], claim_ranking: Sequence[str]
+) -> frozenset[str]:
+    """The pool document with the best reciprocal-rank fusion of the claim's endpoint rank and
+    its claim-similarity rank: ``1/(RRF_K + r_endpoint) + 1/(RRF_K + r_cos)`` (ranks from 1;
+    ``len(claim_ranking) + 1`` when absent; ties: pool order)."""
+    if not pool:
+        return frozenset()
+    miss = len(claim_ranking) + 1
+    r_end = {d: i for i, d in enumerate(claim_ranking, 1)}
+    r_cos = {pool[i]: j for j, i in enumerate(order, 1)}
+    best = max(range(len(pool)), key=lambda i: (1 / (RRF_K + r_end.get(pool[i], miss)) + 1 / (RRF_K + r_cos[pool[i]]), -i))  # fmt: skip
+    return frozenset([pool[best]])
+
+
 def _pos_group(pos: str) -> int:
     return POS_GROUPS.index(pos) if pos in POS_GROUPS else len(POS_GROUPS)
 
 
 def step_features(
-    endpoint: Endpoint, claim_vector: np.ndarray, tq: object, cands: Sequence[tuple[object, str]]
+    endpoint: Endpoint,
+    claim_vector: np.ndarray,
+    tq: object,
+    cands: Sequence[tuple[object, str]],
+    claim_ranking: Sequence[str] | None = None,
 ) -> Step:
     """Features of every candidate ``(action, text)`` of the tagged query ``tq``; see the module
-    docstring. ``claim_vector``: the original claim's L2-normalised embedding."""
+    docstring. ``claim_vector``: the original claim's L2-normalised embedding;
+    ``claim_ranking``: the endpoint's top-k for the original claim (default: ``tq`` is the claim,
+    its own top-k)."""
     k = endpoint.k
     query: str = tq.text  # type: ignore[attr-defined]
     tokens = tq.tokens  # type: ignore[attr-defined]
@@ -159,6 +186,7 @@ def step_features(
     order = sorted(range(len(pool)), key=lambda i: (-float(w[i]), i))
     pseudo1 = frozenset(pool[i] for i in order[:1])
     pseudo3 = frozenset(pool[i] for i in order[:PSEUDO])
+    fused = _fused_top(pool, order, current if claim_ranking is None else claim_ranking)
     pdf: dict[str, int] = {}
     for d in pool:
         for t in endpoint.terms(d):
@@ -169,13 +197,14 @@ def step_features(
     def pidf(t: str) -> float:
         return math.log((n_pool + 1) / (pdf.get(t, 0) + 0.5))
 
-    def endpoint_row(ranking: Sequence[str]) -> tuple[float, float, float, float]:
+    def endpoint_row(ranking: Sequence[str]) -> tuple[float, float, float, float, float]:
         if not ranking:
-            return 0.0, 0.0, 0.0, 0.0
+            return 0.0, 0.0, 0.0, 0.0, 0.0
         s = w[[row[d] for d in ranking]]
         ww = weights[: len(s)]
         dcg = float((ww * s).sum() / ww.sum())
-        return dcg, float(s[0]), _ap(ranking, pseudo1, k), _ap(ranking, pseudo3, k)
+        return (dcg, float(s[0]), _ap(ranking, pseudo1, k), _ap(ranking, pseudo3, k),
+                _ap(ranking, fused, k))  # fmt: skip
 
     def share(docs: Sequence[str], terms: set[str]) -> float:
         if not terms or not docs:
@@ -201,7 +230,7 @@ def step_features(
         onehot_pos[_pos_group(tok.pos)] = 1.0
         out[j] = [
             e[0], e[0] - base[0], e[1], e[1] - base[1], e[2], e[2] - base[2], e[3], e[3] - base[3],
-            len(top10 & set(ranking[:10])) / max(len(top10), 1),
+            e[4], e[4] - base[4], len(top10 & set(ranking[:10])) / max(len(top10), 1),
             *onehot_kind, *onehot_pos,
             float(tok.is_stop), position / n_tok, float(n_tok),
             max((pidf(t) for t in removed), default=0.0),
