@@ -35,6 +35,12 @@ def train_edits(
     encoder: Annotated[str, typer.Option(help="Sentence encoder for the feedback.")] = "minilm",
     hidden: Annotated[int, typer.Option(min=4, help="MLP width.")] = 64,
     epochs: Annotated[int, typer.Option(min=1)] = 20,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Fit rounds; each after the first adds the states the policy reaches."
+        ),
+    ] = 2,
     seed: Annotated[int, typer.Option()] = 0,
     limit: Annotated[int, typer.Option(min=0, help="First N training claims (0: all).")] = 0,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
@@ -67,18 +73,21 @@ def train_edits(
     endpoint = Endpoint.from_corpus(
         BM25Retriever.from_docs(data.pairs()), data.pairs(), vectors.embeddings, enc, k=k
     )
-    corpus_fp = corpus_info(data.pairs())["fingerprint"]
-    rows = edit_train.collect(
-        fit_claims, endpoint, enc, reward=reward, progress=True,
-        cache=(cache_root() / "rewrite-edits", corpus_fp),
-    )  # fmt: skip
-    scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
+    cache = (cache_root() / "rewrite-edits", corpus_info(data.pairs())["fingerprint"])
+    scorer = None
+    for _ in range(rounds):
+        rows = edit_train.collect(
+            fit_claims, endpoint, enc, reward=reward, progress=True, cache=cache,
+            policy=scorer, steps=max(edit_train.BUDGETS),
+        )  # fmt: skip
+        scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
     roll = edit_train.rollout(scorer, val_claims, endpoint, enc, reward=reward)
     choice = edit_train.choose(roll, seed=seed)
     meta = {
         "train": {"source": str(claims), "format": data_format.value, "split": split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
-                  "retriever": "bm25", "hidden": hidden, "epochs": epochs, "seed": seed},
+                  "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
+                  "seed": seed},
         "bfs": {"split": split.value},  # what `rewrite eval` checks: never evaluate on it
     }  # fmt: skip
     policy = edit_train.calibrated_policy(choice, k=k, encoder=encoder, meta=meta)

@@ -4,7 +4,10 @@
    endpoint and described by ``feedback.step_features``; its target is the real change of the
    reward (AP@k against the claim's relevant documents) that the edit causes.
 2. **Fit** (``fit_scorer``): the MLP regresses the targets (Huber loss, AdamW, seeded; inputs
-   standardised with the training mean and standard deviation).
+   standardised with the training mean and standard deviation). With more than one round, the
+   next round's rows also cover the queries the fitted policy reaches (``collect(policy=...)``:
+   its best edit while predicted above 0, up to the budget), and the scorer is fit again on
+   them: the states it will see, not only the claims.
 3. **Calibrate** (``rollout`` + ``choose``): on validation claims (never trained on) the greedy
    policy runs once with no threshold, recording at each step the best prediction and the reward
    after the edit. A threshold ``tau`` and a budget ``K`` only decide where a path stops (the
@@ -63,10 +66,20 @@ def _reward_fn(reward: str):
     return k, lambda ranking, rel: METRICS[metric](ranking, rel, k)
 
 
-def _rows_key(claims: Sequence[RetrievalClaim], reward: str, encoder: object, corpus: str) -> str:
+def _rows_key(
+    claims: Sequence[RetrievalClaim],
+    reward: str,
+    encoder: object,
+    corpus: str,
+    policy: EditScorer | None,
+    steps: int,
+) -> str:
     h = hashlib.blake2b(digest_size=16)
-    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(FEATURES)):
+    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(FEATURES), str(steps)):
         h.update(part.encode() + b"\0")
+    if policy is not None:
+        for name in sorted(policy.arrays):
+            h.update(np.ascontiguousarray(policy.arrays[name]).tobytes())
     for c in claims:
         h.update(f"{c.id}\1{c.text}\1{','.join(c.relevant)}\0".encode())
     return h.hexdigest()
@@ -80,15 +93,22 @@ def collect(
     reward: str = "ap@50",
     progress: bool = False,
     cache: tuple[Path, str] | None = None,
+    policy: EditScorer | None = None,
+    steps: int = 1,
 ) -> StepData:
-    """Single-edit rows of every claim (see the module docstring). ``cache``: ``(folder, corpus
-    fingerprint)``: rows are kept in ``folder/<key>.npz``, keyed by the claims, the corpus, the
-    reward, the encoder and the feature names, so a second run on the same data reads them."""
+    """Single-edit rows of every claim (see the module docstring). With a ``policy`` (a scorer
+    fit before) and ``steps > 1``, each claim then follows the policy's best edit while its
+    prediction is above 0, up to ``steps`` queries, and the edits of every query it reaches are
+    rows too (targets: the change from that query's reward), so later rounds learn the states
+    the policy itself visits. ``cache``: ``(folder, corpus fingerprint)``: rows are kept in
+    ``folder/<key>.npz``, keyed by the claims, the corpus, the reward, the encoder, the feature
+    names, the policy and ``steps``, so a second run on the same data reads them."""
     from factseek.rewrite import actions
 
     path = None
     if cache is not None:
-        path = cache[0] / f"{_rows_key(claims, reward, encoder, cache[1])}.npz"
+        key = _rows_key(claims, reward, encoder, cache[1], policy, steps)
+        path = cache[0] / f"{key}.npz"
         if path.is_file():
             with np.load(path) as z:
                 return StepData(x=z["x"], y=z["y"], claim=z["claim"], reward0=z["reward0"])
@@ -102,15 +122,25 @@ def collect(
     t0 = time.perf_counter()
     for i, (c, tq, v) in enumerate(zip(claims, tagged, vectors, strict=True)):
         rel = frozenset(c.relevant)
-        cands = actions.expand(tq)
-        if not cands:
-            reward0[i] = score(endpoint.retriever.rank([tq.text], k)[0], rel)
-            continue
-        step = step_features(endpoint, v, tq, cands)
-        reward0[i] = score(step.current, rel)
-        xs.append(step.features)
-        ys.append(np.array([score(r, rel) for r in step.rankings]) - reward0[i])
-        gs.append(np.full(len(cands), i))
+        claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
+        reward0[i] = current = score(claim_ranking, rel)
+        for s in range(steps if policy is not None else 1):
+            cands = actions.expand(tq)
+            if not cands:
+                break
+            step = step_features(endpoint, v, tq, cands, claim_ranking)
+            rewards = np.array([score(r, rel) for r in step.rankings])
+            xs.append(step.features)
+            ys.append(rewards - current)
+            gs.append(np.full(len(cands), i))
+            if policy is None or s + 1 == steps:
+                break
+            pred = policy.predict(step.features)
+            best = int(np.argmax(pred))
+            if not pred[best] > 0:
+                break
+            current = float(rewards[best])
+            tq = actions.tag(step.texts[best])
         if progress and (i + 1) % 500 == 0:
             print(f"collect: {i + 1}/{len(claims)} claims, {time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
     if not xs:

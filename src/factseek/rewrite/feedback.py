@@ -26,6 +26,10 @@ Per candidate, ``FEATURES`` in order (``_d`` = the candidate's value minus the c
   the original claim's endpoint top-k and its rank by ``w`` (fusing the endpoint's own judgement
   with the encoder's is right more often than either alone);
 - ``ov10``: share of the current query's top-10 that stays in the candidate's top-10;
+- the step's state, the same for every candidate: ``wmax`` (the pool's best ``w``), ``conf1`` and
+  ``conff`` (``w`` of the pool's best / of the fused document minus ``w`` of the current first
+  result: how sure the judges are that something better than the current first result exists),
+  ``spread`` (distinct pooled documents over ``k * (candidates + 1)``);
 - ``kind_*`` (one-hot over ``actions.KINDS``), ``pos_*`` (one-hot: NOUN, PROPN, VERB, ADJ, ADV,
   NUM, other), ``stop``, ``position`` (token index / tokens), ``length`` (tokens);
 - ``rm_pidf``, ``add_pidf``: largest ``pidf`` of a term the edit removes / adds (0 when none);
@@ -53,7 +57,7 @@ KINDS = ("remove", "swap", "add", "present")
 POS_GROUPS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")
 FEATURES: tuple[str, ...] = (
     "dcg", "dcg_d", "top1", "top1_d", "prr1", "prr1_d", "prr3", "prr3_d", "prf1", "prf1_d",
-    "ov10",
+    "ov10", "wmax", "conf1", "conff", "spread",
     *(f"kind_{k}" for k in KINDS), *(f"pos_{p}" for p in (*POS_GROUPS, "other")),
     "stop", "position", "length",
     "rm_pidf", "add_pidf", "rm_top", "rm_pseudo", "add_top", "add_pseudo",
@@ -213,6 +217,14 @@ def step_features(
 
     base = endpoint_row(current)
     top10 = set(current[:10])
+    w_top = float(w[row[current[0]]]) if current else 0.0
+    w_fused = max((float(w[row[d]]) for d in fused), default=0.0)
+    state = (
+        float(w[order[0]]) if pool else 0.0,  # wmax
+        (float(w[order[0]]) if pool else 0.0) - w_top,  # conf1
+        w_fused - w_top,  # conff
+        n_pool / (k * (len(cands) + 1)),  # spread
+    )
     pseudo_docs = [pool[i] for i in order[:PSEUDO]]
     old_terms = set(tokenize(query))
     out = np.zeros((len(cands), len(FEATURES)), np.float32)
@@ -231,6 +243,7 @@ def step_features(
         out[j] = [
             e[0], e[0] - base[0], e[1], e[1] - base[1], e[2], e[2] - base[2], e[3], e[3] - base[3],
             e[4], e[4] - base[4], len(top10 & set(ranking[:10])) / max(len(top10), 1),
+            *state,
             *onehot_kind, *onehot_pos,
             float(tok.is_stop), position / n_tok, float(n_tok),
             max((pidf(t) for t in removed), default=0.0),
