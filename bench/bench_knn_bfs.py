@@ -15,7 +15,7 @@ paper's pruning). Each run starts with an empty query-embedding cache:
 
 It prints claims per second (CPU and wall) of each, the ratio, and whether the trajectories are
 identical (every sequence: queries, actions, rewards). Torch threads are capped (``--threads``)
-for both runs alike. Skips with a message when the data is absent.
+for both runs alike. Prints ``skipped: ...`` and exits 0 when the data is absent.
 """
 
 from __future__ import annotations
@@ -57,14 +57,18 @@ def run(env, claims, config) -> tuple[list[dict], float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=os.environ.get("FACTSEEK_DATA"))
+    ap.add_argument("--data", type=Path, default=None, help="data folder (default $FACTSEEK_DATA)")
     ap.add_argument("--claims", type=int, default=5)
     ap.add_argument("--reward", default="ap@50")
     ap.add_argument("--encoder", default="minilm")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
+    from factseek.datasets import data_root
+
+    args.data = data_root(args.data)
     if args.data is None or not (args.data / "fever_dev").is_dir():
-        sys.exit("no FEVER data: pass --data DIR (holding fever_dev/ and fool_me_twice/)")
+        print("skipped: no FEVER data (pass --data DIR holding fever_dev/ and fool_me_twice/)")
+        return
 
     import torch
 

@@ -84,7 +84,7 @@ def train_edits(
     roll = edit_train.rollout(scorer, val_claims, endpoint, enc, reward=reward)
     choice = edit_train.choose(roll, seed=seed)
     meta = {
-        "train": {"source": str(claims), "format": data_format.value, "split": split.value,
+        "train": {"source": Path(claims).name, "format": data_format.value, "split": split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
                   "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
                   "seed": seed},
