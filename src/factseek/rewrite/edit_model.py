@@ -107,13 +107,19 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
         "kind": MODEL_KIND,
         "features": list(scorer.features),
         "hidden": int(scorer.arrays["w1"].shape[1]),
-        "threshold": None if math.isinf(policy.threshold) else policy.threshold,  # None: abstain
+        "threshold": _threshold_json(policy.threshold),  # None: abstain (+inf)
         "max_edits": policy.max_edits,
         "k": policy.k,
         "encoder": policy.encoder,
         **policy.meta,
     }
     atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
+
+
+def _threshold_json(value: float) -> float | None:
+    if math.isnan(value) or value == -math.inf:
+        raise ConfigError(f"threshold must be finite or +inf (abstain), got {value}")
+    return None if value == math.inf else float(value)
 
 
 def is_edit_scorer(path: str | Path) -> bool:

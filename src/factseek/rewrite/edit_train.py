@@ -37,7 +37,8 @@ from factseek.metrics.retrieval import METRICS, parse_metric
 from factseek.rewrite.edit_model import EditPolicy, EditScorer
 from factseek.rewrite.feedback import FEATURES, Endpoint, step_features
 
-THRESHOLDS = (-math.inf, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, math.inf)
+#: -1: always take the best edit (an AP change cannot be below -1); +inf: abstain.
+THRESHOLDS = (-1.0, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, math.inf)
 BUDGETS = (1, 2, 3, 4)
 
 
