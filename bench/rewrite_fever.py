@@ -171,6 +171,7 @@ def main() -> None:
         )
 
     b = base.mean()
+    gains = {}
     lines = [
         f"FEVER {args.split} side: {len(claims)} claims, {len(data.corpus)} documents, BM25 top-50, AP@50",
         "",
@@ -181,6 +182,7 @@ def main() -> None:
     for name, (got, edits, note) in rows.items():
         d = got - base
         lo, hi = paired_ci(d, seed=args.seed)  # as `rewrite eval`: 1,000 resamples over claims
+        gains[name] = (float(d.mean()), lo, hi)
         lines.append(
             f"| {name} | {got.mean():.4f} | {100 * (got.mean() / b - 1):+.1f}% | {(d > 1e-12).sum()} "
             f"| {(d < -1e-12).sum()} | {edits:.2f} | {d.mean():+.4f} [{lo:+.4f}, {hi:+.4f}] | {note} |"
@@ -192,7 +194,10 @@ def main() -> None:
     np.savez(args.out / "per_claim.npz", claim=base, ids=np.array([c.id for c in claims]),
              **{n.replace(" ", "_"): v[0] for n, v in rows.items()})  # fmt: skip
     (args.out / "steps.json").write_text(json.dumps({"claim": float(b), **steps}, indent=1))
-    from factseek.rewrite.plots import plot_step_curves
+    from factseek.rewrite.plots import plot_step_curves, plot_system_gains
+
+    plot_system_gains(gains, args.out / "fever-systems.png", "AP@50",
+                      title=f"FEVER {args.split}, {len(claims)} claims, BM25: AP@50 change")  # fmt: skip
 
     plot_step_curves(steps, args.out / "fever-steps.png", "mAP@50",
                      title=f"FEVER {args.split}, {len(claims)} claims: mAP@50 per edit step")  # fmt: skip
