@@ -142,3 +142,29 @@ def test_search_errors_become_part_of_the_result():
 def test_unknown_backend_lists_the_registry():
     with pytest.raises(ConfigError, match=r"choose one of: .*local"):
         make_backend("altavista")
+
+
+def test_archive_copies_are_judged_by_the_archived_url() -> None:
+    from factseek.constraints import check, site_reason, snapshot_before
+
+    c = Constraints(before=dt.date(2020, 3, 15))
+    wb = "https://web.archive.org/web/20200110123000/"
+    assert site_reason(wb + "https://www.snopes.com/fact-check/x/", c) == "excluded-site:snopes.com"
+    assert site_reason(wb + "http://example.com/report.PDF", c) == "pdf"
+    assert site_reason(wb + "https://youtube.com/watch?v=1", c) == "video"
+    assert site_reason(wb + "https://example.com/news/story", c) is None
+    # an undated hit: the snapshot dates it when it settles the question
+    assert check(Hit(url=wb + "https://example.com/a"), c).kept
+    late = "https://web.archive.org/web/20200314150000/https://example.com/a"
+    assert not snapshot_before(late, dt.date(2020, 3, 15))  # 15:00 UTC is the 15th at +09:00
+    d = check(Hit(url=late), c)
+    assert not d.kept and d.reason == "undated"
+    # a partial timestamp says nothing about when the copy was taken
+    assert (
+        check(Hit(url="https://web.archive.org/web/2019/https://example.com/a"), c).reason
+        == "undated"
+    )
+    # the hit's own date still wins
+    assert check(
+        Hit(url=wb + "https://example.com/a", published=dt.date(2020, 4, 1)), c
+    ).reason == ("after-claim-date")

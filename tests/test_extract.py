@@ -63,16 +63,19 @@ def test_every_date_source_is_recorded() -> None:
     assert got["url"] == dt.date(2020, 3, 12)
     assert got["last-modified"] == dt.date(2020, 7, 1)
     assert "htmldate" in got
-    # JSON-LD is trusted first
-    assert doc.published == dt.date(2020, 3, 14)
+    # five sources, four days: the URL and htmldate agree, and together outweigh each of the others
+    assert doc.published == dt.date(2020, 3, 12)
+    assert doc.meta["date_source"] == "htmldate" or doc.meta["date_source"] == "url"
+    assert doc.meta["date_rule"].startswith("majority: ")
 
 
 def test_published_rule() -> None:
     E = DateEvidence
     d = dt.date
     assert choose_published(()) is None
+    # two sources disagree with equal weight... the URL outweighs htmldate's estimate
     ev = (E(source="url", date=d(2020, 1, 1)), E(source="htmldate", date=d(2020, 1, 2)))
-    assert choose_published(ev) == d(2020, 1, 2)
+    assert choose_published(ev) == d(2020, 1, 1)
     ev = (
         E(source="meta:date", date=d(2019, 1, 1)),
         E(source="meta:article:published_time", date=d(2019, 5, 5)),
@@ -215,3 +218,71 @@ def test_tag_cap_bounds_pathological_pages() -> None:
     assert time.monotonic() - t0 < 10
     assert doc.meta["truncated"] == "tags"
     assert "THE-END" not in doc.text and doc.n_words <= 2_000
+
+
+def test_text_units_are_script_aware() -> None:
+    from factseek.extract import text_units
+
+    assert text_units("The council met on Monday.") == 5
+    assert text_units("市議会は予算案を可決した。") == 6  # 12 Han/kana characters, 2 per word
+    assert text_units("Tokyo 市議会 voted") == 3  # 2 spaced words + 3 Han characters // 2
+    assert text_units("") == 0
+
+
+def test_cjk_article_is_not_replaced_by_the_whole_page() -> None:
+    article = "".join(
+        f"<p>市議会は{i}日の本会議で、駅前広場の再整備案を賛成多数で可決した。工事は来年春に始まる。</p>"
+        for i in range(1, 6)
+    )
+    menu = " ".join(f"<a href='/s{i}'>Section number {i}</a>" for i in range(40))
+    html = f"<html lang='ja'><body><div class='nav'>{menu}</div><article>{article}</article></body></html>"
+    doc = extract_html(html, "https://example.jp/a")
+    assert doc.meta["extractor"] == "trafilatura"
+    assert "Section number" not in doc.text and "駅前広場" in doc.text
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        b'<?xml version="1.0" encoding="utf-8"?>\n<html><head><meta name="date" content="2020-01-02">'
+        b"</head><body><p>" + BODY.encode() + b"</p></body></html>",
+        '<?xml version="1.0" encoding="utf-8"?><html><head><meta name="date" content="2020-01-02">'
+        "</head><body><p>" + BODY + "</p></body></html>",
+        '<meta name="date" content="2020-01-02"><p>' + BODY + "</p>",  # a fragment
+    ],
+    ids=["xml-bytes", "xml-str", "fragment"],
+)
+def test_parses_bytes_first(html: str | bytes) -> None:
+    doc = extract_html(html, "https://example.com/x")
+    assert doc.published == dt.date(2020, 1, 2)
+    assert doc.date_evidence[0].source == "meta:date"
+    assert "date_warning" not in doc.meta
+
+
+def test_parse_failure_is_said_in_the_date_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    import factseek.extract as ex
+    from factseek.constraints import Constraints
+    from factseek.temporal import post_fetch_check
+    from factseek.types import Hit
+
+    monkeypatch.setattr(ex, "_parse", lambda html: (None, "Document is empty"))
+    doc = extract_html(
+        page('<meta name="date" content="2020-01-02">'), "https://example.com/2020/01/03/x"
+    )
+    assert doc.meta["date_warning"].startswith("the HTML could not be parsed (Document is empty)")
+    assert [e.source for e in doc.date_evidence if e.source != "htmldate"] == ["url"]
+    _, notes = post_fetch_check(Hit(url=doc.url), doc, Constraints(before=dt.date(2021, 1, 1)))
+    assert any("could not be parsed" in n for n in notes)
+
+
+def test_utf16_and_declared_xml_encoding() -> None:
+    html = page(title="Œuvres à l'été").replace(
+        "<html>", '<?xml version="1.0" encoding="iso-8859-15"?><html>'
+    )
+    assert (
+        extract_html(html.encode("iso-8859-15"), "https://example.com/x").title == "Œuvres à l'été"
+    )
+    assert (
+        extract_html(b"\xff\xfe" + page(title="naïve").encode("utf-16-le"), "https://e.com/y").title
+        == "naïve"
+    )

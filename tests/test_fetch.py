@@ -441,3 +441,115 @@ def test_https_pinned_to_checked_address_keeps_sni_and_verification(
         assert docs and "housing bill" in docs[0].text, failures
     else:
         assert not docs and "CERTIFICATE_VERIFY_FAILED" in failures[0].error
+
+
+# ----------------------------------------------------------------------------- issue 14 cases
+
+#: Location values that are not usable redirects; each must fail its own URL and nothing else.
+MALFORMED_LOCATIONS = [
+    "http:foo", "mailto:x@y", "a:b:c", "http://", "http://[::1", "//", "http://a b/", "\x7f",
+    "http://%zz/", "http://xn--/", "https://:80/", "http://999.1.1.1/", "javascript:alert(1)",
+    "data:text/html,x", "file:///etc/passwd", "http://a:99999/", "http://[fe80::1%25eth0]/",
+    "////x", "http:\\\\evil.example", "http://exa mple.example", "http://ex%00ample.example",
+    "http://user@/", "http://\U0001f642.example/", "http://" + "a" * 300 + ".example/",
+    "http://[::ffff:127.0.0.1", "http://[1:2:3]/",
+]  # fmt: skip
+
+
+def test_malformed_redirects_fail_only_their_url(site: Site) -> None:
+    """Issue 14 case 1: a malformed Location raised httpx.InvalidURL out of fetch()."""
+    for i, location in enumerate(MALFORMED_LOCATIONS):
+        site.routes[f"/bad-{i}"] = redirect(location)
+    urls = [site.base + "/page"] + [
+        site.base + f"/bad-{i}" for i in range(len(MALFORMED_LOCATIONS))
+    ]
+    docs, failures = fetcher(total_timeout=2.0, connect_timeout=1.0).fetch(urls)
+    assert [d.url for d in docs] == [site.base + "/page"]
+    assert [f.url for f in failures] == urls[1:]
+    assert all(f.error and "\n" not in f.error for f in failures)
+
+
+def drip_for(seconds: float) -> Callable[[BaseHTTPRequestHandler], None]:
+    def handler(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "text/html")
+        h.end_headers()
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            h.wfile.write(b"<p>x</p>")
+            h.wfile.flush()
+            time.sleep(0.05)
+
+    return handler
+
+
+def test_slow_pages_do_not_starve_good_pages_on_the_same_host(site: Site) -> None:
+    """Issue 14 case 2: the per-URL limit counted the wait for a slot, so 2 dripping pages made
+    5 good pages on the same host time out without ever being requested."""
+    site.routes["/drip-long"] = drip_for(6.0)
+    slow = [site.base + f"/drip-long?{i}" for i in range(2)]
+    good = [site.base + f"/text?{i}" for i in range(5)]
+    f = fetcher(per_host=2, total_timeout=1.5, read_timeout=1.0)
+    docs, failures = f.fetch(slow + good)
+    assert sorted(d.url for d in docs) == sorted(good)
+    assert sorted(x.url for x in failures) == sorted(slow)
+
+
+def test_slow_host_does_not_starve_other_hosts(site: Site) -> None:
+    """Waiting for a busy host's slot must not hold one of the global slots."""
+    site.routes["/drip-long"] = drip_for(6.0)
+    slow = [f"http://localhost:{site.port}/drip-long?{i}" for i in range(6)]
+    good = [site.base + f"/text?{i}" for i in range(3)]
+    f = make_fetcher(
+        allow_hosts=["127.0.0.1", "localhost"],
+        concurrency=3,
+        per_host=1,
+        host_delay=0.0,
+        total_timeout=1.0,
+        read_timeout=1.0,
+        deadline=3.0,
+    )
+    t0 = time.monotonic()
+    docs, failures = f.fetch(slow + good)
+    assert sorted(d.url for d in docs) == sorted(good)
+    assert len(failures) == len(slow)
+    assert time.monotonic() - t0 < 5  # the overall deadline bounds the claim
+
+
+def test_overall_deadline_records_every_unfinished_url(site: Site) -> None:
+    site.routes["/drip-long"] = drip_for(6.0)
+    urls = [site.base + f"/drip-long?{i}" for i in range(4)]
+    f = fetcher(per_host=1, total_timeout=5.0, read_timeout=5.0, deadline=1.0)
+    t0 = time.monotonic()
+    docs, failures = f.fetch(urls)
+    assert time.monotonic() - t0 < 3
+    assert not docs and [x.url for x in failures] == urls
+    assert all("deadline" in x.error or "timed out" in x.error for x in failures)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "2002:a9fe:a9fe::1",  # 6to4 wrapping 169.254.169.254
+        "2002:7f00:1::1",  # 6to4 wrapping 127.0.0.1
+        "2002:0a00:0001::",  # 6to4 wrapping 10.0.0.1
+        "fec0::1",  # site-local (deprecated, still routed internally)
+        "fd12:3456::1",  # unique-local
+        "64:ff9b::7f00:1",  # NAT64 wrapping 127.0.0.1
+        "64:ff9b::a9fe:a9fe",  # NAT64 wrapping 169.254.169.254
+        "64:ff9b:1::a00:1",  # local-use NAT64 prefix
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo, client 127.0.0.1
+        "::127.0.0.1",  # IPv4-compatible (deprecated)
+        "::ffff:169.254.169.254",  # IPv4-mapped metadata
+        "::ffff:0:127.0.0.1",  # IPv4-translated
+        "100::1",  # discard-only
+    ],
+)
+def test_guard_unwraps_embedded_ipv4_and_refuses_non_global(address: str) -> None:
+    """Issue 14 case 9: 6to4 addresses wrapping forbidden IPv4 and site-local fec0::/10 passed."""
+    assert blocked_reason(ipaddress.ip_address(address)) is not None
+
+
+@pytest.mark.parametrize("address", ["2002:0808:0808::1", "64:ff9b::808:808", "2a00:1450::1"])
+def test_guard_lets_public_wrapped_addresses_through(address: str) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) is None

@@ -56,13 +56,22 @@ def test_provider_before_page_after_is_flagged_and_dropped() -> None:
     )
 
 
-def test_disagreeing_sources_flagged_kept_by_chosen_date() -> None:
+def test_disagreeing_sources_across_cutoff_are_treated_as_after() -> None:
     page = doc(("json-ld", D(2020, 1, 1)), ("url", D(2020, 4, 1)), published=D(2020, 1, 1))
     d, notes = post_fetch_check(hit(), page, CUT)
-    assert d.kept
-    assert len(notes) == 1 and "possible leakage" in notes[0] and "url 2020-04-01" in notes[0]
-    d, _ = post_fetch_check(hit(), page, CUT, config=TemporalConfig(on_conflict="drop"))
     assert not d.kept and d.reason == "date-conflict"
+    assert len(notes) == 1 and "removed: date sources disagree across 2020-03-15" in notes[0]
+    assert "before: json-ld 2020-01-01; on or after: url 2020-04-01" in notes[0]
+    assert "treated as after the cut-off" in notes[0]
+    # as undated: the undated policy decides
+    undated = TemporalConfig(on_conflict="undated")
+    d, notes = post_fetch_check(hit(), page, CUT, config=undated)
+    assert not d.kept and d.reason == "date-conflict" and "undated policy: drop" in notes[0]
+    keep = Constraints(before=D(2020, 3, 15), undated="keep")
+    d, notes = post_fetch_check(hit(), page, keep, config=undated)
+    assert d.kept and "possible leakage" in notes[0] and "undated policy: keep" in notes[0]
+    d, notes = post_fetch_check(hit(), page, CUT, config=TemporalConfig(on_conflict="flag"))
+    assert d.kept and "flagged only" in notes[0]
 
 
 def test_agreeing_sources_not_flagged() -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from factseek.constraints import UndatedPolicy
 from factseek.errors import ConfigError, InputError
 from factseek.pipeline import DEFAULT_CONFIG, CheckConfig, Parts, Progress, run, validate_claim
+from factseek.sanitize import lone_surrogate
 from factseek.types import Claim, Report
 
 DECOMPOSERS = ("auto", "rules", "llm")
@@ -31,6 +32,8 @@ def parse_date(value: str | _dt.date | None) -> _dt.date | None:
     """A date from 'YYYY-MM-DD' (or a date); InputError with one line otherwise."""
     if value is None or isinstance(value, _dt.date):
         return value
+    if not isinstance(value, str):
+        raise InputError(f"invalid date {value!r}: use a YYYY-MM-DD string")
     try:
         return _dt.date.fromisoformat(value.strip())
     except ValueError:
@@ -202,7 +205,15 @@ def make_claim(
     venue: str | None = None,
     id: str | None = None,
 ) -> Claim:
-    """A ``Claim`` from plain values (the date as 'YYYY-MM-DD' or a date; empty strings: None)."""
+    """A ``Claim`` from plain, untrusted values (the date as 'YYYY-MM-DD' or a date; empty
+    strings: None); ``InputError`` naming the field if one is unusable."""
+    fields = {"text": text, "speaker": speaker, "venue": venue, "id": id}
+    for name, value in fields.items():
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"field {name!r} must be a string, got {type(value).__name__}")
+        bad = lone_surrogate(value) if value else None
+        if bad:
+            raise InputError(f"field {name!r} contains a lone surrogate ({bad}): not valid text")
     return Claim(
         text=text, date=parse_date(date), speaker=speaker or None, venue=venue or None, id=id
     )

@@ -1,25 +1,36 @@
 """Batch checking with a run journal: one JSON line per finished claim, flushed, so a killed run
 resumes where it stopped and loses nothing finished.
 
-Layout of OUT: ``reports/<id>.json`` (one report per claim, written atomically; plus
-``reports/<id>.md``/``.html`` for the ``formats`` asked for), ``journal.jsonl`` (finished claims),
-``errors.jsonl`` (claims that failed; retried on rerun), ``summary.csv`` and ``summary.md`` (one
-row per claim: verdict, confidence, kept documents, time; see ``factseek.batch_summary``).
+Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically; plus
+``reports/<name>.md``/``.html`` for the ``formats`` asked for; ``<name>`` is the claim id made
+safe by ``factseek.sanitize.safe_name``, so no id can write outside ``OUT/reports``),
+``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun),
+``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time;
+see ``factseek.batch_summary``).
+
+Before any work: every line is parsed and validated (``DataError`` naming ``file:line`` and the
+field), duplicate ids are refused, and OUT must be writable. While running, a claim that fails
+for any reason is recorded in ``errors.jsonl`` and the batch moves on. On resume, a torn last
+line of the journal (a killed run) is cut off first, so the next record starts on its own line.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from factseek.api import CheckOptions, build_parts
 from factseek.batch_summary import finish_batch
-from factseek.errors import FactseekError
+from factseek.errors import DataError, FactseekError
+from factseek.files import check_writable_dir
 from factseek.pipeline import CheckConfig, run
+from factseek.redact import redact_text
 from factseek.report import write_report
+from factseek.sanitize import clean_text, safe_name
 from factseek.types import Claim
 
 
@@ -30,6 +41,11 @@ def claim_id(claim: Claim) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
+def report_name(cid: str) -> str:
+    """The report's path inside OUT for claim id ``cid`` (never outside ``reports/``)."""
+    return f"reports/{safe_name(cid)}.json"
+
+
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
     """(line, claim) from a claims file (docs/formats.md); DataError names the bad line."""
     from factseek.datasets.claimsfile import read_claims_file
@@ -38,16 +54,61 @@ def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
         yield record.line, record.claim
 
 
+def _unique_ids(claims: list[tuple[int, Claim]], path: Path) -> None:
+    """``DataError`` for two claims with one id, or ids that would share a report file."""
+    seen: dict[str, tuple[int, str]] = {}
+    for n, c in claims:
+        cid = claim_id(c)
+        key = safe_name(cid).lower()  # case-insensitive file systems
+        if key in seen:
+            first, other = seen[key]
+            what = (
+                f"duplicate claim id {cid!r}"
+                if other == cid
+                else (f"claim id {cid!r} would share a report file with {other!r}")
+            )
+            raise DataError(f"{what} (first on line {first})", str(path), n)
+        seen[key] = (n, cid)
+
+
+def repair_tail(path: Path) -> None:
+    """Cut a torn last line (no newline: the run was killed while writing it)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with open(path, "rb+") as f:
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) == b"\n":
+            return
+        f.seek(0)
+        f.truncate(f.read().rfind(b"\n") + 1)
+
+
 def _done_ids(journal: Path) -> set[str]:
     if not journal.exists():
         return set()
     done = set()
-    for line in journal.read_text(encoding="utf-8").splitlines():
+    for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             done.add(json.loads(line)["id"])
         except (ValueError, KeyError, TypeError):
-            continue  # a torn last line from a killed run
+            continue  # a damaged line: that claim runs again
     return done
+
+
+def _check_one(
+    claim: Claim, parts: Any, config: CheckConfig, path: Path, formats: Sequence[str]
+) -> None:
+    report = run(claim, parts, config)
+    try:
+        write_report(report, path, "json")
+        for fmt in sorted(set(formats) - {"json"}):
+            write_report(report, path.with_suffix(f".{fmt}"), fmt)
+    except OSError as e:  # the output folder failed (disk full, removed...): stop the batch
+        raise _OutputFailed(f"cannot write {path}: {e.strerror or e}") from None
+
+
+class _OutputFailed(FactseekError):
+    """Writing into OUT failed: every further claim would fail the same way."""
 
 
 def run_batch(
@@ -64,9 +125,12 @@ def run_batch(
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
     report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
-    out.mkdir(parents=True, exist_ok=True)
+    _unique_ids(claims, claims_path)
+    check_writable_dir(out, "--out")
     (out / "reports").mkdir(exist_ok=True)
     journal = out / "journal.jsonl"
+    repair_tail(journal)
+    repair_tail(out / "errors.jsonl")
     done = _done_ids(journal)
     parts = build_parts(CheckOptions(**options))
     config = CheckConfig(k=k, undated=undated, exclude_sites=exclude_sites)  # type: ignore[arg-type]
@@ -82,19 +146,21 @@ def run_batch(
         task = bar.add_task("checking claims", total=len(todo))
         for n, claim in todo:
             cid = claim_id(claim)
+            name = report_name(cid)
             try:
-                report = run(claim, parts, config)
-                path = out / "reports" / f"{cid}.json"
-                write_report(report, path, "json")
-                for fmt in sorted(set(formats) - {"json"}):
-                    write_report(report, path.with_suffix(f".{fmt}"), fmt)
-                jf.write(json.dumps({"id": cid, "line": n, "report": f"reports/{cid}.json"}) + "\n")
-                jf.flush()
-                checked += 1
-            except FactseekError as e:
-                ef.write(json.dumps({"id": cid, "line": n, "error": str(e)}) + "\n")
+                _check_one(claim, parts, config, out / name, formats)
+            except _OutputFailed:
+                raise
+            except Exception as e:  # one claim never stops the batch: record it, move on
+                message = str(e) if isinstance(e, FactseekError) else f"{type(e).__name__}: {e}"
+                message = redact_text(clean_text(message))[:2000]  # stored: no secrets, no escapes
+                ef.write(json.dumps({"id": cid, "line": n, "error": message}) + "\n")
                 ef.flush()
                 failed += 1
+            else:
+                jf.write(json.dumps({"id": cid, "line": n, "report": name}) + "\n")
+                jf.flush()
+                checked += 1
             bar.advance(task)
     finish_batch(out, formats)
     return checked, len(claims) - len(todo), failed

@@ -33,7 +33,8 @@ from typing import Any
 from factseek import errors
 from factseek.constraints import Constraints
 from factseek.errors import BundleError, FactseekError, SearchError
-from factseek.files import atomic_write
+from factseek.files import atomic_write, check_writable_dir
+from factseek.sanitize import json_loads
 from factseek.search.base import Capabilities, SearchBackend
 from factseek.types import Document, FetchFailure, Hit, from_dict, to_dict
 
@@ -62,7 +63,7 @@ def _llm_key(
 
 def _check_config(root: Path) -> None:
     try:
-        config = json.loads((root / "config.json").read_text())
+        config = json_loads((root / "config.json").read_text())
     except (OSError, ValueError):
         raise BundleError(f"{root}: not an evidence bundle (no readable config.json)") from None
     if config.get("kind") != KIND or config.get("format_version") != FORMAT_VERSION:
@@ -90,8 +91,7 @@ class Recorder:
     """Writes every search, fetch and LLM call of the wrapped objects into ``root``."""
 
     def __init__(self, root: Path | str) -> None:
-        self.root = Path(root)
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root = check_writable_dir(root, "evidence bundle folder")
         if (self.root / "config.json").exists():
             _check_config(self.root)
         else:
@@ -232,7 +232,7 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                out.append(json.loads(line))
+                out.append(json_loads(line))
             except ValueError:
                 raise BundleError(f"{path}:{i}: not valid JSON") from None
     return out
@@ -322,7 +322,7 @@ class _ReplayedFetcher:
             raise BundleError(f"{path}: missing or damaged page") from None
         if hashlib.sha256(data).hexdigest() != digest:
             raise BundleError(f"{path}: content does not match its hash")
-        return from_dict(Document, json.loads(data))
+        return from_dict(Document, json_loads(data))
 
     def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
         docs: list[Document] = []

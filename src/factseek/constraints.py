@@ -4,6 +4,10 @@
   an explicit policy (``undated="drop"`` by default, or ``"keep"``) and are counted either way.
 * Site: no fact-checking sites (the paper's list), no URL containing "fact-check"/"factcheck",
   no PDFs and no video sites; users extend the lists.
+* Web-archive copies (``web.archive.org/web/TIMESTAMP/URL``): the site constraint judges the
+  archived URL (its site, markers and file type), and a hit with no date of its own is dated by
+  the snapshot when that settles it: a copy taken before the cut-off (with a day's margin for time
+  zones) existed before the claim; otherwise it counts as undated.
 
 Backends that can filter natively (the local store, some web APIs) take the same ``Constraints``;
 ``check`` is still applied to everything they return, so a backend's bug cannot leak a page.
@@ -19,6 +23,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from factseek.types import ConstraintDecision, Hit
+from factseek.webarchive import original_url, snapshot
 
 #: Fact-checking sites excluded by the paper (host, optional path prefix).
 FACT_CHECK_SITES: tuple[str, ...] = (
@@ -108,7 +113,8 @@ def site_matches(url: str, site: str) -> bool:
 
 
 def site_reason(url: str, c: Constraints) -> str | None:
-    """Why the site constraint removes ``url``, or None if it passes."""
+    """Why the site constraint removes ``url`` (an archive copy: the archived URL), or None."""
+    url = original_url(url)
     for site in c.all_excluded_sites:
         if site_matches(url, site):
             return f"excluded-site:{site}"
@@ -137,9 +143,25 @@ def date_reason(published: _dt.date | None, c: Constraints) -> str | None:
     return None
 
 
+def snapshot_before(url: str, before: _dt.date) -> bool:
+    """True when ``url`` is an archive copy certainly taken before the day ``before``.
+
+    The snapshot time is UTC and the claim's day is local: the copy counts only if its local day
+    is before ``before`` even at +14:00, the furthest-ahead zone.
+    """
+    s = snapshot(url)
+    if s is None or s.taken is None:
+        return False
+    latest_local = (s.taken + _dt.timedelta(hours=14)).date()
+    return latest_local < before
+
+
 def check(hit: Hit, c: Constraints, *, native: bool = False) -> ConstraintDecision:
     """One decision for one hit: the site constraint first, then the date."""
-    reason = site_reason(hit.url, c) or date_reason(hit.published, c)
+    published = hit.published
+    if published is None and c.before is not None and snapshot_before(hit.url, c.before):
+        published = c.before - _dt.timedelta(days=1)  # existed before the cut-off
+    reason = site_reason(hit.url, c) or date_reason(published, c)
     return ConstraintDecision(
         url=hit.url, kept=reason is None, reason=reason or "ok", native=native
     )

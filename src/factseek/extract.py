@@ -1,27 +1,26 @@
-"""Main text, title and publication date of a web page.
+"""Main text, title and dates of a web page.
 
 ``extract_html(html, url, headers=...) -> Document``. Text comes from trafilatura, falling back to
-readability-lxml + html2text and then to html2text over the whole page (the paper's tools). The
-publication date is gathered from several independent sources, each kept as a ``DateEvidence``:
+readability-lxml + html2text and then to html2text over the whole page (the paper's tools); an
+extractor whose text is shorter than ``min_words`` hands over to the next, and the longest wins.
+Length is counted script-aware (``text_units``): a word in scripts written with spaces, half a
+character in those written without (Chinese, Japanese, Thai...), so a Japanese article is not
+mistaken for an empty page.
 
-=========================  ===============================================================
-source                     where it comes from
-=========================  ===============================================================
-``json-ld``                ``datePublished`` in a ``<script type="application/ld+json">``
-``meta:<name>``            a publication meta tag (``article:published_time``, ``dc.date``...)
-``microdata``              ``itemprop="datePublished"`` on any element (``<time datetime>``)
-``htmldate``               htmldate's estimate of the original publication date
-``url``                    a ``/YYYY/MM/DD/`` (or ``YYYY-MM-DD``, ``YYYYMMDD``) path segment
-``json-ld:dateModified``,  modification dates: upper bounds on publication, not the date
-``meta:<modified name>``,  itself
-``last-modified``
-=========================  ===============================================================
+The page is parsed once, bytes-first: the body is decoded (BOM, ``Content-Type``, XML
+declaration, ``<meta charset>``, UTF-8, detection), an XML declaration or doctype is dropped, and
+lxml parses the UTF-8 bytes with the encoding stated; XHTML, odd encodings and fragments parse.
+The same tree feeds trafilatura (text), its readers of meta tags and JSON-LD (title, author,
+site name, description) and every date source; htmldate (extensive search) runs on a copy only
+when its vote could change the chosen date. If lxml still fails, the text extractors run on the
+string and ``Document.meta["date_warning"]`` says which date sources were lost.
 
-``Document.published`` rule: the first publication source in ``PUBLICATION_PRIORITY`` order
-(json-ld, meta, microdata, htmldate, url; among meta tags, ``PUBLISHED_META`` order). If the page
-has no publication date at all, the earliest modification date is used: a page cannot be
-published after it was last modified, so that date is a safe upper bound for a before-date
-filter. Disagreement between sources is not resolved here; ``factseek.temporal`` flags it.
+Dates: every date the page states is a ``DateEvidence(source, date, raw, rule)`` (sources,
+time zones and day/month order: ``factseek.pagedates``); ``Document.published`` is chosen by the
+policy in ``factseek.datepolicy`` (agreement first; ties to the later date; upper bounds when
+nothing else), with ``Document.meta["date_source"]`` and ``["date_rule"]`` saying why. For an
+archive copy (``web.archive.org/web/TIMESTAMP/URL``) the URL date and the domain are the archived
+page's, and the snapshot is an upper bound.
 
 Input is bounded: at most ``max_chars`` characters and ``max_tags`` tags are parsed (extraction
 time grows with the number of elements; ``Document.meta["truncated"]`` says when a page was
@@ -31,18 +30,45 @@ Failures raise ``ExtractionError``.
 
 from __future__ import annotations
 
-import datetime as _dt
-import email.utils
-import json
+import copy
+import functools
 import logging
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from factseek.datepolicy import (
+    MODIFICATION_SOURCES,
+    MODIFIED_META,
+    PUBLISHED_META,
+    choose_published,
+)
+from factseek.dates import EARLIEST_DATE, parse_date, url_date
 from factseek.errors import ExtractionError
-from factseek.types import DateEvidence, Document
+from factseek.pagedates import page_dates
+from factseek.textlen import text_units
+from factseek.types import Document
+from factseek.webarchive import original_url
+
+__all__ = [
+    "DEFAULT_EXTRACT",
+    "EARLIEST_DATE",
+    "MODIFICATION_SOURCES",
+    "MODIFIED_META",
+    "PUBLISHED_META",
+    "ExtractConfig",
+    "choose_published",
+    "clean_text",
+    "decode_body",
+    "extract_html",
+    "extract_text",
+    "looks_binary",
+    "parse_date",
+    "text_units",
+    "url_date",
+]
 
 # ----------------------------------------------------------------------------- configuration
 
@@ -53,224 +79,13 @@ class ExtractConfig:
 
     max_chars: int = 3_000_000  # characters of HTML parsed; the rest is dropped
     max_tags: int = 25_000  # tags parsed (extraction time grows with them); the rest is dropped
-    min_words: int = 25  # an extractor yielding fewer words hands over to the next one
+    min_words: int = 25  # an extractor yielding fewer text units hands over to the next one
     max_title_chars: int = 500
     max_meta_chars: int = 500  # each Document.meta value
-    max_jsonld_chars: int = 200_000  # one JSON-LD block larger than this is ignored
     binary_ratio: float = 0.05  # share of control characters that marks content as binary
 
 
 DEFAULT_EXTRACT = ExtractConfig()
-
-#: Publication meta tags (name, property or itemprop, lower-case), most trusted first.
-PUBLISHED_META: tuple[str, ...] = (
-    "article:published_time",
-    "og:published_time",
-    "datepublished",
-    "citation_publication_date",
-    "citation_date",
-    "dc.date.issued",
-    "dcterms.issued",
-    "dc.date.created",
-    "dcterms.created",
-    "dc.date",
-    "dcterms.date",
-    "parsely-pub-date",
-    "sailthru.date",
-    "pubdate",
-    "publishdate",
-    "publish-date",
-    "publish_date",
-    "article.published",
-    "date",
-)
-#: Modification meta tags: upper bounds on the publication date.
-MODIFIED_META: tuple[str, ...] = (
-    "article:modified_time",
-    "og:updated_time",
-    "datemodified",
-    "dcterms.modified",
-    "last-modified",
-)
-#: Order in which publication sources are trusted (a "meta:*" source matches "meta").
-PUBLICATION_PRIORITY: tuple[str, ...] = ("json-ld", "meta", "microdata", "htmldate", "url")
-#: Sources that give a modification date, not a publication date.
-MODIFICATION_SOURCES: frozenset[str] = frozenset(
-    {"json-ld:dateModified", "last-modified", *(f"meta:{m}" for m in MODIFIED_META)}
-)
-
-EARLIEST_DATE = _dt.date(1990, 1, 1)  # no web page is older; earlier values are junk
-
-# ----------------------------------------------------------------------------- dates
-
-_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-_SLASHED = re.compile(r"(\d{4})/(\d{1,2})/(\d{1,2})")
-_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\D|$)")
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("jan", "january"),
-            ("feb", "february"),
-            ("mar", "march"),
-            ("apr", "april"),
-            ("may",),
-            ("jun", "june"),
-            ("jul", "july"),
-            ("aug", "august"),
-            ("sep", "sept", "september"),
-            ("oct", "october"),
-            ("nov", "november"),
-            ("dec", "december"),
-        ],
-        start=1,
-    )
-    for m in names
-}
-_MONTH_DAY_YEAR = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b")
-_DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})\b")
-_URL_DATE = re.compile(
-    r"/((?:19|20)\d{2})[/-](0?[1-9]|1[0-2])[/-](0?[1-9]|[12]\d|3[01])(?=/|-|_|\.|$)"
-    r"|/((?:19|20)\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=/|-|_|\.|$)"
-)
-
-
-def _valid(year: int, month: int, day: int, today: _dt.date) -> _dt.date | None:
-    try:
-        d = _dt.date(year, month, day)
-    except ValueError:
-        return None
-    return d if EARLIEST_DATE <= d <= today + _dt.timedelta(days=1) else None
-
-
-def parse_date(value: str, *, today: _dt.date | None = None) -> _dt.date | None:
-    """A calendar date from an ISO, slashed, compact, RFC 2822 or 'March 5, 2020' string.
-
-    Returns None for anything else and for dates before 1990 or after tomorrow.
-    """
-    today = today or _dt.date.today()
-    s = value.strip()[:100]
-    if not s:
-        return None
-    for pattern in (_ISO, _SLASHED, _COMPACT):
-        m = pattern.search(s)
-        if m:
-            return _valid(int(m[1]), int(m[2]), int(m[3]), today)
-    m = _MONTH_DAY_YEAR.search(s)
-    if m and m[1].lower() in _MONTHS:
-        return _valid(int(m[3]), _MONTHS[m[1].lower()], int(m[2]), today)
-    m = _DAY_MONTH_YEAR.search(s)
-    if m and m[2].lower() in _MONTHS:
-        return _valid(int(m[3]), _MONTHS[m[2].lower()], int(m[1]), today)
-    try:
-        return _valid(*email.utils.parsedate_to_datetime(s).timetuple()[:3], today)
-    except (TypeError, ValueError, IndexError):
-        return None
-
-
-def url_date(url: str) -> _dt.date | None:
-    """The date in a URL path like ``/2020/03/15/`` or ``/2020-03-15-slug``, if any."""
-    path = urlsplit(url).path[:2000]
-    m = _URL_DATE.search(path)
-    if not m:
-        return None
-    y, mo, d = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
-    return _valid(int(y), int(mo), int(d), _dt.date.today())
-
-
-def choose_published(evidence: tuple[DateEvidence, ...]) -> _dt.date | None:
-    """Apply the module's publication-date rule to a list of evidence."""
-
-    def rank(e: DateEvidence) -> tuple[int, int]:
-        kind, _, name = e.source.partition(":")
-        tier = PUBLICATION_PRIORITY.index(kind)
-        sub = PUBLISHED_META.index(name) if kind == "meta" and name in PUBLISHED_META else 0
-        return tier, sub
-
-    published = [
-        e
-        for e in evidence
-        if e.source not in MODIFICATION_SOURCES
-        and e.source.partition(":")[0] in PUBLICATION_PRIORITY
-    ]
-    if published:
-        return min(published, key=rank).date
-    modified = [e.date for e in evidence if e.source in MODIFICATION_SOURCES]
-    return min(modified) if modified else None
-
-
-# ----------------------------------------------------------------------------- HTML date sources
-
-
-def _jsonld_dates(obj: Any, depth: int = 0) -> Iterator[tuple[str, str]]:
-    if depth > 20:
-        return
-    if isinstance(obj, list):
-        for x in obj[:1000]:
-            yield from _jsonld_dates(x, depth + 1)
-    elif isinstance(obj, dict):
-        for key in ("datePublished", "dateModified"):
-            v = obj.get(key)
-            if isinstance(v, str):
-                yield key, v
-        for key, v in obj.items():
-            if key not in ("datePublished", "dateModified") and isinstance(v, (list, dict)):
-                yield from _jsonld_dates(v, depth + 1)
-
-
-def _tree_dates(tree: Any, cfg: ExtractConfig) -> list[DateEvidence]:
-    """Dates from JSON-LD, meta tags and microdata, in document order, one per source."""
-    found: dict[str, _dt.date] = {}
-
-    def add(source: str, raw: str | None) -> None:
-        if raw and source not in found:
-            d = parse_date(raw)
-            if d is not None:
-                found[source] = d
-
-    for script in tree.iterfind(".//script"):
-        if (script.get("type") or "").strip().lower() != "application/ld+json":
-            continue
-        raw = script.text or ""
-        if len(raw) > cfg.max_jsonld_chars:
-            continue
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            continue
-        for key, value in _jsonld_dates(data):
-            add("json-ld" if key == "datePublished" else "json-ld:dateModified", value)
-    wanted = set(PUBLISHED_META) | set(MODIFIED_META)
-    for meta in tree.iterfind(".//meta"):
-        for attr in ("property", "name", "itemprop", "http-equiv"):
-            key = (meta.get(attr) or "").strip().lower()
-            if key in wanted:
-                add(f"meta:{key}", meta.get("content"))
-                break
-    for el in tree.xpath("//*[@itemprop='datePublished']")[:20]:
-        if el.tag != "meta":
-            add("microdata", el.get("datetime") or el.get("content") or (el.text or ""))
-    return [DateEvidence(source=s, date=d) for s, d in found.items()]
-
-
-def _htmldate(tree: Any, url: str) -> _dt.date | None:
-    import htmldate
-
-    try:
-        value = htmldate.find_date(tree, extensive_search=False, original_date=True, url=url)
-    except Exception:  # htmldate has no error hierarchy of its own; a failure means "no date"
-        return None
-    return parse_date(value) if value else None
-
-
-def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
-    if not headers:
-        return None
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return None
-
 
 # ----------------------------------------------------------------------------- text
 
@@ -298,17 +113,32 @@ def looks_binary(text: str, ratio: float = DEFAULT_EXTRACT.binary_ratio) -> bool
 
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+_XML_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9_.:-]+)""", re.I)
+_BOMS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
 
 
 def decode_body(body: bytes, content_type: str | None = None) -> str:
-    """Bytes to text: the declared charset (header, then HTML meta), then UTF-8, then detection."""
+    """Bytes to text: a byte-order mark, the declared charset (header, XML declaration, HTML
+    meta), then UTF-8, then detection."""
     import codecs
 
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body[len(bom) :].decode(name, errors="replace")
     declared: list[str] = []
     if content_type:
         m = re.search(r"charset\s*=\s*[\"']?([A-Za-z0-9_.:-]+)", content_type, re.I)
         if m:
             declared.append(m[1])
+    m1 = _XML_ENCODING.search(body[:200])
+    if m1:
+        declared.append(m1[1].decode("ascii", "replace"))
     m2 = _META_CHARSET.search(body[:4096])
     if m2:
         declared.append(m2[1].decode("ascii", "replace"))
@@ -325,30 +155,84 @@ def decode_body(body: bytes, content_type: str | None = None) -> str:
     return body.decode(encoding, errors="replace")
 
 
+@functools.cache
 def _quiet(*names: str) -> None:
     # readability and trafilatura log tracebacks for ordinary bad pages; those become our
-    # ExtractionError instead.
+    # ExtractionError instead. Once: setLevel clears every logger's cache, which is not free.
     for name in names:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _trafilatura(html: str, url: str) -> tuple[str, dict[str, str]]:
+def _trafilatura(page: Any, url: str) -> str:
+    """The main text from a tree (trafilatura copies it) or an HTML string."""
     import trafilatura
 
     try:
-        r = trafilatura.bare_extraction(
-            html, url=url, with_metadata=True, include_comments=False, include_tables=True
-        )
+        r = trafilatura.bare_extraction(page, url=url, include_comments=False, include_tables=True)
     except Exception:  # trafilatura raises bare ValueError/TypeError/lxml errors on bad input
-        return "", {}
-    if r is None:
-        return "", {}
-    meta = {
-        k: str(v)
-        for k in ("title", "author", "sitename", "language", "description")
-        if (v := getattr(r, k, None))
-    }
-    return r.text or "", meta
+        return ""
+    return (r.text or "") if r is not None else ""
+
+
+#: Meta tags read into ``Document.meta`` (name or property, lower-case) and the key they fill.
+META_FIELDS: dict[str, str] = {
+    "og:title": "title",
+    "twitter:title": "title",
+    "og:site_name": "sitename",
+    "application-name": "sitename",
+    "author": "author",
+    "article:author": "author",
+    "description": "description",
+    "og:description": "description",
+}
+
+
+def _metadata(tree: Any) -> dict[str, str]:
+    """Title, author, site name, description and language from the page's tags.
+
+    The title is ``og:title`` (or ``twitter:title``), else the first ``<h1>`` when the
+    ``<title>`` contains it (dropping the " | Site name" part), else the ``<title>``.
+    """
+    out: dict[str, str] = {}
+    for m in tree.iterfind(".//meta"):
+        key = (m.get("property") or m.get("name") or "").strip().lower()
+        field = META_FIELDS.get(key)
+        if field and field not in out and (content := (m.get("content") or "").strip()):
+            out[field] = content
+    if "title" not in out:
+        t = tree.find(".//title")
+        title = " ".join((t.text_content() if t is not None else "").split())
+        h1 = tree.find(".//h1")
+        head = " ".join((h1.text_content() if h1 is not None else "").split())
+        if head and head in title:
+            title = head
+        if title:
+            out["title"] = title
+    lang = (tree.get("lang") or "").strip()
+    if lang:
+        out["language"] = lang.split("-")[0].lower()
+    return out
+
+
+def _htmldate(page: Any, url: str) -> str | None:
+    """htmldate's estimate (extensive search) on a copy of the tree, or on the HTML string."""
+    import htmldate
+
+    try:
+        page = copy.deepcopy(page) if not isinstance(page, str) else page
+        value = htmldate.find_date(page, extensive_search=True, original_date=True, url=url)
+    except Exception:  # htmldate has no error hierarchy of its own; a failure means "no date"
+        return None
+    return str(value) if value else None
+
+
+def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
+    if not headers:
+        return None
+    for key, value in headers.items():
+        if key.lower() == name:
+            return value
+    return None
 
 
 def _readability(html: str) -> tuple[str, str]:
@@ -376,14 +260,22 @@ def _html2text(module: Any, html: str) -> str:
         return ""
 
 
-def _parse(html: str) -> Any:
+_PROLOGUE = re.compile(r"^\s*(?:<\?xml[^>]*>\s*)?(?:<!doctype[^>]*>\s*)?", re.I)
+
+
+def _parse(html: str) -> tuple[Any, str]:
+    """A tree (or None) and, when parsing failed, why. Bytes-first: lxml gets UTF-8 bytes."""
     import lxml.html
     from lxml import etree
 
+    body = _PROLOGUE.sub("", html, count=1).encode("utf-8", "surrogatepass")
+    parser = lxml.html.HTMLParser(
+        encoding="utf-8", remove_comments=True, remove_pis=True, collect_ids=False
+    )
     try:
-        return lxml.html.document_fromstring(html)
-    except (etree.ParserError, ValueError):
-        return None
+        return lxml.html.document_fromstring(body, parser=parser), ""
+    except (etree.ParserError, ValueError, UnicodeError) as e:
+        return None, " ".join(str(e).split())[:200] or type(e).__name__
 
 
 def _tag_cut(html: str, max_tags: int) -> int | None:
@@ -394,10 +286,6 @@ def _tag_cut(html: str, max_tags: int) -> int | None:
     for _ in range(max_tags + 1):
         pos = html.find("<", pos + 1)
     return pos
-
-
-def _words(text: str) -> int:
-    return len(text.split())
 
 
 def extract_html(
@@ -427,61 +315,67 @@ def extract_html(
         raise ExtractionError(f"{url}: empty page")
     _quiet("trafilatura", "readability.readability", "htmldate")
 
-    evidence: list[DateEvidence] = []
-    tree = _parse(html)
+    tree, parse_error = _parse(html)
+    page = tree if tree is not None else html
+    text = _trafilatura(page, url)
+    meta = _metadata(tree) if tree is not None else {}
+    dates = page_dates(
+        tree, url, headers=headers, estimate=lambda: _htmldate(page, original_url(url))
+    )
     page_title = ""
     if tree is not None:
-        evidence.extend(_tree_dates(tree, config))
         t = tree.find(".//title")
         page_title = (t.text_content() if t is not None else "") or ""
-        d = _htmldate(tree, url)  # last: htmldate may prune the tree it is given
-        if d is not None:
-            evidence.append(DateEvidence(source="htmldate", date=d))
-    d = url_date(url)
-    if d is not None:
-        evidence.append(DateEvidence(source="url", date=d))
-    lm = _header(headers, "last-modified")
-    d = parse_date(lm) if lm else None
-    if d is not None:
-        evidence.append(DateEvidence(source="last-modified", date=d))
 
-    text, meta = _trafilatura(html, url)
     extractor = "trafilatura"
     candidates = [(text, extractor)]
-    if _words(text) < config.min_words:
+    if text_units(text) < config.min_words:
         rtext, rtitle = _readability(html)
         page_title = page_title or rtitle
         candidates.append((rtext, "readability"))
-        if _words(rtext) < config.min_words:
+        if text_units(rtext) < config.min_words:
             import html2text
 
             candidates.append((_html2text(html2text, html), "html2text"))
-        text, extractor = max(candidates, key=lambda c: _words(c[0]))
+        text, extractor = max(candidates, key=lambda c: text_units(c[0]))
     text = clean_text(text)
     if not text:
         raise ExtractionError(f"{url}: no text could be extracted")
 
     title = clean_text(meta.pop("title", "") or page_title).replace("\n", " ")
-    ev = tuple(evidence)
     info = {k: clean_text(v)[: config.max_meta_chars] for k, v in meta.items()}
     info["extractor"] = extractor
     if truncated:
         info["truncated"] = truncated
+    info.update(_date_meta(dates.choice.source, dates.choice.rule))
+    if parse_error:
+        info["date_warning"] = (
+            f"the HTML could not be parsed ({parse_error}): JSON-LD, meta, microdata and "
+            "visible-text dates were not read"
+        )[: config.max_meta_chars]
     return Document(
         url=url,
         text=text,
         title=title[: config.max_title_chars],
-        published=choose_published(ev),
+        published=dates.choice.date,
         domain=_domain(url),
-        date_evidence=ev,
+        date_evidence=dates.evidence,
         meta=info,
+    )
+
+
+def _date_meta(source: str, rule: str) -> dict[str, str]:
+    return (
+        {"date_source": source, "date_rule": rule[: DEFAULT_EXTRACT.max_meta_chars]}
+        if source
+        else {}
     )
 
 
 def extract_text(
     text: str | bytes, url: str, *, headers: Mapping[str, str] | None = None
 ) -> Document:
-    """A plain-text page as a ``Document`` (dates from the URL and Last-Modified only)."""
+    """A plain-text page as a ``Document`` (dates from the URL, Last-Modified and an archive)."""
     if isinstance(text, bytes):
         text = decode_body(text, _header(headers, "content-type"))
     if looks_binary(text):
@@ -489,25 +383,20 @@ def extract_text(
     body = clean_text(text)
     if not body:
         raise ExtractionError(f"{url}: empty page")
-    evidence: list[DateEvidence] = []
-    if (d := url_date(url)) is not None:
-        evidence.append(DateEvidence(source="url", date=d))
-    lm = _header(headers, "last-modified")
-    if lm and (d := parse_date(lm)) is not None:
-        evidence.append(DateEvidence(source="last-modified", date=d))
-    ev = tuple(evidence)
+    dates = page_dates(None, url, headers=headers)
     first = body.split("\n", 1)[0][: DEFAULT_EXTRACT.max_title_chars]
     return Document(
         url=url,
         text=body,
         title=first,
-        published=choose_published(ev),
+        published=dates.choice.date,
         domain=_domain(url),
-        date_evidence=ev,
-        meta={"extractor": "text"},
+        date_evidence=dates.evidence,
+        meta={"extractor": "text", **_date_meta(dates.choice.source, dates.choice.rule)},
     )
 
 
 def _domain(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
+    """The page's host without ``www.`` (the archived page's host for an archive copy)."""
+    host = (urlsplit(original_url(url)).hostname or "").lower()
     return host[4:] if host.startswith("www.") else host

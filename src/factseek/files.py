@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,3 +55,34 @@ def atomic_write(path: str | Path, data: str | bytes, *, fsync: bool = False) ->
         if fsync:
             f.flush()
             os.fsync(f.fileno())
+
+
+def check_writable_dir(path: str | Path, what: str) -> Path:
+    """Create folder ``path`` if needed and prove it writable; ``InputError`` (one line) if not.
+
+    Called before expensive work starts, so a bad output path fails in a second, not after a run.
+    """
+    from factseek.errors import InputError
+
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=path, prefix=".write-test.")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise InputError(f"{what} {path} is not a writable folder: {e.strerror or e}") from None
+    return path
+
+
+def check_writable_file(path: str | Path, what: str) -> Path:
+    """Prove that file ``path`` can be written (its folder is created if needed); ``InputError``."""
+    from factseek.errors import InputError
+
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} {path} is a folder; give a file name")
+    check_writable_dir(path.parent if str(path.parent) else Path("."), what)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"{what} {path} is not writable")
+    return path

@@ -24,6 +24,7 @@ from factseek.decompose import Decomposer, dedup
 from factseek.errors import FactseekError, InputError
 from factseek.judge import Judge
 from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
+from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.summarize import Summarizer
 from factseek.types import (
@@ -89,6 +90,13 @@ class Parts:
 
 def validate_claim(claim: Claim, *, today: _dt.date | None = None) -> Claim:
     """The claim, whitespace-normalised, or InputError with one line."""
+    for name in ("text", "speaker", "venue", "id"):
+        value = getattr(claim, name)
+        bad = lone_surrogate(value) if isinstance(value, str) else None
+        if bad:
+            raise InputError(
+                f"the claim's {name} contains a lone surrogate ({bad}): not valid text"
+            )
     text = " ".join(claim.text.split()) if isinstance(claim.text, str) else ""
     if not text:
         raise InputError("the claim is empty")

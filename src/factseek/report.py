@@ -4,10 +4,19 @@
 >>> report = read_report("report.json")  # doctest: +SKIP
 >>> write_report(report, "report.html", "html")  # doctest: +SKIP
 
-Everything that came from a web page, a search result or a model is untrusted: in HTML it is
-escaped, links are limited to http(s) URLs, and nothing is loaded from elsewhere (inline CSS, no
-scripts). Files are written atomically: a temp file in the same folder, then a rename. The
-readable formats speak plainly: constraint codes ("after-claim-date") become words ("published
+Everything that came from a web page, a search result or a model is untrusted:
+
+- every format: terminal escape sequences, control characters, bidi overrides and lone
+  surrogates are removed (``factseek.sanitize.clean_text``; in JSON one for one, so character
+  offsets stay valid), and URLs lose userinfo and key-like parameters (``factseek.redact``);
+- Markdown: text is HTML-escaped and Markdown syntax backslash-escaped; link targets are
+  percent-encoded inside ``<...>`` (no ``<``, ``>``, brackets, parentheses, quotes, backslashes or
+  spaces survive), so neither raw HTML nor a crafted URL can add markup or leave its link;
+- HTML: escaped, links limited to http(s) URLs, nothing loaded from elsewhere (a CSP, inline CSS,
+  no scripts).
+
+Files are written atomically: a temp file in the same folder, then a rename. The readable
+formats speak plainly: constraint codes ("after-claim-date") become words ("published
 after the claim"), long titles are cut at a word with "…".
 """
 
@@ -18,11 +27,14 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import Any
+from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
-from factseek.types import Report, from_dict, to_json
+from factseek.redact import redact_text, redact_url
+from factseek.sanitize import clean_text, json_loads
+from factseek.types import Document, Report, from_dict, to_dict
 
 
 class Format(StrEnum):
@@ -33,9 +45,29 @@ class Format(StrEnum):
     html = "html"
 
 
+_URL_KEYS = frozenset({"url", "final_url"})
+_MESSAGE_KEYS = frozenset({"notes", "error", "explanation", "note"})
+
+
+def _clean_tree(obj: Any, key: str = "") -> Any:
+    """JSON data with every string cleaned one for one; URLs and messages also redacted."""
+    if isinstance(obj, str):
+        text = clean_text(obj, keep_newlines=True, keep_length=True)
+        if key in _URL_KEYS:
+            return redact_url(text)
+        return redact_text(text) if key in _MESSAGE_KEYS else text
+    if isinstance(obj, list):
+        return [_clean_tree(x, key) for x in obj]
+    if isinstance(obj, dict):
+        return {_clean_tree(str(k)): _clean_tree(v, str(k)) for k, v in obj.items()}
+    return obj
+
+
 def render_json(report: Report) -> str:
-    """The complete report as indented JSON (``read_report`` reads it back losslessly)."""
-    return to_json(report) + "\n"
+    """The complete report as indented JSON (``read_report`` reads it back; only control
+    characters, which become spaces, and credentials in URLs and messages differ)."""
+    data = _clean_tree(to_dict(report))
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
 # ----------------------------------------------------------------------------- plain words
@@ -96,16 +128,27 @@ def _quoted(text: str, escape: Callable[[str], str]) -> str:
 
 
 def _md(text: str) -> str:
-    """Neutralise Markdown/HTML syntax in untrusted text (one line)."""
-    text = " ".join(str(text).split())
+    """Neutralise Markdown/HTML syntax and terminal escapes in untrusted text (one line)."""
+    text = " ".join(redact_text(clean_text(text)).split())
     text = html.escape(text, quote=False)
-    for ch in "\\`*_[]|#":
+    for ch in "\\`*_[]|#~":  # with [ ] escaped, ( ) and ! cannot start a link or an image
         text = text.replace(ch, "\\" + ch)
     return text
 
 
+#: Characters left as they are in a Markdown link target; all else is percent-encoded.
+_URL_SAFE = "!#$%&'*+,/:;=?@-._~"
+
+
+def _md_url(url: str) -> str:
+    """A link target for ``[label](<target>)``: cleaned, redacted, percent-encoded."""
+    return quote(" ".join(clean_text(url).split()), safe=_URL_SAFE)
+
+
 def _md_link(title: str, url: str) -> str:
-    return f"[{_md(title or url)}](<{_safe_url(url)}>)" if _safe_url(url) else _md(title or url)
+    safe = _safe_url(url)
+    label = _md(title or redact_url(url))
+    return f"[{label}](<{_md_url(safe)}>)" if safe else label
 
 
 def _verdict_line(report: Report) -> str:
@@ -179,6 +222,17 @@ def render_markdown(report: Report) -> str:
         out.append("- nothing")
     out.append("")
 
+    out.append("## Page dates\n")
+    for d in report.documents:
+        date, source, rule, ev = _page_date(d)
+        out.append(
+            f"- {_md_link(d.title[:60], d.url)}: **{date}** {_md(source)}; rule: {_md(rule)}"
+        )
+        out.extend(f"  - {_md(e)}" for e in ev)
+    if not report.documents:
+        out.append("- no documents")
+    out.append("")
+
     out.append("## Passages\n")
     for p in report.passages:
         out.append(
@@ -204,6 +258,25 @@ def render_markdown(report: Report) -> str:
     out.append(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()) + "\n")
     out.append(f"factseek {report.version}\n")
     return "\n".join(out)
+
+
+def _page_date(doc: Document) -> tuple[str, str, str, list[str]]:
+    """A kept page's date, its source, the rule that chose it, and every date the page gave."""
+    date = doc.published.isoformat() if doc.published else "undated"
+    source, rule = doc.meta.get("date_source", ""), doc.meta.get("date_rule", "")
+    if not source and len(doc.date_evidence) == 1:  # e.g. a knowledge store's own date
+        source, rule = doc.date_evidence[0].source, "the only date recorded for it"
+    source = f"from {source}" if source else ""
+    rule = rule or ("no date on the page" if not doc.published else "not recorded")
+    ev = [
+        f"{e.source}: {e.date.isoformat()}"
+        + (f" from “{_clip(e.raw, 80)}”" if e.raw and e.raw != e.date.isoformat() else "")
+        + (f" ({e.rule})" if e.rule else "")
+        for e in doc.date_evidence
+    ]
+    if doc.meta.get("date_warning"):
+        ev.append(f"warning: {doc.meta['date_warning']}")
+    return date, source, rule, ev
 
 
 def markdown_text(text: str) -> str:
@@ -237,21 +310,22 @@ def _clip(text: str, n: int) -> str:
 
 
 def _safe_url(url: str) -> str:
-    """The URL if it is http(s), else empty (no javascript:, data:, file: links)."""
+    """The URL (cleaned, redacted) if it is http(s), else empty (no javascript:, data:, file:)."""
+    url = clean_text(url)
     try:
         scheme = urlsplit(url).scheme.lower()
     except ValueError:
         return ""
-    return url if scheme in ("http", "https") else ""
+    return redact_url(url) if scheme in ("http", "https") else ""
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(redact_text(clean_text(str(text), keep_newlines=True)), quote=True)
 
 
 def _a(title: str, url: str) -> str:
     safe = _safe_url(url)
-    label = _e(title or url)
+    label = _e(title or redact_url(url))
     if not safe:
         return label
     return f'<a href="{_e(safe)}" rel="noopener noreferrer nofollow">{label}</a>'
@@ -366,6 +440,16 @@ def render_html(report: Report) -> str:
     )
     add("</ul>")
 
+    add("<h2>Page dates</h2><ul>")
+    for d in report.documents:
+        date, source, rule, ev = _page_date(d)
+        items = "".join(f"<li>{_e(e)}</li>" for e in ev)
+        add(
+            f"<li>{_a(_clip(d.title, 90), d.url)}: <b>{_e(date)}</b> {_e(source)}"
+            f"<br><span class='small'>rule: {_e(rule)}</span><ul class='small'>{items}</ul></li>"
+        )
+    add("</ul>" if report.documents else "<li>no documents</li></ul>")
+
     add("<h2>Passages</h2>")
     for p in report.passages:
         add(
@@ -460,7 +544,7 @@ def read_report(path: str | Path) -> Report:
     ``reports/*.json``). ``DataError`` names the file when it is not one."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"report not found: {path}") from None
     except IsADirectoryError:

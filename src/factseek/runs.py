@@ -13,7 +13,6 @@ Jaccard (``None``) and is left out of the mean rather than counted as 0 or 1.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ from typing import Any
 
 from factseek.bundle import KIND, SEARCH_LOG, Replayer
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,12 +57,12 @@ def _report_records(path: Path) -> Iterator[tuple[Path, int | None, Mapping[str,
             for i, line in enumerate(f, 1):
                 if line.strip():
                     try:
-                        yield path, i, json.loads(line)
+                        yield path, i, json_loads(line)
                     except ValueError:
                         raise DataError("not valid JSON", str(path), i) from None
     else:
         try:
-            yield path, None, json.loads(path.read_text(encoding="utf-8"))
+            yield path, None, json_loads(path.read_text(encoding="utf-8"))
         except ValueError:
             raise DataError("not valid JSON", str(path)) from None
 

@@ -1,22 +1,25 @@
 """Temporal integrity after fetching: is this page really from before the claim?
 
 A search provider's date (``Hit.published``) is a guess made before the page was read; the
-page's own date evidence (``Document.date_evidence``, see ``factseek.extract``) is better.
-``post_fetch_check`` decides with the page's chosen date (``Document.published``), falling back
-to the provider's date when the page has none, and applies the undated policy of the
-``Constraints`` when neither exists:
+page's own date evidence (``Document.date_evidence``, see ``factseek.pagedates``) is better.
+``post_fetch_check`` decides with the page's chosen date (``Document.published``, chosen by
+``factseek.datepolicy``), falling back to the provider's date when the page has none, and
+applies the undated policy of the ``Constraints`` when neither exists:
 
-* kept only if that date is strictly before ``constraints.before``;
-* ``undated="drop"`` removes pages with no date at all (reason ``"undated"``); ``"keep"``
-  keeps them and says so in a note.
+* kept only if that date is strictly before ``constraints.before`` (``"after-claim-date"``);
+* ``undated="drop"`` removes pages with no date at all (``"undated"``); ``"keep"`` keeps them
+  and says so in a note;
+* **the safe side**: when the page's *credible* sources (``datepolicy.credible``: structured
+  data, URL, visible text; not htmldate's estimate, not an ambiguous day/month reading) give
+  dates on both sides of the cut-off, the page is removed as if after it (``"date-conflict"``),
+  whatever date was chosen, and a note names the sources on each side.
+  ``TemporalConfig(on_conflict="undated")`` treats such a page as undated instead (so
+  ``undated="keep"`` keeps it, with a note); ``"flag"`` only notes it.
 
-It also returns notes for the report that flag possible leakage, without changing the decision
-unless ``on_conflict="drop"``:
-
-* the provider dated the page before the cut-off but the page dates itself after it;
-* otherwise, publication dates on both sides of the cut-off (sources disagree, the provider
-  included);
-* the page was modified on or after the cut-off (its content may postdate the claim).
+Notes also flag, without changing the decision: the provider dated the page before the cut-off
+but the page dates itself after it; the provider's date and the page's disagree across the
+cut-off; a date's day/month order is ambiguous; the page was modified on or after it; the
+page's dates could not all be read (``Document.meta["date_warning"]``).
 """
 
 from __future__ import annotations
@@ -26,17 +29,18 @@ from dataclasses import dataclass
 from typing import Literal
 
 from factseek.constraints import Constraints
-from factseek.extract import MODIFICATION_SOURCES
+from factseek.datepolicy import AMBIGUOUS, BOUND_SOURCES, MODIFICATION_SOURCES, credible
 from factseek.types import ConstraintDecision, DateEvidence, Document, Hit
 
-ConflictPolicy = Literal["flag", "drop"]
+ConflictPolicy = Literal["after", "undated", "flag"]
+CONFLICT_POLICIES: tuple[ConflictPolicy, ...] = ("after", "undated", "flag")
 
 
 @dataclass(frozen=True, kw_only=True)
 class TemporalConfig:
-    """``on_conflict``: what to do with a page whose publication dates straddle the cut-off."""
+    """``on_conflict``: what a page whose credible dates straddle the cut-off is treated as."""
 
-    on_conflict: ConflictPolicy = "flag"
+    on_conflict: ConflictPolicy = "after"
 
 
 DEFAULT_TEMPORAL = TemporalConfig()
@@ -48,10 +52,15 @@ def _fmt(evidence: list[DateEvidence]) -> str:
 
 def publication_evidence(hit: Hit, doc: Document) -> list[DateEvidence]:
     """The page's publication-date evidence plus the provider's date, if any."""
-    ev = [e for e in doc.date_evidence if e.source not in MODIFICATION_SOURCES]
+    ev = [e for e in doc.date_evidence if e.source not in BOUND_SOURCES]
     if hit.published is not None:
         ev.append(DateEvidence(source="provider", date=hit.published))
     return ev
+
+
+def _chosen(doc: Document) -> str:
+    source, rule = doc.meta.get("date_source", ""), doc.meta.get("date_rule", "")
+    return f" (from {source}: {rule})" if source else ""
 
 
 def post_fetch_check(
@@ -67,14 +76,17 @@ def post_fetch_check(
         return ConstraintDecision(url=hit.url, kept=True, reason="ok"), ()
     notes: list[str] = []
     url = hit.url
+    cut = before.isoformat()
+    if doc.meta.get("date_warning"):
+        notes.append(f"{url}: {doc.meta['date_warning']}")
     date: _dt.date | None = doc.published
     if date is None and hit.published is not None:
         date = hit.published
         notes.append(f"{url}: page has no date; using the provider's {date.isoformat()}")
 
-    evidence = publication_evidence(hit, doc)
-    early = [e for e in evidence if e.date < before]
-    late = [e for e in evidence if e.date >= before]
+    sources = credible(doc.date_evidence)
+    early = [e for e in sources if e.date < before]
+    late = [e for e in sources if e.date >= before]
     conflict = bool(early and late)
     provider, page = hit.published, doc.published
     if provider is not None and page is not None and provider < before <= page:
@@ -82,11 +94,14 @@ def post_fetch_check(
             f"possible leakage: {url}: provider dated it {provider.isoformat()} "
             f"but the page says {page.isoformat()}"
         )
-    elif conflict:
+    elif provider is not None and page is not None and page < before <= provider:
         notes.append(
-            f"possible leakage: {url}: date sources disagree across {before.isoformat()} "
-            f"(before: {_fmt(early)}; on or after: {_fmt(late)})"
+            f"{url}: the provider dates it {provider.isoformat()}, on or after {cut}, but the "
+            f"page says {page.isoformat()}{_chosen(doc)}"
         )
+    for e in doc.date_evidence:
+        if e.rule.startswith(AMBIGUOUS):
+            notes.append(f"{url}: {e.source} {e.raw!r}: {e.rule}")
 
     if date is None:
         if constraints.undated == "drop":
@@ -94,14 +109,26 @@ def post_fetch_check(
         notes.append(f"{url}: undated page kept (undated policy: keep)")
         return ConstraintDecision(url=url, kept=True, reason="ok"), tuple(notes)
     if date >= before:
+        if conflict:
+            notes.append(
+                f"{url}: removed, dated {date.isoformat()}{_chosen(doc)}; sources before "
+                f"{cut} were outweighed ({_fmt(early)})"
+            )
         return ConstraintDecision(url=url, kept=False, reason="after-claim-date"), tuple(notes)
-    if conflict and config.on_conflict == "drop":
-        return ConstraintDecision(url=url, kept=False, reason="date-conflict"), tuple(notes)
+    if conflict:
+        why = (
+            f"date sources disagree across {cut} (before: {_fmt(early)}; on or after: {_fmt(late)})"
+        )
+        policy = config.on_conflict
+        if policy == "after" or (policy == "undated" and constraints.undated == "drop"):
+            treated = "after the cut-off" if policy == "after" else "undated (undated policy: drop)"
+            notes.append(f"{url}: removed: {why}; treated as {treated}")
+            return ConstraintDecision(url=url, kept=False, reason="date-conflict"), tuple(notes)
+        treated = "undated, kept (undated policy: keep)" if policy == "undated" else "flagged only"
+        notes.append(f"possible leakage: {url}: {why}; {treated}")
     modified = [
         e for e in doc.date_evidence if e.source in MODIFICATION_SOURCES and e.date >= before
     ]
     if modified:
-        notes.append(
-            f"possible leakage: {url}: modified on or after {before.isoformat()} ({_fmt(modified)})"
-        )
+        notes.append(f"possible leakage: {url}: modified on or after {cut} ({_fmt(modified)})")
     return ConstraintDecision(url=url, kept=True, reason="ok"), tuple(notes)

@@ -93,8 +93,10 @@ class ConstraintDecision:
 class DateEvidence:
     """One source's opinion of a page's publication date."""
 
-    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "last-modified"
-    date: _dt.date
+    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "text", "last-modified", "archive"
+    date: _dt.date  # the calendar day in the page's own time zone
+    raw: str = ""  # the string as the page gave it (time and offset included)
+    rule: str = ""  # how the string was read ("UTC time read at the page's offset +02:00", ...)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,14 @@ from typer.core import TyperGroup
 from factseek.errors import FactseekError
 
 
+def error_line(message: str) -> str:
+    """A message as one terminal-safe line: no escapes or controls, no credentials."""
+    from factseek.redact import redact_text
+    from factseek.sanitize import clean_text
+
+    return " ".join(redact_text(clean_text(message)).split())
+
+
 class FactseekGroup(TyperGroup):
     """Turns factseek errors (and unexpected ones) into one line and an exit code."""
 
@@ -29,7 +37,7 @@ class FactseekGroup(TyperGroup):
         except FactseekError as e:
             if os.environ.get("FACTSEEK_DEBUG"):
                 raise
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {error_line(str(e))}", err=True)
             raise typer.Exit(e.exit_code) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
@@ -37,7 +45,7 @@ class FactseekGroup(TyperGroup):
         except Exception as e:  # a bug or an untranslated library error: still one line
             if os.environ.get("FACTSEEK_DEBUG"):
                 raise
-            first = str(e).splitlines()[0] if str(e) else ""
+            first = error_line(str(e).splitlines()[0]) if str(e) else ""
             click.echo(
                 f"error: unexpected {type(e).__name__}: {first} (FACTSEEK_DEBUG=1 shows the traceback)",
                 err=True,
@@ -93,7 +101,18 @@ def _main(
 
 
 def _register() -> None:
-    from factseek.cli import check, eval, feedback, index, judge, render, rewrite, runs, serve
+    from factseek.cli import (
+        check,
+        eval,
+        feedback,
+        index,
+        judge,
+        render,
+        rewrite,
+        runs,
+        serve,
+        stance,
+    )
 
     check.register(app)
     render.register(app)
@@ -101,6 +120,7 @@ def _register() -> None:
     app.add_typer(judge.app, name="judge")
     app.add_typer(rewrite.app, name="rewrite")
     app.add_typer(eval.app, name="eval")
+    app.add_typer(stance.app, name="stance")
     runs.register(app)
     serve.register(app)
     app.add_typer(feedback.app, name="feedback")

@@ -186,6 +186,10 @@ def check(
         _check_file(**locals())
         return
     assert claim is not None
+    if out is not None:
+        from factseek.files import check_writable_file
+
+        check_writable_file(out, "--out")  # before the run, not after it
     if date is None:
         typer.echo("note: no --date given; the temporal constraint is off", err=True)
     report = api_check(

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from factseek.cli import make_app
+from factseek.sanitize import clean_text
 
 if TYPE_CHECKING:
     from factseek.store.build import WriteReport
@@ -134,7 +135,23 @@ def info_cmd(
         f"dense           {f'{info.dense_encoder} ({info.dense_dim}-d)' if info.dense_encoder else 'no'}",
         f"skipped lines   {info.skipped_lines:,}",
     ]
-    typer.echo("\n".join(lines))
+    typer.echo(clean_text("\n".join(lines), keep_newlines=True))  # hosts come from pages
+
+
+@app.command("verify")
+def verify_cmd(store: StoreOpt) -> None:
+    """Check every file of a store against the checksums written when it was built."""
+    from factseek.store.reader import Store
+
+    opened = Store.open(store)
+    if not opened.checksummed:
+        typer.echo(
+            f"{store}: built without checksums (by an older factseek); structure ok, contents "
+            "unverifiable; rebuild it to add them"
+        )
+        return
+    opened.verify()
+    typer.echo(f"{store}: ok, every file matches its checksum")
 
 
 @app.command("search")
@@ -171,8 +188,9 @@ def search_cmd(
     backend = StoreBackend.open(store, mode=mode.value)
     for hit in backend.search(query, k, constraints):
         if as_json:
-            typer.echo(to_json(hit, indent=None))
+            typer.echo(clean_text(to_json(hit, indent=None)))
         else:
             typer.echo(
-                f"{hit.rank:>3}  {hit.score:8.3f}  {hit.published or '----------'}  {hit.url}"
+                f"{hit.rank:>3}  {hit.score:8.3f}  {hit.published or '----------'}  "
+                + clean_text(hit.url)
             )

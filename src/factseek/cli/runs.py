@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from factseek.sanitize import clean_text
 from factseek.types import to_dict
 
 
@@ -30,7 +31,8 @@ def compare_runs_command(
     width = min(60, max([len(c.unit)] + [len(r.key) for r in c.rows]))
     typer.echo(f"{c.unit:<{width}}  {'A':>4}  {'B':>4}  {'both':>4}  jaccard")
     for r in c.rows:
-        key = r.key if len(r.key) <= width else r.key[: width - 1] + "…"
+        key = clean_text(r.key)  # claim ids and queries come from files
+        key = key if len(key) <= width else key[: width - 1] + "…"
         score = "n/a" if r.jaccard is None else f"{r.jaccard:.3f}"
         typer.echo(f"{key:<{width}}  {r.a:>4}  {r.b:>4}  {r.shared:>4}  {score}")
     mean = "n/a" if c.mean is None else f"{c.mean:.3f}"

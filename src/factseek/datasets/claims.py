@@ -30,7 +30,6 @@ in ``docs/formats.md`` and ``docs/data.md`` (where each data set comes from).
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import json
 import re
@@ -40,8 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from factseek.datasets.claimsfile import ClaimRecord, looks_like_claims, read_claims_file
+from factseek.datasets.guard import at, loader
 from factseek.errors import DataError, InputError
 from factseek.labels import AVERITEC, FEVER, LABEL_SETS, POLITIFACT, LabelSet
+from factseek.sanitize import json_loads
 from factseek.text import WORD_RE
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -106,6 +107,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     try:
         with path.open(encoding="utf-8") as f:
             for n, line in enumerate(f, start=1):
+                at(path, n)
                 if len(line) > MAX_LINE_CHARS:
                     raise DataError("line too long", str(path), n)
                 if line.strip():
@@ -119,7 +121,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for n, line in _lines(path):
         try:
-            record = json.loads(line)
+            record = json_loads(line)
         except json.JSONDecodeError as e:
             raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
         if not isinstance(record, dict):
@@ -204,6 +206,7 @@ def _claimdecomp_chat(record: Mapping[str, Any], path: Path, n: int) -> LabeledC
     )
 
 
+@loader
 def load_claimdecomp(path: str | Path) -> list[LabeledClaim]:
     """ClaimDecomp JSONL (labelled dev/test files, or the chat-formatted train questions)."""
     path = Path(path)
@@ -254,12 +257,13 @@ def _speaker(slug: str) -> str | None:
     return " ".join(w.capitalize() for w in slug.replace("-", " ").split()) or None
 
 
+@loader
 def load_liar(path: str | Path) -> list[LabeledClaim]:
     """LIAR TSV. Credit-history counts exclude the current statement (see the module doc)."""
     path = Path(path)
     out = []
     for n, line in _lines(path):
-        row = next(csv.reader([line.rstrip("\r\n")], delimiter="\t", quoting=csv.QUOTE_NONE))
+        row = line.rstrip("\r\n").split("\t")  # QUOTE_NONE TSV: a plain split, no field limit
         if len(row) != LIAR_COLUMNS:
             raise DataError(
                 f"expected {LIAR_COLUMNS} tab-separated columns, got {len(row)}", str(path), n
@@ -272,8 +276,10 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
         for name, raw in zip(LIAR_CREDIT, row[8:13], strict=True):
             try:
                 count = int(float(raw)) if raw.strip() else 0
-            except ValueError:
-                raise DataError(f"credit count {raw!r} is not a number", str(path), n) from None
+            except (ValueError, OverflowError):
+                raise DataError(
+                    f"credit count {raw[:20]!r} is not a finite number", str(path), n
+                ) from None
             if name == label:
                 if count < 1:
                     meta["credit_inconsistent"] = "1"
@@ -294,6 +300,7 @@ def load_liar(path: str | Path) -> list[LabeledClaim]:
     return out
 
 
+@loader
 def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
     """LIAR-PLUS JSONL: LIAR fields plus the fact-checker's ``justification``."""
     path = Path(path)
@@ -325,11 +332,12 @@ def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
 # ----------------------------------------------------------------------------- AVeriTeC, FEVER
 
 
+@loader
 def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputError(f"data file not found: {path}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -359,10 +367,11 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
                 label = AVERITEC.parse(_str(r["label"]))
             except InputError as e:
                 raise DataError(f"{where}: {e}", str(path)) from None
+        questions = r.get("questions") or []
+        if not isinstance(questions, list):
+            raise DataError(f"{where}: 'questions' must be a list", str(path))
         qs = tuple(
-            " ".join(_str(q.get("question")).split())
-            for q in r.get("questions") or []
-            if isinstance(q, dict)
+            " ".join(_str(q.get("question")).split()) for q in questions if isinstance(q, dict)
         )
         qs = tuple(q for q in qs if q)
         for key in (
@@ -397,6 +406,7 @@ def _unquote(value: Any) -> str:
     return s[1:-1].strip() if len(s) >= 2 and s[0] == s[-1] == "'" else s
 
 
+@loader
 def load_fever(path: str | Path) -> list[LabeledClaim]:
     """FEVER-style JSONL (claim, label, evidence sentence)."""
     path = Path(path)
@@ -498,6 +508,7 @@ FORMATS: dict[str, DataFormat] = {
 }
 
 
+@loader
 def sniff_format(path: str | Path) -> str:
     """Guess a file's format from its extension and first record."""
     path = Path(path)

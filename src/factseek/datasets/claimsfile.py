@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
 #: The claim text's field and the two names accepted in its place.
@@ -175,7 +176,7 @@ def read_claims_file(path: str | Path, *, require: Collection[str] = ()) -> list
     first_line: dict[str, int] = {}
     for n, line in _lines(path):
         try:
-            claim, extra = parse_record(json.loads(line), require=require)
+            claim, extra = parse_record(json_loads(line), require=require)
         except json.JSONDecodeError as e:
             raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
         except ValueError as e:

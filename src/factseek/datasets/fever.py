@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from factseek.datasets.guard import at, loader
 from factseek.datasets.retrieval import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 
 Split = Literal["train", "validation", "test"]
 SPLITS: tuple[Split, ...] = ("train", "validation", "test")
@@ -65,15 +67,18 @@ class FeverData:
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        f = path.open(encoding="utf-8")
+        f = path.open("rb")
     except OSError as e:
         raise DataError(f"cannot read: {e.strerror}", str(path)) from None
     with f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
+        for i, raw in enumerate(f, 1):
+            at(path, i)
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
             except json.JSONDecodeError as e:
                 raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
             if not isinstance(obj, dict):
@@ -112,6 +117,7 @@ def _distractor_sentences(path: Path) -> Iterator[str]:
                         yield clean_text(text)
 
 
+@loader
 def load_fever_dev(folder: str | Path, distractors: str | Path | None = None) -> FeverData:
     """FEVER claims with evidence text (and Fool Me Twice distractors); see the module docstring."""
     claims_path, evidence_path = _files(Path(folder))

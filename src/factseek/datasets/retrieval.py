@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from factseek.datasets.guard import at, loader
 from factseek.errors import ConfigError, DataError, InputError
+from factseek.sanitize import json_loads
 
 #: Longest claim or document text kept (characters); longer ones are cut.
 MAX_TEXT = 20_000
@@ -70,15 +72,18 @@ class RetrievalData:
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        f = path.open(encoding="utf-8")
+        f = path.open("rb")
     except OSError as e:
         raise DataError(f"cannot read: {e.strerror}", str(path)) from None
     with f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
+        for i, raw in enumerate(f, 1):
+            at(path, i)
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
             except json.JSONDecodeError as e:
                 raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
             if not isinstance(obj, dict):
@@ -94,6 +99,7 @@ def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
         raise DataError(f"cannot read: {e.strerror}", str(path)) from None
     with f:
         for i, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
+            at(path, i)
             if row:
                 yield i, row
 
@@ -122,6 +128,7 @@ def _finish(claims: list[RetrievalClaim], corpus: list[CorpusDoc], dropped: dict
 # ----------------------------------------------------------------------------- loaders
 
 
+@loader
 def load_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     sentence_ids: dict[str, str] = {}
     out: list[RetrievalClaim] = []
@@ -143,6 +150,7 @@ def load_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     return _finish(_dedup_ids(out, claims), docs, dropped)
 
 
+@loader
 def load_climate_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     docs: dict[str, CorpusDoc] = {}
     out: list[RetrievalClaim] = []
@@ -169,6 +177,7 @@ def load_climate_fever(claims: Path, corpus: Path | None = None) -> RetrievalDat
     return _finish(out, list(docs.values()), dropped)
 
 
+@loader
 def load_checkthat(claims: Path, corpus: Path | None = None) -> RetrievalData:
     folder = claims if claims.is_dir() else claims.parent
     queries = folder / "tweets.queries.tsv" if claims.is_dir() else claims
@@ -206,6 +215,7 @@ def load_checkthat(claims: Path, corpus: Path | None = None) -> RetrievalData:
     return _finish(out, docs, dropped)
 
 
+@loader
 def load_corpus_jsonl(corpus: Path) -> list[CorpusDoc]:
     """Corpus JSONL: ``text`` and ``id`` (default: ``url``, as in the store's input), ``title``
     prepended when present; other fields ignored. A repeated id is a ``DataError``."""
@@ -226,6 +236,7 @@ def load_corpus_jsonl(corpus: Path) -> list[CorpusDoc]:
     return docs
 
 
+@loader
 def load_jsonl(claims: Path, corpus: Path | None = None) -> RetrievalData:
     from factseek.datasets.claimsfile import read_claims_file
 
@@ -264,6 +275,7 @@ FORMATS: dict[str, Callable[[Path, Path | None], RetrievalData]] = {
 }
 
 
+@loader
 def load_retrieval(
     claims: str | Path, corpus: str | Path | None = None, format: str = "jsonl"
 ) -> RetrievalData:

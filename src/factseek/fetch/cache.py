@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factseek.files import atomic_write
+from factseek.sanitize import json_loads
 
 FORMAT_VERSION = 1
 
@@ -52,7 +53,7 @@ class PageCache:
 
     def get(self, url: str) -> CachedPage | None:
         try:
-            meta = json.loads(self._entry(url).read_text())
+            meta = json_loads(self._entry(url).read_text())
             body = gzip.decompress((self.root / "bodies" / f"{meta['sha256']}.gz").read_bytes())
         except (OSError, ValueError, KeyError, EOFError, gzip.BadGzipFile):
             return None

@@ -5,10 +5,20 @@ Every hop (the first request and each redirect) resolves its host once, refuses 
 is replaced by that IP; ``Host`` and TLS SNI keep the name), so DNS cannot answer differently
 between the check and the connection (rebinding).
 
-Internal means: not globally routable (loopback, RFC 1918 private, link-local, CGNAT,
-unspecified, reserved, documentation ranges, IPv6 ULA...), multicast, or a known cloud
-metadata endpoint. IPv4-mapped IPv6 addresses are judged by their IPv4 address. Allow-list
-entries (``allow_hosts``) are host names (exact, lower case), IP addresses or CIDR networks.
+Internal is decided by the address's own properties (Python's ``ipaddress``), never by a list
+of ranges typed here, after normalisation:
+
+1. IPv6 forms that carry an IPv4 address are unwrapped and judged by that IPv4 address:
+   IPv4-mapped ``::ffff:a.b.c.d``, IPv4-translated ``::ffff:0:a.b.c.d``, IPv4-compatible
+   ``::a.b.c.d``, 6to4 ``2002:AABB:CCDD::/48``, NAT64 ``64:ff9b::/96`` (RFC 6052) and Teredo
+   (the client address; Teredo is not global in any case). The local-use NAT64 prefix
+   ``64:ff9b:1::/48`` (RFC 8215) is internal by definition.
+2. Refused: a known cloud metadata endpoint, loopback, link-local, multicast, unspecified,
+   site-local (``fec0::/10``), private (RFC 1918, unique-local ``fc00::/7``...), reserved, and
+   anything else whose ``is_global`` is false (CGNAT, documentation, benchmarking ranges...).
+
+Allow-list entries (``allow_hosts``) are host names (exact, lower case), IP addresses or CIDR
+networks.
 """
 
 from __future__ import annotations
@@ -40,18 +50,60 @@ METADATA_HOSTS: frozenset[str] = frozenset(
 )
 
 
-def blocked_reason(ip: IPAddress) -> str | None:
-    """Why ``ip`` is internal ("loopback", "private", ...), or None when it is public."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # RFC 6052 well-known prefix
+NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215 local-use prefix
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+_IPV4_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # RFC 2765
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[str, ipaddress.IPv4Address] | None:
+    """``(form, IPv4 address)`` when ``ip`` carries an IPv4 address (see the module doc)."""
+    if ip.ipv4_mapped is not None:
+        return "ipv4-mapped", ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return "6to4", ip.sixtofour
+    if ip.teredo is not None:
+        return "teredo", ip.teredo[1]
+    low32 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip in NAT64:
+        return "nat64", low32
+    if ip in _IPV4_TRANSLATED:
+        return "ipv4-translated", low32
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # not :: or ::1, judged as themselves
+        return "ipv4-compatible", low32
+    return None
+
+
+def _own_reason(ip: IPAddress) -> str | None:
     if ip in METADATA_ADDRESSES:
         return "cloud-metadata"
-    for attr in ("loopback", "link_local", "multicast", "unspecified", "private", "reserved"):
-        if getattr(ip, f"is_{attr}"):
+    attrs = ("loopback", "link_local", "multicast", "unspecified", "site_local", "private")
+    for attr in attrs:
+        if getattr(ip, f"is_{attr}", False):
             return attr.replace("_", "-")
+    if ip in NAT64_LOCAL:
+        return "nat64-local-use"
     if not ip.is_global:
         return "not-global"
     return None
+
+
+def blocked_reason(ip: IPAddress) -> str | None:
+    """Why ``ip`` is internal ("loopback", "private", ...), or None when it is public."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        wrapped = embedded_ipv4(ip)
+        if wrapped is not None:
+            form, v4 = wrapped
+            reason = _own_reason(v4)
+            if reason is not None:
+                return reason if form == "ipv4-mapped" else f"{reason} via {form}"
+            return "not-global via teredo" if form == "teredo" else None
+    if ip in METADATA_ADDRESSES:
+        return "cloud-metadata"
+    reason = _own_reason(ip)
+    if reason == "not-global" and getattr(ip, "is_reserved", False):
+        return "reserved"
+    return reason
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,20 @@ One async implementation (httpx) with a sync facade. Per URL:
 2. Each hop, the first request and every redirect (at most ``max_redirects``), passes the SSRF
    guard (``factseek.fetch.guard``) and connects to the address that was checked.
 3. Bounded concurrency overall and per host, with ``host_delay`` between requests to one host.
-4. Connect and read timeouts, and ``total_timeout`` for the whole URL (a server that drips
-   one byte a second cannot hold a slot for long).
+   A URL first waits for its host's slot and only then takes one of the global slots, so a slow
+   host holds at most ``per_host`` of them and cannot starve the other hosts.
+4. Time limits: connect and read timeouts; ``total_timeout`` per request (headers and body of one
+   hop), counted from when the request is sent, never while it waits for a slot (a server that
+   drips one byte a second cannot hold a slot for long, and the pages queued behind it on the
+   same host still get their full time); and ``deadline`` for the whole ``fetch`` call (one
+   claim's pages): URLs not done by then are recorded as failures and the claim goes on.
 5. HTML and plain text only (by ``Content-Type``); the body is read raw and decompressed here,
    so both the bytes on the wire and the decoded bytes are capped at ``max_bytes`` while
    streaming (a gzip bomb stops at the cap, not in memory).
 6. Text and dates by ``factseek.extract``; the optional on-disk cache keeps decoded bodies.
 
-Any failure becomes ``FetchFailure(url, one line)`` and the other URLs go on.
+Any failure of one URL (a bad page, a malformed or hostile redirect, a timeout, even an
+unexpected error) becomes ``FetchFailure(url, one line)`` and the other URLs go on.
 """
 
 from __future__ import annotations
@@ -46,7 +52,8 @@ class FetchConfig:
     host_delay: float = 0.5
     connect_timeout: float = 10.0
     read_timeout: float = 15.0
-    total_timeout: float = 30.0
+    total_timeout: float = 30.0  # per request (one hop), from when it is sent
+    deadline: float = 120.0  # the whole fetch call (one claim's pages)
     max_bytes: int = 5_000_000
     max_redirects: int = 5
     user_agent: str = "factseek/0.1 (evidence retrieval for fact-checking)"
@@ -138,8 +145,10 @@ class _Politeness:
 
     @asynccontextmanager
     async def slot(self, host: str) -> AsyncIterator[None]:
+        """The host's slot first, then the spacing, then a global slot: waiting on a busy host
+        never holds a global slot that another host could use."""
         sem = self._hosts.setdefault(host, asyncio.Semaphore(self._cfg.per_host))
-        async with self._global, sem:
+        async with sem:
             lock = self._locks.setdefault(host, asyncio.Lock())
             loop = asyncio.get_running_loop()
             async with lock:
@@ -147,7 +156,8 @@ class _Politeness:
                 if wait > 0:
                     await asyncio.sleep(wait)
                 self._last[host] = loop.time()
-            yield
+            async with self._global:
+                yield
 
 
 class HttpFetcher:
@@ -190,8 +200,14 @@ class HttpFetcher:
             trust_env=False,
             transport=self._transport,
             limits=httpx.Limits(max_connections=cfg.concurrency, max_keepalive_connections=0),
+            event_hooks={"response": [_stash_location]},
         ) as client:
-            results = await asyncio.gather(*(self._one(client, polite, u) for u in unique))
+            tasks = [asyncio.create_task(self._one(client, polite, u)) for u in unique]
+            _, pending = await asyncio.wait(tasks, timeout=cfg.deadline)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        results = [_outcome(t, u, cfg) for t, u in zip(tasks, unique, strict=True)]
         docs = [r for r in results if isinstance(r, Document)]
         failures = [r for r in results if isinstance(r, FetchFailure)]
         return docs, failures
@@ -201,7 +217,6 @@ class HttpFetcher:
     async def _one(
         self, client: httpx.AsyncClient, polite: _Politeness, url: str
     ) -> Document | FetchFailure:
-        cfg = self.config
         reason = skip_reason(url)
         if reason:
             return FetchFailure(url=url, error=reason)
@@ -209,14 +224,10 @@ class HttpFetcher:
         try:
             page = self._cache.get(url) if self._cache else None
             if page is None:
-                page = await asyncio.wait_for(
-                    self._download(client, polite, url), cfg.total_timeout
-                )
+                page = await self._download(client, polite, url)
                 if self._cache:
                     self._cache.put(page)
             return await asyncio.to_thread(_extract, page)
-        except TimeoutError:
-            return FetchFailure(url=url, error=f"timed out after {cfg.total_timeout:g}s in total")
         except FactseekError as e:
             message = str(e)
             final = page.final_url if page is not None else url
@@ -229,8 +240,10 @@ class HttpFetcher:
             )
         except httpx.HTTPError as e:
             return FetchFailure(url=url, error=_one_line(f"{type(e).__name__}: {e}"))
-        except OSError as e:
+        except (OSError, httpx.InvalidURL, ValueError, UnicodeError, OverflowError) as e:
             return FetchFailure(url=url, error=_one_line(f"{type(e).__name__}: {e}"))
+        except Exception as e:  # one page must never take down the others: record it
+            return FetchFailure(url=url, error=_one_line(f"unexpected {type(e).__name__}: {e}"))
 
     async def _download(
         self, client: httpx.AsyncClient, polite: _Politeness, url: str
@@ -238,11 +251,12 @@ class HttpFetcher:
         cfg = self.config
         current = httpx.URL(url)
         for _ in range(cfg.max_redirects + 1):
-            if current.scheme not in ("http", "https"):
-                raise FetchError(f"redirect to unsupported scheme {current.scheme}")
-            host = current.raw_host.decode("ascii").lower()
-            port = current.port or (443 if current.scheme == "https" else 80)
-            ip = await resolve_checked(host, port, self._allow)
+            host, port = _host_port(current)
+            try:
+                async with asyncio.timeout(cfg.connect_timeout):
+                    ip = await resolve_checked(host, port, self._allow)
+            except TimeoutError:
+                raise FetchError(f"cannot resolve {host}: timed out") from None
             headers = {
                 "Host": current.netloc.decode("ascii"),
                 "User-Agent": cfg.user_agent,
@@ -251,31 +265,93 @@ class HttpFetcher:
             }
             extensions = {"sni_hostname": host} if current.scheme == "https" else {}
             pinned = current.copy_with(host=str(ip))
-            async with (
-                polite.slot(host),
-                client.stream("GET", pinned, headers=headers, extensions=extensions) as r,
-            ):
-                if r.status_code in REDIRECTS:
-                    location = r.headers.get("location")
-                    if not location:
-                        raise FetchError(f"HTTP {r.status_code} without a Location header")
-                    current = current.join(location)
-                    continue
-                if r.status_code != 200:
-                    raise FetchError(f"HTTP {r.status_code}")
-                ctype = r.headers.get("content-type", "text/html")
-                mime = ctype.split(";")[0].strip().lower()
-                if mime not in cfg.content_types:
-                    raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
-                body = await read_limited(r, cfg.max_bytes)
-                return CachedPage(
-                    url=url,
-                    final_url=str(current),
-                    content_type=ctype,
-                    last_modified=r.headers.get("last-modified"),
-                    body=body,
-                )
+            async with polite.slot(host):
+                try:  # the time limit starts once the request is sent, not in the queue
+                    async with (
+                        asyncio.timeout(cfg.total_timeout),
+                        client.stream("GET", pinned, headers=headers, extensions=extensions) as r,
+                    ):
+                        location = _location(r)
+                        if location is None:
+                            ctype = r.headers.get("content-type", "text/html")
+                            mime = ctype.split(";")[0].strip().lower()
+                            if mime not in cfg.content_types:
+                                raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
+                            body = await read_limited(r, cfg.max_bytes)
+                            return CachedPage(
+                                url=url,
+                                final_url=str(current),
+                                content_type=ctype,
+                                last_modified=r.headers.get("last-modified"),
+                                body=body,
+                            )
+                except TimeoutError:
+                    raise FetchError(f"timed out after {cfg.total_timeout:g}s") from None
+            current = next_hop(current, location)
         raise FetchError(f"more than {cfg.max_redirects} redirects")
+
+
+def _location(r: httpx.Response) -> str | None:
+    """The ``Location`` of a redirect, None for a 200; ``FetchError`` for any other status."""
+    if r.status_code in REDIRECTS:
+        location = r.headers.get(STASHED_LOCATION)
+        if not location:
+            raise FetchError(f"HTTP {r.status_code} without a Location header")
+        return location
+    if r.status_code != 200:
+        raise FetchError(f"HTTP {r.status_code}")
+    return None
+
+
+STASHED_LOCATION = "x-factseek-location"
+
+
+async def _stash_location(response: httpx.Response) -> None:
+    """Move ``Location`` aside before httpx parses it (it builds ``next_request`` even when not
+    following, and a malformed value would raise there): ``next_hop`` checks it instead."""
+    if "location" in response.headers:
+        response.headers[STASHED_LOCATION] = response.headers["location"]
+        del response.headers["location"]
+
+
+def _host_port(url: httpx.URL) -> tuple[str, int]:
+    """The host to resolve and the port of an http(s) URL; ``FetchError`` for anything else."""
+    if url.scheme not in ("http", "https"):
+        raise FetchError(f"redirect to unsupported scheme {url.scheme[:20] or 'none'}")
+    try:
+        host = url.raw_host.decode("ascii").lower()
+    except UnicodeDecodeError:
+        host = ""
+    if not host or any(c in host for c in "%@ /\\"):
+        raise FetchError(f"URL has no usable host: {_one_line(str(url), 120)}")
+    port = url.port or (443 if url.scheme == "https" else 80)
+    if not 0 < port < 65536:
+        raise FetchError(f"invalid port {port}")
+    return host, port
+
+
+def next_hop(current: httpx.URL, location: str) -> httpx.URL:
+    """The URL a ``Location`` points to, checked like a first request; ``FetchError`` if unusable."""
+    try:
+        target = current.join(location.strip())
+        _host_port(target)
+        target.copy_with(host="0.0.0.0")  # what _download does with it: must not raise later
+    except (httpx.InvalidURL, ValueError, UnicodeError, TypeError) as e:
+        shown = _one_line(repr(location), 120)
+        raise FetchError(f"malformed redirect Location {shown}: {_one_line(str(e), 100)}") from None
+    return target
+
+
+def _outcome(task: asyncio.Task, url: str, cfg: FetchConfig) -> Document | FetchFailure:
+    """A finished task's result; a failure for one the claim's deadline cut off."""
+    if not task.done() or task.cancelled():
+        return FetchFailure(
+            url=url, error=f"not fetched within the {cfg.deadline:g}s deadline for this claim"
+        )
+    error = task.exception()
+    if error is not None:  # _one records every error; kept as a last line of defence
+        return FetchFailure(url=url, error=_one_line(f"unexpected {type(error).__name__}: {error}"))
+    return task.result()
 
 
 def _extract(page: CachedPage) -> Document:

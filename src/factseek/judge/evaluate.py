@@ -24,6 +24,7 @@ from factseek.metrics.veracity import (
     paired_test,
     veracity_metrics,
 )
+from factseek.sanitize import json_loads
 
 MAX_PREDICTION_LINES = 10_000_000
 
@@ -84,7 +85,7 @@ def read_predictions(path: str | Path, labels: LabelSet) -> list[Prediction]:
             if not line.strip():
                 continue
             try:
-                r = json.loads(line)
+                r = json_loads(line)
             except json.JSONDecodeError as e:
                 raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
             if not isinstance(r, dict) or "id" not in r or not isinstance(r.get("label"), str):

@@ -21,6 +21,7 @@ from typing import Literal, get_args
 
 from factseek.datasets.claims import LabeledClaim, normalize_claim_text
 from factseek.errors import DataError, InputError
+from factseek.sanitize import json_loads
 from factseek.types import Claim, Report, Summary, from_dict
 
 Mode = Literal["claim", "summaries", "justification"]
@@ -76,12 +77,12 @@ def _reports(path: Path) -> Iterable[tuple[int | None, dict]]:
         for n, line in enumerate(text.splitlines(), start=1):
             if line.strip():
                 try:
-                    yield n, json.loads(line)
+                    yield n, json_loads(line)
                 except json.JSONDecodeError as e:
                     raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
     else:
         try:
-            yield None, json.loads(text)
+            yield None, json_loads(text)
         except json.JSONDecodeError as e:
             raise DataError(f"not valid JSON ({e.msg})", str(path)) from None
 

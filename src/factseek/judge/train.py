@@ -42,6 +42,7 @@ from factseek.judge.classifier import (
 from factseek.judge.inputs import Example, Mode, ReportSummaries, build_examples, check_mode
 from factseek.labels import LabelSet
 from factseek.metrics.veracity import VeracityMetrics, veracity_metrics
+from factseek.training import adamw, length_batches, progress_bar, smooth, train_step
 
 WORK_DIR = ".work"
 ALL_LAYERS = -1  # freeze_layers value: freeze the whole encoder, train the head on cached states
@@ -152,22 +153,6 @@ def _metrics_from(d: dict[str, Any]) -> VeracityMetrics:
     return VeracityMetrics(**d)
 
 
-def _batches(examples: Sequence[Example], batch_size: int, rng: random.Random) -> list[list[int]]:
-    """Shuffled batches of similar length (sorted within pools of 50 batches), in random order."""
-    order = list(range(len(examples)))
-    rng.shuffle(order)
-    pool = batch_size * 50
-    batches = []
-    for start in range(0, len(order), pool):
-        chunk = sorted(
-            order[start : start + pool],
-            key=lambda i: len(examples[i].first) + len(examples[i].second),
-        )
-        batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
-    rng.shuffle(batches)
-    return batches
-
-
 def _freeze(model: Any, n_layers: int) -> bool:
     """Freeze the embeddings and the ``n_layers`` lowest layers (-1: all). True when all are."""
     if n_layers == 0:
@@ -249,7 +234,7 @@ def _train_seed(
     log: Callable[[str], None],
 ) -> tuple[SeedResult, Any, Any]:
     """Train one seed; returns its result and (tokenizer, model) restored to the best epoch."""
-    torch, transformers = import_torch_transformers()
+    torch, _ = import_torch_transformers()
     random.seed(seed)
     torch.manual_seed(seed)
     rng = random.Random(seed)
@@ -262,20 +247,15 @@ def _train_seed(
         train_states = _cls_states(model, tokenizer, train, config, device)
         dev_states = _cls_states(model, tokenizer, dev, config, device)
     params = [p for p in model.parameters() if p.requires_grad]
-    decay = [p for p in params if p.ndim >= 2]
-    no_decay = [p for p in params if p.ndim < 2]
-    optimizer = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": config.weight_decay},
-            {"params": no_decay, "weight_decay": 0.0},
-        ],
-        lr=config.lr,
-    )
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
-    total = steps_per_epoch * config.epochs
-    scheduler = transformers.get_linear_schedule_with_warmup(
-        optimizer, int(config.warmup * total), total
+    optimizer, scheduler = adamw(
+        params,
+        lr=config.lr,
+        weight_decay=config.weight_decay,
+        warmup=config.warmup,
+        total_steps=steps_per_epoch * config.epochs,
     )
+    lengths = [len(e.first) + len(e.second) for e in train]
     targets = torch.tensor([labels.index(e.label) for e in train], dtype=torch.long)  # type: ignore[arg-type]
     gold_dev = [e.label for e in dev]
     amp = device.startswith("cuda") and torch.cuda.is_bf16_supported()
@@ -287,7 +267,7 @@ def _train_seed(
     started = time.perf_counter()
     for epoch in range(1, config.epochs + 1):
         model.train()
-        batches = _batches(train, config.batch_size, rng)
+        batches = length_batches(lengths, config.batch_size, rng)
         task = (
             progress.add_task(
                 f"seed {seed} epoch {epoch}/{config.epochs}", total=len(batches), loss=""
@@ -306,12 +286,7 @@ def _train_seed(
                 with torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp):
                     logits = model(**batch).logits  # (batch, n_labels)
             loss = torch.nn.functional.cross_entropy(logits.float(), targets[idx].to(device))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-            running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
+            running = smooth(running, train_step(loss, params, optimizer, scheduler), step)
             if task is not None:
                 progress.update(task, advance=1, loss=f"loss {running:.3f}")
             elif step % max(1, len(batches) // 10) == 0:  # no progress bar: a line every ~10%
@@ -407,24 +382,7 @@ def train_classifier(
     results: list[SeedResult] = []
     best_dir = work / "best"
 
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[loss]}"),
-    )
-    with Progress(*columns, disable=not progress, transient=False) as bar:
+    with progress_bar(progress) as bar:
         for seed in range(config.seeds):
             done = work / f"seed-{seed}.json"
             if done.is_file():

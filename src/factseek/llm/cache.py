@@ -18,6 +18,7 @@ from typing import Any
 
 from factseek.files import atomic_write
 from factseek.llm.base import LLM, Prompt, check_params, to_messages
+from factseek.sanitize import json_loads
 
 CACHE_FORMAT = 1
 
@@ -60,7 +61,7 @@ class ResponseCache:
 
     def get(self, key: str) -> list[str] | None:
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = json_loads(self._path(key).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         comps = data.get("completions") if isinstance(data, dict) else None

@@ -33,6 +33,7 @@ from factseek.llm.base import (
     check_params,
     to_messages,
 )
+from factseek.redact import redact_text, redact_url
 from factseek.retry import retry_after_seconds
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -87,8 +88,11 @@ class OpenAILLM:
     ) -> None:
         self.model = model or os.environ.get(MODEL_ENV) or DEFAULT_MODEL
         self.base_url = (base_url or _env(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self._shown = redact_url(self.base_url)  # what messages show: no userinfo, no keys
         if not self.base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"LLM base URL must start with http:// or https://: {self.base_url}")
+            raise ConfigError(
+                f"LLM base URL must start with http:// or https://: {redact_url(self.base_url)}"
+            )
         self.__key = api_key or _env(KEY_ENV)
         if self.__key is None and self.base_url.startswith(DEFAULT_BASE_URL):
             raise ConfigError(
@@ -118,7 +122,7 @@ class OpenAILLM:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"OpenAILLM(model={self.model!r}, base_url={self.base_url!r})"
+        return f"OpenAILLM(model={self.model!r}, base_url={self._shown!r})"
 
     def close(self) -> None:
         self._client.close()
@@ -192,9 +196,7 @@ class OpenAILLM:
                 wait = backoff if e.wait is None else min(RETRY_AFTER_MAX, max(e.wait, 0.0))
                 self.usage.add(retries=1)
                 self._sleep(wait)
-        raise LLMError(
-            f"LLM server {self.base_url} failed after {self.retries + 1} attempts: {last}"
-        )
+        raise LLMError(f"LLM server {self._shown} failed after {self.retries + 1} attempts: {last}")
 
     def _post_once(self, body: dict[str, Any]) -> list[str]:
         try:
@@ -207,23 +209,19 @@ class OpenAILLM:
         if r.status_code in RETRY_STATUS:
             raise _Retry(f"HTTP {r.status_code}", retry_after_seconds(r.headers.get("retry-after")))
         if r.status_code in (401, 403):
-            raise LLMError(
-                f"LLM server {self.base_url} rejected the API key (HTTP {r.status_code})"
-            )
+            raise LLMError(f"LLM server {self._shown} rejected the API key (HTTP {r.status_code})")
         if r.status_code == 404:
             raise LLMError(
-                f"LLM server {self.base_url}: endpoint or model {self.model!r} not found (HTTP 404)"
+                f"LLM server {self._shown}: endpoint or model {self.model!r} not found (HTTP 404)"
             )
         if 300 <= r.status_code < 400:
             raise LLMError(
-                f"LLM server {self.base_url} redirected (HTTP {r.status_code}); check the base URL"
+                f"LLM server {self._shown} redirected (HTTP {r.status_code}); check the base URL"
             )
         if r.status_code >= 400:
-            raise LLMError(f"LLM server {self.base_url}: HTTP {r.status_code}: {self._reason(r)}")
+            raise LLMError(f"LLM server {self._shown}: HTTP {r.status_code}: {self._reason(r)}")
         if len(r.content) > MAX_BODY_BYTES:
-            raise LLMError(
-                f"LLM server {self.base_url}: response larger than {MAX_BODY_BYTES} bytes"
-            )
+            raise LLMError(f"LLM server {self._shown}: response larger than {MAX_BODY_BYTES} bytes")
         try:
             data = r.json()
             choices = data["choices"]
@@ -247,7 +245,5 @@ class OpenAILLM:
             text = err.get("message", "") if isinstance(err, dict) else str(err or "")
         except (ValueError, AttributeError):
             text = r.text
-        text = " ".join(str(text).split())[:200] or r.reason_phrase
-        if self.__key:
-            text = text.replace(self.__key, "***")
-        return text
+        text = redact_text(str(text), [self.__key])  # before cutting: no prefix survives
+        return " ".join(text.split())[:200] or r.reason_phrase

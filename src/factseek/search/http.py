@@ -35,6 +35,7 @@ from factseek.errors import (
     SearchError,
 )
 from factseek.extract import parse_date
+from factseek.redact import redact_text, redact_url
 from factseek.retry import retry_after_seconds
 from factseek.types import Hit
 
@@ -73,10 +74,8 @@ def resolve_base(explicit: str | None, var: str, default: str) -> str:
 
 
 def _one_line(text: str, secret: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    if secret:
-        text = text.replace(secret, "***")
-    return text[:limit]
+    """One line, secrets scrubbed *before* it is cut (no prefix of a key survives)."""
+    return " ".join(redact_text(text, [secret]).split())[:limit]
 
 
 def _error_text(response: httpx.Response) -> str:
@@ -150,7 +149,7 @@ class ApiClient:
                 last = f"{name}: timed out after {cfg.timeout:g}s"
                 continue
             except httpx.TransportError as e:
-                last = f"{name}: cannot reach {self.base}: {type(e).__name__}"
+                last = f"{name}: cannot reach {redact_url(self.base)}: {type(e).__name__}"
                 continue
             status = r.status_code
             if 200 <= status < 300:

@@ -9,12 +9,23 @@ for plugging in anything else).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from factseek.errors import InputError
 from factseek.types import STANCE_LABELS, StanceLabel, StanceResult
 
-__all__ = ["FunctionStance", "StanceModel", "StanceResult"]
+__all__ = [
+    "STANCE_MODELS",
+    "FunctionStance",
+    "StanceModel",
+    "StanceResult",
+    "default_model_path",
+    "load_stance",
+]
 
 Pair = tuple[str, str]
 
@@ -57,3 +68,38 @@ class FunctionStance:
             label = max(STANCE_LABELS, key=lambda lab: (probs[lab], -STANCE_LABELS.index(lab)))
             out.append(StanceResult(label=label, probs=probs, model=self.name))
         return out
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def default_model_path() -> Path:
+    """The folder of the stance model shipped inside the package."""
+    return Path(str(resources.files("factseek") / "models" / "stance"))
+
+
+@functools.lru_cache(maxsize=1)
+def _default() -> StanceModel:
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    return CrossEncoderStance.load(default_model_path(), name="stance:default")
+
+
+#: Named stance models; anything else given to ``load_stance`` must be a trained folder.
+STANCE_MODELS: dict[str, Callable[[], StanceModel]] = {"default": _default}
+
+
+def load_stance(name_or_path: str | Path = "default") -> StanceModel:
+    """A stance model by registry name (``STANCE_MODELS``) or from a folder written by
+    ``factseek stance train``. The shipped default is loaded once per process."""
+    if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:
+        return STANCE_MODELS[name_or_path]()
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        from factseek.stance.crossencoder import CrossEncoderStance
+
+        return CrossEncoderStance.load(path)
+    raise InputError(
+        f"unknown stance model {str(name_or_path)!r}: one of {', '.join(STANCE_MODELS)}, "
+        "or a folder written by `factseek stance train`"
+    )

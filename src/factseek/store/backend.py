@@ -137,6 +137,7 @@ class StoreBackend:
         gate = self.store.gates.gate(constraints)
         acc, touched = self._buffers()
         s = self.store
+        s.check_postings(terms)  # a damaged posting list is an error, never a wild read
         return kernels.bm25_search(
             s.indptr,
             s.postings_doc,

@@ -28,10 +28,13 @@ import numpy as np
 from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
+from factseek.files import check_writable_dir
 from factseek.store import kernels
 from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
+from factseek.store.integrity import SIDECAR, files_in, write_sums
 from factseek.store.layout import (
     CONFIG,
+    SEGMENT_FILES,
     Segment,
     StoreConfig,
     check_writable_root,
@@ -186,6 +189,10 @@ class _Ingest:
             dim = self.encoder.dim
             vecs = np.concatenate(self.vectors) if self.vectors else np.zeros((0, dim), np.float32)
             np.save(self.path.parent / f"{self.segment}.dense.npy", vecs.astype(np.float32))
+        names = [f"{self.segment}.{suffix}" for suffix in SEGMENT_FILES if suffix != SIDECAR]
+        sidecar = folder / f"{self.segment}.{SIDECAR}"
+        write_sums(sidecar, files_in(folder, names))
+        fsync_file(sidecar)
 
     def _encode(self) -> None:
         assert self.encoder is not None
@@ -332,6 +339,7 @@ def _write_index(
     _write_lines(folder / "hosts.txt", new_hosts, append_to=prior("hosts.txt"))
     _write_lines(folder / "ids.txt", new.ids, append_to=prior("ids.txt"))
     _write_lines(folder / "urls_lower.txt", new.urls, append_to=prior("urls_lower.txt"))
+    write_sums(folder / SIDECAR, sorted(folder.iterdir()))
     for p in folder.iterdir():
         fsync_file(p)
     return n_terms, len(pdoc)
@@ -368,6 +376,7 @@ def write_documents(
             raise StoreError(f"{root} already holds a store; add to it, or replace it (--force)")
     else:
         read_config(root)  # a clear error before taking the lock
+    check_writable_dir(root, "store folder")  # before reading any input
     with write_lock(root):
         current = read_config(root) if (root / CONFIG).exists() else None
         collect_garbage(root, current or StoreConfig())  # leftovers of a crashed write
@@ -384,6 +393,9 @@ def write_documents(
                 raise StoreError(
                     f"encoder dim {encoder.dim} differs from the store's {base.dense_dim}"
                 )
+            from factseek.store.reader import Store
+
+            Store(root, base).verify()  # never bless a damaged store with fresh checksums
             old = _load_old(root, base)
         else:
             base = StoreConfig(k1=k1, b=b)

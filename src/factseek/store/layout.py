@@ -22,6 +22,8 @@ A store is one folder of plain files::
         url_flags.npy            uint8 bit 0: the URL path ends with ".pdf"
         urls_lower.txt           lower-cased URLs, one per line (for marker checks)
         ids.txt                  document ids, one per line
+        checksums.json           size and CRC-32 per 1 MiB block of every file above
+    docs-000001.checksums.json   the same for the segment's files (see ``store/integrity.py``)
 
 Every write goes to new files first; ``commit`` then replaces ``config.json`` atomically
 (``os.replace``), so a reader sees the old store or the new one, never a mix, and a crash
@@ -46,7 +48,14 @@ FORMAT_VERSION = 1
 CONFIG = "config.json"
 LOCK = ".lock"
 ANALYZER = "factseek.text.tokenize"  # lower-cased [^\W_]+ runs, English stop words removed
-SEGMENT_FILES = ("jsonl", "offsets.npy", "cards.jsonl", "cards.offsets.npy", "dense.npy")
+SEGMENT_FILES = (
+    "jsonl",
+    "offsets.npy",
+    "cards.jsonl",
+    "cards.offsets.npy",
+    "dense.npy",
+    "checksums.json",
+)
 _OWNED = re.compile(
     r"^(docs-\d{6}\.(" + "|".join(re.escape(x) for x in SEGMENT_FILES) + r")|index-\d{6}|.*\.tmp)$"
 )

@@ -1,8 +1,11 @@
 """Opening a knowledge store read-only: memory-mapped arrays, documents by number, info.
 
-``Store.open(path)`` validates ``config.json`` and every array's shape against it, so a missing
-or damaged store fails at once with one ``StoreError`` line rather than deep inside a search.
-Documents are read lazily: a document number maps to a segment and a byte range of its JSONL.
+``Store.open(path)`` validates ``config.json``, every file's size and checksum record, every
+array's shape against it and the small arrays' checksums (``factseek.store.integrity``), so a
+missing or damaged store fails at once with one ``StoreError`` line rather than deep inside a
+search; the large files are verified block by block as reads first touch them (posting lists
+before a query is scored, JSONL lines before they are parsed). Documents are read lazily: a
+document number maps to a segment and a byte range of its JSONL.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 
 from factseek.errors import StoreError
 from factseek.store.filters import GateCache, UrlTable
+from factseek.store.integrity import SIDECAR, Sums, corrupt, load_sums, validate_structure
 from factseek.store.layout import StoreConfig, read_config
 from factseek.types import DateEvidence, Document
 
@@ -51,51 +55,67 @@ class StoreInfo:
     skipped_lines: int
 
 
-def _load(path: Path, dtype: str, length: int) -> np.ndarray:
+def _verified(sums: Sums | None, path: Path) -> None:
+    if sums is not None:
+        sums.verify(path.name)
+
+
+def _load(path: Path, dtype: str, length: int, sums: Sums | None = None) -> np.ndarray:
+    """A memory-mapped 1-D array; with ``sums``, checked against its checksum first."""
+    root = path.parent if sums is None else sums.root
+    _verified(sums, path)
     try:
         arr = np.load(path, mmap_mode="r")
-    except (OSError, ValueError) as e:
-        raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise corrupt(root, f"{path.name} is missing or unreadable ({e})") from None
     if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
-        raise StoreError(f"store file {path} is corrupt (dtype {arr.dtype}, shape {arr.shape})")
+        raise corrupt(root, f"{path.name} has dtype {arr.dtype} and shape {arr.shape}")
     return np.asarray(arr)
 
 
-def _lines(path: Path, count: int) -> list[str]:
+def _lines(path: Path, count: int, sums: Sums | None = None) -> list[str]:
+    root = path.parent if sums is None else sums.root
+    _verified(sums, path)
     try:
         text = path.read_bytes().decode("utf-8")  # no newline translation
     except (OSError, UnicodeDecodeError) as e:
-        raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
+        raise corrupt(root, f"{path.name} is missing or unreadable ({e})") from None
     lines = text.split("\n")[:-1] if text else []
     if len(lines) != count:
-        raise StoreError(f"store file {path} is corrupt: {len(lines)} lines, expected {count}")
+        raise corrupt(root, f"{path.name} has {len(lines)} lines, expected {count}")
     return lines
 
 
 class _Lines:
     """One segment's JSONL file (memory-mapped) with its line offsets."""
 
-    def __init__(self, root: Path, stem: str, n: int) -> None:
+    def __init__(self, root: Path, stem: str, n: int, sums: Sums | None) -> None:
+        self.root = root
         self.path = root / f"{stem}.jsonl"
-        self.offsets = _load(root / f"{stem}.offsets.npy", "int64", n + 1)
+        self.sums = sums
+        self.offsets = _load(root / f"{stem}.offsets.npy", "int64", n + 1, sums)
+        if n and (self.offsets[0] != 0 or bool(np.any(np.diff(self.offsets) < 0))):
+            raise corrupt(root, f"{stem}.offsets.npy is not ordered")
         try:
             with self.path.open("rb") as f:
                 size = os.fstat(f.fileno()).st_size
                 self.data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
         except (OSError, ValueError) as e:
-            raise StoreError(f"store file {self.path} is missing or unreadable: {e}") from None
+            raise corrupt(root, f"{self.path.name} is missing or unreadable ({e})") from None
         if size != int(self.offsets[-1]):
-            raise StoreError(f"store file {self.path} is corrupt: size differs from its offsets")
+            raise corrupt(root, f"{self.path.name}'s size differs from its offsets")
 
     def raw(self, j: int) -> bytes:
         a, b = self.offsets[j : j + 2].tolist()
+        if self.sums is not None:
+            self.sums.verify(self.path.name, a, b)
         return self.data[a:b]
 
     def json(self, j: int) -> Any:
         try:
             return json.loads(self.raw(j))
         except ValueError:
-            raise StoreError(f"store file {self.path}: line {j + 1} is corrupt") from None
+            raise corrupt(self.root, f"line {j + 1} of {self.path.name} is unreadable") from None
 
 
 class Store:
@@ -106,25 +126,43 @@ class Store:
         self.config = config
         n, idx = config.n_docs, root / config.index
         if not idx.is_dir() or sum(s.n_docs for s in config.segments) != n:
-            raise StoreError(f"{root} is corrupt: index folder or segment counts do not match")
-        self.indptr = _load(idx / "indptr.npy", "int64", config.n_terms + 1)
+            raise corrupt(root, "the index folder or the segment counts do not match config.json")
+        sums = self._sums = load_sums(root, idx, idx / SIDECAR)
+        self._seg_sums = [
+            load_sums(root, root, root / f"{seg.name}.{SIDECAR}") for seg in config.segments
+        ]
+        self.indptr = _load(idx / "indptr.npy", "int64", config.n_terms + 1, sums)
         if int(self.indptr[-1]) != config.n_postings:
-            raise StoreError(f"{root} is corrupt: postings count differs from config.json")
+            raise corrupt(root, "the postings count differs from config.json")
+        # the posting arrays are large: verified per posting list as queries touch them
         self.postings_doc = _load(idx / "postings_doc.npy", "int32", config.n_postings)
         self.postings_impact = _load(idx / "postings_impact.npy", "float32", config.n_postings)
-        self.term_max = _load(idx / "term_max.npy", "float32", config.n_terms)
-        self.doc_len = _load(idx / "doc_len.npy", "int32", n)
-        self.days = _load(idx / "days.npy", "int32", n)
-        self.host_id = _load(idx / "host_id.npy", "int32", n)
-        self.url_flags = _load(idx / "url_flags.npy", "uint8", n)
-        self.hosts = _lines(idx / "hosts.txt", int(self.host_id.max()) + 1 if n else 0)
+        self.term_max = _load(idx / "term_max.npy", "float32", config.n_terms, sums)
+        self.doc_len = _load(idx / "doc_len.npy", "int32", n, sums)
+        self.days = _load(idx / "days.npy", "int32", n, sums)
+        self.host_id = _load(idx / "host_id.npy", "int32", n, sums)
+        self.url_flags = _load(idx / "url_flags.npy", "uint8", n, sums)
+        self.hosts = _lines(idx / "hosts.txt", int(self.host_id.max()) + 1 if n else 0, sums)
+        validate_structure(
+            root,
+            self.indptr,
+            self.postings_doc if sums is None else None,  # no checksums: check every posting
+            n,
+            len(self.hosts),
+            self.host_id,
+            self.days,
+        )
+        self._headers = {
+            name: (idx / name).stat().st_size - 4 * config.n_postings
+            for name in ("postings_doc.npy", "postings_impact.npy")
+        }
         self._docs: list[_Lines] = []
         self._cards: list[_Lines] = []
         self._starts: list[int] = []  # first document number of each segment
         start = 0
-        for seg in config.segments:
-            self._docs.append(_Lines(root, seg.name, seg.n_docs))
-            self._cards.append(_Lines(root, f"{seg.name}.cards", seg.n_docs))
+        for seg, seg_sums in zip(config.segments, self._seg_sums, strict=True):
+            self._docs.append(_Lines(root, seg.name, seg.n_docs, seg_sums))
+            self._cards.append(_Lines(root, f"{seg.name}.cards", seg.n_docs, seg_sums))
             self._starts.append(start)
             start += seg.n_docs
 
@@ -135,6 +173,34 @@ class Store:
 
     def __len__(self) -> int:
         return self.config.n_docs
+
+    # ------------------------------------------------------------------ integrity
+
+    @property
+    def checksummed(self) -> bool:
+        """True when the store carries checksums (built by a factseek that writes them)."""
+        return self._sums is not None
+
+    def check_postings(self, terms: np.ndarray) -> None:
+        """Verify the posting lists of ``terms`` (once each) before a kernel reads them."""
+        sums = self._sums
+        if sums is None:
+            return
+        names = ("postings_doc.npy", "postings_impact.npy")
+        if all(sums.fully_verified(name) for name in names):
+            return
+        indptr = self.indptr
+        for t in terms.tolist():
+            a, b = int(indptr[t]), int(indptr[t + 1])
+            for name in names:
+                head = self._headers[name]
+                sums.verify(name, head + 4 * a, head + 4 * b)
+
+    def verify(self) -> None:
+        """Verify every file of the store in full (``factseek index verify``; before an add)."""
+        for sums in (self._sums, *self._seg_sums):
+            if sums is not None:
+                sums.verify_all()
 
     # ------------------------------------------------------------------ lazily loaded tables
 
@@ -155,17 +221,18 @@ class Store:
 
     @cached_property
     def vocab(self) -> dict[str, int]:
-        terms = _lines(self._index_file("terms.txt"), self.config.n_terms)
+        terms = _lines(self._index_file("terms.txt"), self.config.n_terms, self._sums)
         return {t: i for i, t in enumerate(terms)}
 
     @cached_property
     def ids(self) -> dict[str, int]:
-        ids = _lines(self._index_file("ids.txt"), self.config.n_docs)
+        ids = _lines(self._index_file("ids.txt"), self.config.n_docs, self._sums)
         return {d: i for i, d in enumerate(ids)}
 
     @cached_property
     def gates(self) -> GateCache:
         path = self._index_file("urls_lower.txt")
+        _verified(self._sums, path)
         try:
             urls = UrlTable(path.read_bytes())
         except OSError as e:
@@ -179,6 +246,7 @@ class Store:
         out = []
         for i, seg in enumerate(self.config.segments):
             path = self.root / f"{seg.name}.dense.npy"
+            _verified(self._seg_sums[i], path)
             try:
                 arr = np.load(path, mmap_mode="r")
             except (OSError, ValueError) as e:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from factseek.constraints import url_host_path
 from factseek.errors import DataError, FactseekError
+from factseek.sanitize import json_loads
 from factseek.types import Document
 
 OnError = Literal["stop", "skip"]
@@ -232,12 +233,15 @@ class DocumentSource:
                     self._fail(f"not valid UTF-8 (byte {e.start}); the file must be UTF-8", path, n)
                     continue
                 try:
-                    doc = document_from_record(json.loads(line))
+                    doc = document_from_record(json_loads(line))
                 except json.JSONDecodeError as e:
                     self._fail(f"invalid JSON: {e.msg} (column {e.colno})", path, n)
                     continue
                 except ValueError as e:
                     self._fail(str(e), path, n)
+                    continue
+                except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as e:
+                    self._fail(f"malformed record ({type(e).__name__}: {e})"[:300], path, n)
                     continue
                 self.where = f"{path}:{n}"
                 yield doc
@@ -250,7 +254,7 @@ class DocumentSource:
             return
         try:
             doc = document_from_html(path.read_bytes(), path, self.path)
-        except ValueError as e:
+        except (ValueError, TypeError, AttributeError, RecursionError) as e:
             self._fail(str(e), path, None)
             return
         self.where = str(path)

@@ -1,0 +1,62 @@
+"""Malformed data never leaves a loader as a Python error.
+
+Loaders check the fields they know and raise ``DataError`` with a precise message; ``@loader``
+is the seam behind those checks: any ``TypeError``, ``KeyError``, ``ValueError``... that a
+record the checks did not foresee still raises (a nested list where a string was expected, a
+number too large for a float) becomes ``DataError("malformed record (...)", file, line)``,
+naming the line that the loader's reader last reported with ``at(path, line)``.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+from collections.abc import Callable
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, TypeVar
+
+from factseek.errors import DataError, FactseekError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_WHERE: ContextVar[tuple[str, int | None] | None] = ContextVar("factseek_data_where", default=None)
+_UNFORESEEN = (
+    TypeError,
+    AttributeError,
+    KeyError,
+    IndexError,
+    ValueError,
+    OverflowError,
+    RecursionError,
+    UnicodeError,
+    csv.Error,
+)
+
+
+def at(path: str | Path, line: int | None) -> None:
+    """Record the file and line being read (for the message of an unforeseen error)."""
+    _WHERE.set((str(path), line))
+
+
+def loader(fn: F) -> F:
+    """Turn unforeseen errors of a loader into ``DataError`` naming the file and line."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = _WHERE.set(None)
+        try:
+            return fn(*args, **kwargs)
+        except FactseekError:
+            raise
+        except _UNFORESEEN as e:
+            where = _WHERE.get()
+            path, line = where if where is not None else (str(args[0]) if args else None, None)
+            detail = " ".join(str(e).split())[:120]
+            raise DataError(
+                f"malformed record ({type(e).__name__}: {detail})", path, line
+            ) from None
+        finally:
+            _WHERE.reset(token)
+
+    return wrapper  # type: ignore[return-value]

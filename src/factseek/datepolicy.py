@@ -1,0 +1,233 @@
+"""Which publication date a page gets when its sources disagree, and which sources are credible.
+
+``choose(evidence) -> DateChoice(date, source, rule)`` applies the rules below to the
+``DateEvidence`` of one page (``factseek.pagedates`` gathers it; every date there is already the
+calendar day in the page's own time zone). ``DateChoice.rule`` says in words which rule decided;
+``extract_html`` stores it in ``Document.meta["date_rule"]`` and the report prints it.
+
+1. **Families.** A source belongs to the family named before its first ``:``
+   (``meta:article:published_time`` is ``meta``). Modification dates (``MODIFICATION_SOURCES``)
+   and the web-archive snapshot (``archive``) are upper bounds, not publication dates, and do
+   not vote. Every other family votes once, with its best date: for ``meta`` the tag highest in
+   ``PUBLISHED_META``, for the others the first in evidence order.
+2. **Weights.** ``WEIGHTS``: the page's structured data (``json-ld``, ``meta``, ``microdata``)
+   and its URL weigh 1; a date printed in the visible text 0.75; htmldate's estimate 0.5 (it
+   often re-reads the same tags, or guesses from the body); any other source 1. A reading whose
+   day and month could not be told apart (rule text starting ``"ambiguous"``) weighs 0.25.
+3. **Bound.** A vote later than the archive snapshot's day cannot be the publication date (the
+   page existed by then) and is set aside.
+4. **Agreement.** The day with the largest total weight is the date: sources that agree outvote
+   a single odd one, whatever its rank (JSON-LD 3 years early loses to meta + URL).
+5. **Tie.** Equal weights: the *later* day. For a filter that keeps pages published before a
+   claim, too late only loses a page; too early can leak one.
+6. **Upper bound.** No vote at all: the earliest modification or snapshot day. A page is not
+   published after it was modified or archived, so this is safe for a before-the-claim filter.
+7. Otherwise no date (None).
+
+``credible(evidence)`` lists the votes that count when a temporal constraint asks whether the
+page's sources *disagree across the claim's cut-off*: the votes of weight at least 0.75 that
+survive rule 3 (structured data, URL, visible text; not htmldate's estimate, not ambiguous
+readings). ``factseek.temporal`` treats a page whose credible dates straddle the cut-off as after
+it (or as undated, per its ``on_conflict`` setting).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from factseek.types import DateEvidence
+
+#: Publication meta tags (name, property or itemprop, lower-case), most trusted first.
+PUBLISHED_META: tuple[str, ...] = (
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "citation_publication_date",
+    "citation_date",
+    "dc.date.issued",
+    "dcterms.issued",
+    "dc.date.created",
+    "dcterms.created",
+    "dc.date",
+    "dcterms.date",
+    "parsely-pub-date",
+    "sailthru.date",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "publish_date",
+    "article.published",
+    "date",
+)
+#: Modification meta tags: upper bounds on the publication date.
+MODIFIED_META: tuple[str, ...] = (
+    "article:modified_time",
+    "og:updated_time",
+    "datemodified",
+    "dcterms.modified",
+    "last-modified",
+)
+#: Sources that give a modification date, not a publication date.
+MODIFICATION_SOURCES: frozenset[str] = frozenset(
+    {
+        "json-ld:dateModified",
+        "last-modified",
+        "text:updated",
+        *(f"meta:{m}" for m in MODIFIED_META),
+    }
+)
+ARCHIVE_SOURCE = "archive"  # a web-archive snapshot: the page existed by then
+#: Sources that bound the publication date from above instead of giving it.
+BOUND_SOURCES: frozenset[str] = MODIFICATION_SOURCES | {ARCHIVE_SOURCE}
+#: Vote weight per family (rule 2); families not listed weigh ``DEFAULT_WEIGHT``.
+WEIGHTS: dict[str, float] = {
+    "json-ld": 1.0,
+    "meta": 1.0,
+    "microdata": 1.0,
+    "url": 1.0,
+    "text": 0.75,
+    "htmldate": 0.5,
+}
+DEFAULT_WEIGHT = 1.0
+AMBIGUOUS = "ambiguous"  # rule text prefix of a reading whose day/month order is unknown
+AMBIGUOUS_WEIGHT = 0.25
+CREDIBLE_WEIGHT = 0.75
+
+
+@dataclass(frozen=True, kw_only=True)
+class Vote:
+    """One family's vote: its best evidence and the weight it carries."""
+
+    evidence: DateEvidence
+    weight: float
+
+    @property
+    def date(self) -> _dt.date:
+        return self.evidence.date
+
+
+@dataclass(frozen=True, kw_only=True)
+class DateChoice:
+    """The chosen publication date, the source it came from and the rule that chose it."""
+
+    date: _dt.date | None
+    source: str = ""
+    rule: str = ""
+
+
+NO_DATE = DateChoice(date=None, rule="no date on the page")
+
+
+def family(source: str) -> str:
+    return source.partition(":")[0]
+
+
+def _in_family_rank(e: DateEvidence) -> int:
+    kind, _, name = e.source.partition(":")
+    if kind == "meta" and name in PUBLISHED_META:
+        return PUBLISHED_META.index(name)
+    return len(PUBLISHED_META)
+
+
+def _weight(e: DateEvidence) -> float:
+    if e.rule.startswith(AMBIGUOUS):
+        return AMBIGUOUS_WEIGHT
+    return WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
+
+
+def archive_bound(evidence: Iterable[DateEvidence]) -> _dt.date | None:
+    days = [e.date for e in evidence if e.source == ARCHIVE_SOURCE]
+    return min(days) if days else None
+
+
+def votes(evidence: Iterable[DateEvidence]) -> tuple[list[Vote], list[Vote]]:
+    """Rules 1-3: one vote per family, in evidence order; and the votes set aside by the bound."""
+    evidence = list(evidence)
+    best: dict[str, DateEvidence] = {}
+    for e in evidence:
+        if e.source in BOUND_SOURCES:
+            continue
+        f = family(e.source)
+        if f not in best or _in_family_rank(e) < _in_family_rank(best[f]):
+            best[f] = e
+    bound = archive_bound(evidence)
+    kept: list[Vote] = []
+    out: list[Vote] = []
+    for e in best.values():
+        v = Vote(evidence=e, weight=_weight(e))
+        (out if bound is not None and e.date > bound else kept).append(v)
+    return kept, out
+
+
+def credible(evidence: Iterable[DateEvidence]) -> list[DateEvidence]:
+    """The votes a temporal constraint weighs for disagreement (see the module docstring)."""
+    kept, _ = votes(evidence)
+    return [v.evidence for v in kept if v.weight >= CREDIBLE_WEIGHT]
+
+
+def _names(vs: Iterable[Vote]) -> str:
+    return ", ".join(v.evidence.source for v in vs)
+
+
+def choose(evidence: Iterable[DateEvidence]) -> DateChoice:
+    """The publication date by rules 1-7 of the module docstring."""
+    evidence = list(evidence)
+    kept, out = votes(evidence)
+    aside = [f"{v.evidence.source} {v.date.isoformat()} is after the archive snapshot" for v in out]
+    if kept:
+        total: dict[_dt.date, float] = defaultdict(float)
+        for v in kept:
+            total[v.date] += v.weight
+        # rule 4, then rule 5: the larger weight, then the later day
+        day = max(total, key=lambda d: (round(total[d], 6), d))
+        agree = [v for v in kept if v.date == day]
+        others = [v for v in kept if v.date != day]
+        tie = any(abs(total[d] - total[day]) < 1e-9 for d in total if d != day)
+        if len(kept) == 1:
+            rule = f"only source: {_names(agree)}"
+        elif not others:
+            rule = f"{len(agree)} sources agree: {_names(agree)}"
+        elif tie:
+            rule = f"tie, the later date (safe side): {_names(agree)} against " + ", ".join(
+                f"{v.evidence.source} {v.date.isoformat()}" for v in others
+            )
+        else:
+            rule = f"majority: {_names(agree)} outweigh " + ", ".join(
+                f"{v.evidence.source} {v.date.isoformat()}" for v in others
+            )
+        if aside:
+            rule += "; set aside: " + "; ".join(aside)
+        return DateChoice(date=day, source=agree[0].evidence.source, rule=rule)
+    bounds = [e for e in evidence if e.source in BOUND_SOURCES]
+    if bounds:
+        first = min(bounds, key=lambda e: e.date)
+        rule = f"upper bound: no publication date; the page was modified or archived by then ({first.source})"
+        if aside:
+            rule += "; set aside: " + "; ".join(aside)
+        return DateChoice(date=first.date, source=first.source, rule=rule)
+    return NO_DATE
+
+
+def could_change(evidence: Iterable[DateEvidence], weight: float) -> bool:
+    """Whether one more vote of ``weight`` could change ``choose(evidence)``.
+
+    Not when the winning day leads every other day by more than ``weight`` (a new vote for a
+    rival cannot catch up, and one for the winner or a new day leaves it ahead).
+    """
+    kept, _ = votes(evidence)
+    if not kept:
+        return True
+    total: dict[_dt.date, float] = defaultdict(float)
+    for v in kept:
+        total[v.date] += v.weight
+    ranked = sorted(total.values(), reverse=True)
+    runner_up = ranked[1] if len(ranked) > 1 else 0.0
+    return ranked[0] - runner_up <= weight + 1e-9
+
+
+def choose_published(evidence: Iterable[DateEvidence]) -> _dt.date | None:
+    """The chosen publication date alone (``choose(evidence).date``)."""
+    return choose(evidence).date

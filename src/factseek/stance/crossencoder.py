@@ -1,0 +1,237 @@
+"""A trained stance cross-encoder: one folder on disk, the ``StanceModel`` protocol in memory.
+
+A stance folder holds::
+
+    config.json          {"format_version": 1, "kind": "factseek-stance-crossencoder",
+                          "labels": ["supports", "refutes", "nei"], "net": {...NetConfig},
+                          "max_length": 96, "quantize": "int8" | "none",
+                          "thresholds": {"supports": ts, "refutes": tr} | null,
+                          "train": {...}, "metrics": {...}}
+    adapter.safetensors  the trained tensors only (fp16), applied on top of the pip base model
+
+``CrossEncoderStance.load(path)`` opens it offline: the base's first layers, the adapter folded
+in, and (``quantize: "int8"``) dynamic int8 quantisation of the linear maps. ``classify`` reads
+pairs in batches of similar length; each text is cut to ``MAX_QUESTION_CHARS`` /
+``MAX_EVIDENCE_CHARS`` characters and the pair to ``max_length`` tokens (the longer side is cut
+first), so empty and huge inputs are both fine. Labels come from ``stance.thresholds.decide``.
+
+With int8, each batch's activations are quantised with that batch's range, so a pair's
+probabilities can differ in the third decimal between batch compositions; with ``"none"`` they
+agree to float precision.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factseek.errors import ModelError
+from factseek.files import atomic_path, atomic_write
+from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
+from factseek.types import STANCE_LABELS, StanceResult
+
+FORMAT_VERSION = 1
+KIND = "factseek-stance-crossencoder"
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "adapter.safetensors"
+MAX_QUESTION_CHARS = 1_000
+MAX_EVIDENCE_CHARS = 4_000
+BATCH_SIZE = 32
+QUANTIZE = ("int8", "none")
+
+Pair = tuple[str, str]
+
+
+def bound(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
+    """Questions and evidence texts cut to their character limits (``None`` reads as empty)."""
+    questions = [
+        " ".join((q or "")[: MAX_QUESTION_CHARS * 2].split())[:MAX_QUESTION_CHARS] for q, _ in pairs
+    ]
+    evidence = [
+        " ".join((e or "")[: MAX_EVIDENCE_CHARS * 2].split())[:MAX_EVIDENCE_CHARS] for _, e in pairs
+    ]
+    return questions, evidence
+
+
+def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
+    """``(input_ids, mask, token_type_ids)``, each a padded (len(pairs), tokens) long tensor of
+    ``[CLS] question [SEP] evidence [SEP]`` (cut to the tokenizer's truncation length)."""
+    import torch
+
+    questions, evidence = bound(pairs)
+    encodings = tokenizer.encode_batch(list(zip(questions, evidence, strict=True)))
+    width = max((len(e.ids) for e in encodings), default=0)
+    ids = torch.zeros((len(encodings), width), dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    types = torch.zeros_like(ids)
+    for i, e in enumerate(encodings):
+        n = len(e.ids)
+        ids[i, :n] = torch.tensor(e.ids)
+        mask[i, :n] = 1
+        types[i, :n] = torch.tensor(e.type_ids)
+    return ids, mask, types
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """A stance folder's config.json, checked for kind, version and required keys."""
+    path = Path(path)
+    cfg_path = path / CONFIG_FILE
+    if not cfg_path.is_file():
+        raise ModelError(f"{path} is not a stance model folder (no {CONFIG_FILE})")
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelError(f"{cfg_path}: unreadable ({e})") from None
+    if not isinstance(cfg, dict) or cfg.get("kind") != KIND:
+        raise ModelError(f"{cfg_path}: not a factseek stance model (kind {cfg.get('kind')!r})")
+    if cfg.get("format_version") != FORMAT_VERSION:
+        raise ModelError(
+            f"{cfg_path}: format_version {cfg.get('format_version')!r}, this factseek reads {FORMAT_VERSION}"
+        )
+    for key in ("labels", "net", "max_length", "quantize"):
+        if key not in cfg:
+            raise ModelError(f"{cfg_path}: missing {key!r}")
+    if list(cfg["labels"]) != list(STANCE_LABELS):
+        raise ModelError(f"{cfg_path}: labels {cfg['labels']} are not {list(STANCE_LABELS)}")
+    if cfg["quantize"] not in QUANTIZE:
+        raise ModelError(f"{cfg_path}: quantize must be one of {', '.join(QUANTIZE)}")
+    if not (path / WEIGHTS_FILE).is_file():
+        raise ModelError(f"{path}: missing {WEIGHTS_FILE}")
+    return cfg
+
+
+def save_model(net: Any, out: str | Path, config: dict[str, Any]) -> Path:
+    """Write ``config`` (completed with kind, version and labels) and ``net``'s adapter (fp16)."""
+    from safetensors.torch import save_file
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.half().contiguous() for k, v in net.adapter_state().items()}
+    with atomic_path(out / WEIGHTS_FILE, suffix=".safetensors") as tmp:
+        save_file(state, str(tmp), metadata={"format": "pt", "kind": KIND})
+    cfg = {
+        "format_version": FORMAT_VERSION,
+        "kind": KIND,
+        "labels": list(STANCE_LABELS),
+        **config,
+        "n_parameters": int(sum(v.numel() for v in state.values())),
+    }
+    atomic_write(out / CONFIG_FILE, json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    return out
+
+
+def quantize_int8(net: Any) -> Any:
+    """Dynamic int8 quantisation of every linear map (weights int8, activations per batch)."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+
+
+class CrossEncoderStance:
+    """``StanceModel`` over a trained stance folder (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        net: Any,
+        tokenizer: Any,
+        max_length: int,
+        thresholds: Thresholds | None,
+        name: str,
+        config: dict[str, Any] | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        self.net = net
+        self.tokenizer = tokenizer
+        self.max_length = int(max_length)
+        self.thresholds = check_thresholds(thresholds)
+        self.name = name
+        self.config = dict(config or {})
+        self.batch_size = batch_size
+
+    @classmethod
+    def load(
+        cls, path: str | Path, *, quantize: str | None = None, name: str | None = None
+    ) -> CrossEncoderStance:
+        """Open a stance folder offline; ``quantize`` ("int8"/"none") overrides its config."""
+        from safetensors.torch import load_file
+
+        from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
+
+        path = Path(path)
+        cfg = read_config(path)
+        mode = quantize or cfg["quantize"]
+        if mode not in QUANTIZE:
+            raise ModelError(f"quantize must be one of {', '.join(QUANTIZE)}, got {mode!r}")
+        try:
+            net_config = NetConfig(**cfg["net"])
+        except TypeError as e:
+            raise ModelError(f"{path}: bad 'net' section ({e})") from None
+        net = StanceNet.from_base(net_config)
+        try:
+            state = load_file(str(path / WEIGHTS_FILE))
+        except Exception as e:  # safetensors raises its own error types
+            raise ModelError(f"{path / WEIGHTS_FILE}: unreadable ({e})") from None
+        net.load_adapter(state)
+        net.merge().eval()
+        if mode == "int8":
+            net = quantize_int8(net)
+        tokenizer = load_tokenizer(net_config.base, int(cfg["max_length"]))
+        return cls(
+            net=net,
+            tokenizer=tokenizer,
+            max_length=int(cfg["max_length"]),
+            thresholds=cfg.get("thresholds"),
+            name=name or f"stance:{cfg.get('name') or path.name}",
+            config={**cfg, "quantize": mode},
+        )
+
+    def with_thresholds(self, thresholds: Thresholds | None) -> CrossEncoderStance:
+        """The same network with other thresholds (None: arg-max)."""
+        return CrossEncoderStance(
+            net=self.net,
+            tokenizer=self.tokenizer,
+            max_length=self.max_length,
+            thresholds=thresholds,
+            name=self.name,
+            config=self.config,
+            batch_size=self.batch_size,
+        )
+
+    def probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
+        """float64 (len(pairs), 3) probabilities of (supports, refutes, nei), in input order."""
+        import torch
+
+        out = np.zeros((len(pairs), len(STANCE_LABELS)))
+        if not pairs:
+            return out
+        questions, evidence = bound(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: (len(questions[i]) + len(evidence[i]), i))
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                ids, mask, types = encode(
+                    self.tokenizer, [(questions[i], evidence[i]) for i in idx]
+                )
+                logits, _ = self.net(ids, mask, types)  # (batch, 3)
+                out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
+        return out
+
+    def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
+        probs = self.probabilities(pairs)
+        labels = decide_many(probs, self.thresholds) if len(pairs) else []
+        return [
+            StanceResult(
+                label=STANCE_LABELS[int(k)],
+                probs={lab: round(float(p), 6) for lab, p in zip(STANCE_LABELS, row, strict=True)},
+                model=self.name,
+            )
+            for k, row in zip(labels, probs, strict=True)
+        ]

@@ -1,0 +1,479 @@
+"""Stance training and evaluation pairs from the public data sets, split without leakage.
+
+``build_pairs(data, sources)`` returns ``{split: [StancePair]}`` for ``train``, ``validation`` and
+``test``. Each source is a folder under ``data`` (see docs/stance.md):
+
+- ``fever`` (``fever_dev/``): each claim with each of its gold evidence texts (SUPPORTS ->
+  supports, REFUTES -> refutes; claims the annotators disagreed on are left out), plus one
+  ``nei`` pair per claim: the evidence text of the same split that BM25 ranks highest for the
+  claim among those of *other* evidence groups, so "not enough information" is not simply "few
+  shared words". Sides come from ``datasets.fever.group_split`` (connected groups of shared
+  evidence), so no evidence text is on two sides.
+- ``fmt`` (``fool_me_twice/``, dev and test files): each claim with its gold sentences (its
+  label), and with up to ``FMT_NEI_PER_CLAIM`` retrieved sentences that are not gold (``nei``),
+  those sharing most words with the claim first. Sides: group split by shared gold sentences.
+- ``climate`` (``climate_fever/``): each claim with its five sentences and their own labels.
+  Sides: claim-level (its claims share Wikipedia sentences so much that grouping by shared
+  sentences leaves one giant group); the cross-source rule below then drops a training pair
+  whose sentence is also a test sentence.
+- ``averitec`` (``averitec/train.json``, CC BY-NC: never in the shipped model's sources): each
+  Boolean question-answer (question, "Yes/No. explanation") as supports/refutes, and each claim
+  with its answers joined (Supported/Refuted/Not Enough Evidence; Conflicting left out).
+
+Across sources, a training or validation pair whose evidence text is also a test evidence text
+(of any requested source) is dropped, and so is a training pair whose evidence is a validation
+text. ``form="question"`` rewrites every question as a yes/no question
+(``stance.questions.as_questions``); ``"mixed"`` does so for the claims whose hash falls under
+``question_share``; the label is unchanged. Orders are deterministic (file order).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from factseek.datasets.fever import (
+    SPLITS,
+    FeverClaim,
+    Split,
+    clean_text,
+    evidence_groups,
+    group_split,
+    load_fever_dev,
+)
+from factseek.errors import DataError, InputError
+from factseek.text import tokenize
+from factseek.types import StanceLabel
+
+Form = Literal["statement", "question", "mixed"]
+FORMS: tuple[Form, ...] = ("statement", "question", "mixed")
+FMT_NEI_PER_CLAIM = 2
+MAX_EVIDENCE_CHARS = 4000
+_FEVER_LABELS: dict[str, StanceLabel] = {"SUPPORTS": "supports", "REFUTES": "refutes"}
+_CLIMATE_LABELS: dict[str, StanceLabel] = {
+    "SUPPORTS": "supports",
+    "REFUTES": "refutes",
+    "NOT_ENOUGH_INFO": "nei",
+}
+_AVERITEC_LABELS: dict[str, StanceLabel] = {
+    "Supported": "supports",
+    "Refuted": "refutes",
+    "Not Enough Evidence": "nei",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StancePair:
+    """One (claim or question, evidence) pair with its gold stance."""
+
+    question: str
+    evidence: str
+    label: StanceLabel
+    source: str
+    group: str  # the claim (or claim group) the pair comes from
+    form: Literal["statement", "question"] = "statement"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Source:
+    """A data source: its folder under the data root, whether derived weights may be shared."""
+
+    folder: str
+    shareable: bool
+    load: Callable[[Path], dict[Split, list[StancePair]]]
+    about: str
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _unit(text: str) -> float:
+    return int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "big") / 2**64
+
+
+def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
+    for i, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
+            if not isinstance(row, dict):
+                raise DataError("expected a JSON object", str(path), i)
+            yield i, row
+
+
+def _sides(items: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Split]:
+    """Item id -> split by connected groups of shared keys (``datasets.fever.group_split``)."""
+    claims = [FeverClaim(id=i, text=i, label="SUPPORTS", evidence=tuple(k)) for i, k in items]
+    return group_split(claims)
+
+
+def bm25_nearest(
+    queries: Sequence[str],
+    docs: Sequence[str],
+    exclude: Sequence[set[int]],
+    *,
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[int | None]:
+    """For each query, the index of the BM25-best document not in its ``exclude`` set (ties by
+    index; None when every document is excluded or none shares a term)."""
+    import numpy as np
+    from scipy import sparse
+
+    if not docs:
+        return [None] * len(queries)
+    vocab: dict[str, int] = {}
+    rows, cols, vals = [], [], []
+    lengths = np.zeros(len(docs))
+    for d, text in enumerate(docs):
+        terms = tokenize(text)
+        lengths[d] = len(terms)
+        counts: dict[int, int] = {}
+        for t in terms:
+            j = vocab.setdefault(t, len(vocab))
+            counts[j] = counts.get(j, 0) + 1
+        rows.extend([d] * len(counts))
+        cols.extend(counts)
+        vals.extend(counts.values())
+    tf = sparse.csr_matrix((vals, (rows, cols)), shape=(len(docs), len(vocab)), dtype=np.float64)
+    df = np.bincount(tf.indices, minlength=len(vocab))
+    idf = np.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+    norm = k1 * (1 - b + b * lengths / max(lengths.mean(), 1e-9))
+    tf.data = tf.data * (k1 + 1) / (tf.data + np.repeat(norm, np.diff(tf.indptr)))
+    weights = (tf @ sparse.diags(idf)).T.tocsr()  # (terms, docs)
+    out: list[int | None] = []
+    for start in range(0, len(queries), 512):
+        qr, qc = [], []
+        for i, q in enumerate(queries[start : start + 512]):
+            ids = {vocab[t] for t in tokenize(q) if t in vocab}
+            qr.extend([i] * len(ids))
+            qc.extend(ids)
+        qm = sparse.csr_matrix(
+            (np.ones(len(qr)), (qr, qc)), shape=(min(512, len(queries) - start), len(vocab))
+        )
+        scores = (qm @ weights).toarray()  # (queries, docs)
+        for i, row in enumerate(scores):
+            row[list(exclude[start + i])] = -1.0
+            best = int(np.argmax(row))  # first index among ties
+            out.append(best if row[best] > 0 else None)
+    return out
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def fever_pairs(folder: Path) -> dict[Split, list[StancePair]]:
+    """FEVER pairs (see the module docstring)."""
+    data = load_fever_dev(folder)
+    sides = group_split(data.claims)
+    groups = evidence_groups([(c.id, c.evidence) for c in data.claims])
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+    for split in SPLITS:
+        claims = [c for c in data.claims if sides[c.id] == split and c.label in _FEVER_LABELS]
+        ev_ids = sorted({e for c in data.claims if sides[c.id] == split for e in c.evidence})
+        owner = {e: groups[c.id] for c in data.claims if sides[c.id] == split for e in c.evidence}
+        position = {e: i for i, e in enumerate(ev_ids)}
+        by_group: dict[str, set[int]] = {}
+        for e in ev_ids:
+            by_group.setdefault(owner[e], set()).add(position[e])
+        nearest = bm25_nearest(
+            [c.text for c in claims],
+            [data.evidence[e] for e in ev_ids],
+            [by_group[groups[c.id]] for c in claims],
+        )
+        for c, near in zip(claims, nearest, strict=True):
+            label = _FEVER_LABELS[c.label]
+            for e in c.evidence:
+                out[split].append(
+                    StancePair(
+                        question=c.text,
+                        evidence=data.evidence[e],
+                        label=label,
+                        source="fever",
+                        group=groups[c.id],
+                    )
+                )
+            if near is not None:
+                out[split].append(
+                    StancePair(
+                        question=c.text,
+                        evidence=data.evidence[ev_ids[near]],
+                        label="nei",
+                        source="fever",
+                        group=groups[c.id],
+                    )
+                )
+    return out
+
+
+def fmt_pairs(folder: Path) -> dict[Split, list[StancePair]]:
+    """Fool Me Twice pairs (see the module docstring)."""
+    files = sorted(Path(folder).glob("*.jsonl"))
+    if not files:
+        raise DataError(
+            "no .jsonl files (Fool Me Twice layout: dev.jsonl, test.jsonl)", str(folder)
+        )
+    rows: list[tuple[str, str, StanceLabel, list[str], list[str]]] = []
+    for path in files:
+        for i, row in _jsonl(path):
+            label = _FEVER_LABELS.get(str(row.get("label", "")).upper())
+            claim = clean_text(row.get("text") or row.get("claim") or "")
+            if label is None or not claim or "id" not in row:
+                raise DataError(
+                    "claim lines need id, text and label SUPPORTS/REFUTES", str(path), i
+                )
+            gold = [clean_text(e.get("text", "")) for e in row.get("gold_evidence") or []]
+            gold = [g for g in dict.fromkeys(gold) if g]
+            seen = set(gold)
+            retrieved = []
+            for e in row.get("retrieved_evidence") or []:
+                text = clean_text(e.get("text", "")) if isinstance(e, dict) else ""
+                if text and text not in seen:
+                    seen.add(text)
+                    retrieved.append(text)
+            rows.append((f"fmt-{row['id']}", claim, label, gold, retrieved))
+    sides = _sides([(cid, gold) for cid, _, _, gold, _ in rows])
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+    for cid, claim, label, gold, retrieved in rows:
+        words = set(tokenize(claim))
+        ranked = sorted(
+            retrieved, key=lambda t: -len(words & set(tokenize(t)))
+        )  # stable: file order
+        for text in gold:
+            out[sides[cid]].append(
+                StancePair(question=claim, evidence=text, label=label, source="fmt", group=cid)
+            )
+        for text in ranked[:FMT_NEI_PER_CLAIM]:
+            out[sides[cid]].append(
+                StancePair(question=claim, evidence=text, label="nei", source="fmt", group=cid)
+            )
+    return out
+
+
+def climate_pairs(folder: Path) -> dict[Split, list[StancePair]]:
+    """Climate-FEVER pairs (see the module docstring)."""
+    path = Path(folder)
+    path = path / "climate-fever.jsonl" if path.is_dir() else path
+    rows = []
+    for i, row in _jsonl(path):
+        claim = clean_text(row.get("claim", ""))
+        evidences = row.get("evidences")
+        if not claim or not isinstance(evidences, list):
+            raise DataError("claim lines need claim and evidences", str(path), i)
+        cid = f"climate-{row.get('claim_id', i)}"
+        items = []
+        for e in evidences:
+            label = _CLIMATE_LABELS.get(str(e.get("evidence_label", "")))
+            text = clean_text(e.get("evidence", ""))
+            if label is not None and text:
+                items.append((str(e.get("evidence_id", text)), text, label))
+        rows.append((cid, claim, items))
+    sides = _sides(
+        [(cid, [cid]) for cid, _, _ in rows]
+    )  # claim-level (shared sentences form one giant group)
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+    for cid, claim, items in rows:
+        for _, text, label in items:
+            out[sides[cid]].append(
+                StancePair(question=claim, evidence=text, label=label, source="climate", group=cid)
+            )
+    return out
+
+
+def averitec_pairs(folder: Path) -> dict[Split, list[StancePair]]:
+    """AVeriTeC pairs from ``train.json`` (see the module docstring; CC BY-NC)."""
+    path = Path(folder)
+    path = path / "train.json" if path.is_dir() else path
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise DataError(f"cannot read AVeriTeC JSON ({e})", str(path)) from None
+    if not isinstance(rows, list):
+        raise DataError("expected a JSON list of claims", str(path))
+    items: list[tuple[str, list[StancePair]]] = []
+    for i, row in enumerate(rows):
+        cid = f"averitec-{i}"
+        claim = clean_text(row.get("claim", ""))
+        pairs, answers = [], []
+        for q in row.get("questions") or []:
+            question = clean_text(q.get("question", ""))
+            for a in q.get("answers") or []:
+                text = clean_text(a.get("answer", ""))
+                explanation = clean_text(a.get("boolean_explanation") or "")
+                if not text or a.get("answer_type") == "Unanswerable":
+                    continue
+                answers.append(f"{question} {text}. {explanation}".strip())
+                if (
+                    a.get("answer_type") == "Boolean"
+                    and text.lower() in ("yes", "no")
+                    and explanation
+                ):
+                    label: StanceLabel = "supports" if text.lower() == "yes" else "refutes"
+                    pairs.append(
+                        StancePair(
+                            question=question,
+                            evidence=f"{text}. {explanation}",
+                            label=label,
+                            source="averitec",
+                            group=cid,
+                            form="question",
+                        )
+                    )
+        verdict = _AVERITEC_LABELS.get(str(row.get("label", "")))
+        if claim and answers and verdict is not None:
+            pairs.append(
+                StancePair(
+                    question=claim,
+                    evidence=" ".join(answers),
+                    label=verdict,
+                    source="averitec",
+                    group=cid,
+                )
+            )
+        items.append((cid, pairs))
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+    for cid, pairs in items:
+        u = _unit(f"0:{cid}")
+        out["train" if u < 0.7 else "validation" if u < 0.8 else "test"].extend(pairs)
+    return out
+
+
+#: Every source by name; ``shareable``: its terms allow sharing weights trained on it.
+SOURCES: dict[str, Source] = {
+    "fever": Source(
+        folder="fever_dev",
+        shareable=True,
+        load=fever_pairs,
+        about="FEVER dev claims + gold evidence, BM25 NEI pairs (CC BY-SA)",
+    ),
+    "fmt": Source(
+        folder="fool_me_twice",
+        shareable=True,
+        load=fmt_pairs,
+        about="Fool Me Twice gold + retrieved-not-gold NEI (Apache-2.0 / CC BY-SA)",
+    ),
+    "climate": Source(
+        folder="climate_fever",
+        shareable=True,
+        load=climate_pairs,
+        about="Climate-FEVER per-evidence labels (CC BY-SA)",
+    ),
+    "averitec": Source(
+        folder="averitec",
+        shareable=False,
+        load=averitec_pairs,
+        about="AVeriTeC train question-answers (CC BY-NC: not for shipped models)",
+    ),
+}
+#: What the shipped model trains on: every source whose terms allow sharing derived weights.
+DEFAULT_SOURCES: tuple[str, ...] = tuple(k for k, s in SOURCES.items() if s.shareable)
+
+
+def parse_sources(text: str | Sequence[str]) -> tuple[str, ...]:
+    """``"fever,fmt"`` -> ("fever", "fmt"); the error lists the registered sources."""
+    names = [s.strip() for s in (text.split(",") if isinstance(text, str) else text) if s.strip()]
+    unknown = [n for n in names if n not in SOURCES]
+    if unknown or not names:
+        raise InputError(
+            f"unknown stance source(s) {', '.join(unknown) or '(none given)'}; choose from: {', '.join(SOURCES)}"
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def with_form(
+    pairs: Sequence[StancePair], form: Form, *, question_share: float = 0.5
+) -> list[StancePair]:
+    """The pairs with their questions in ``form`` (see the module docstring)."""
+    from factseek.stance.questions import as_questions
+
+    if form not in FORMS:
+        raise InputError(f"unknown form {form!r}; choose from: {', '.join(FORMS)}")
+    if form == "statement":
+        return list(pairs)
+    chosen = [
+        p.form == "statement" and (form == "question" or _unit(f"q:{p.group}") < question_share)
+        for p in pairs
+    ]
+    texts = list(dict.fromkeys(p.question for p, c in zip(pairs, chosen, strict=True) if c))
+    asked = dict(zip(texts, as_questions(texts), strict=True)) if texts else {}
+    return [
+        replace(p, question=asked[p.question], form="question") if c else p
+        for p, c in zip(pairs, chosen, strict=True)
+    ]
+
+
+def build_pairs(
+    data: str | Path, sources: Iterable[str] = DEFAULT_SOURCES
+) -> dict[Split, list[StancePair]]:
+    """``{split: pairs}`` over ``sources`` under the data root (see the module docstring)."""
+    root = Path(data)
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+    for name in parse_sources(list(sources)):
+        folder = root / SOURCES[name].folder
+        if not folder.exists():
+            raise DataError(
+                f"stance source {name!r} not found (expected the folder {SOURCES[name].folder}/)",
+                str(folder),
+            )
+        for split, pairs in SOURCES[name].load(folder).items():
+            out[split].extend(replace(p, evidence=p.evidence[:MAX_EVIDENCE_CHARS]) for p in pairs)
+    test_texts = {p.evidence for p in out["test"]}
+    out["validation"] = [p for p in out["validation"] if p.evidence not in test_texts]
+    held = test_texts | {p.evidence for p in out["validation"]}
+    out["train"] = [p for p in out["train"] if p.evidence not in held]
+    return out
+
+
+def label_counts(pairs: Iterable[StancePair]) -> dict[str, int]:
+    counts: dict[str, int] = {"supports": 0, "refutes": 0, "nei": 0}
+    for p in pairs:
+        counts[p.label] += 1
+    return counts
+
+
+def describe(pairs: Sequence[StancePair]) -> str:
+    """One line: how many pairs, per label and per source."""
+    by_source: dict[str, int] = {}
+    for p in pairs:
+        by_source[p.source] = by_source.get(p.source, 0) + 1
+    labels = label_counts(pairs)
+    return (
+        f"{len(pairs)} pairs ({', '.join(f'{k} {v}' for k, v in labels.items())}; "
+        + ", ".join(f"{k} {v}" for k, v in by_source.items())
+        + ")"
+    )
+
+
+def subsample(pairs: Sequence[StancePair], n: int | None, seed: int = 0) -> list[StancePair]:
+    """At most ``n`` pairs, chosen by a seeded hash (order kept); all when ``n`` is None."""
+    if n is None or n >= len(pairs):
+        return list(pairs)
+    keyed = sorted(range(len(pairs)), key=lambda i: _unit(f"{seed}:{i}:{pairs[i].evidence}"))
+    keep = set(keyed[:n])
+    return [p for i, p in enumerate(pairs) if i in keep]
+
+
+__all__ = [
+    "DEFAULT_SOURCES",
+    "FORMS",
+    "SOURCES",
+    "Form",
+    "StancePair",
+    "bm25_nearest",
+    "build_pairs",
+    "describe",
+    "label_counts",
+    "parse_sources",
+    "subsample",
+    "with_form",
+]

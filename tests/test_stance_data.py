@@ -1,0 +1,290 @@
+"""Stance pairs from tiny copies of each data layout: labels, NEI pairs, splits, leakage, forms."""
+
+import json
+import math
+
+import pytest
+
+from factseek.errors import DataError, InputError
+from factseek.stance.data import (
+    SOURCES,
+    Source,
+    StancePair,
+    averitec_pairs,
+    bm25_nearest,
+    build_pairs,
+    climate_pairs,
+    fever_pairs,
+    fmt_pairs,
+    parse_sources,
+    subsample,
+    with_form,
+)
+from factseek.stance.questions import invert
+from factseek.text import tokenize
+
+
+def _jsonl(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def _plain_bm25(query, docs, k1=1.2, b=0.75):
+    toks = [tokenize(d) for d in docs]
+    avg = sum(map(len, toks)) / len(toks)
+    scores = []
+    for t in toks:
+        s = 0.0
+        for term in set(tokenize(query)):
+            df = sum(term in u for u in toks)
+            if df == 0:
+                continue
+            tf = t.count(term)
+            idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+            s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(t) / avg))
+        scores.append(s)
+    return scores
+
+
+def test_bm25_nearest_matches_a_plain_bm25_and_honours_exclusions():
+    docs = [
+        "the bridge opened in 1932 over the river",
+        "the river flooded the town in 1932",
+        "a new bridge design won an award",
+        "taxes rose in the town",
+        "the mayor opened a school",
+    ]
+    queries = ["when did the bridge open", "town flooded by river", "nothing in common here xyz"]
+    got = bm25_nearest(queries, docs, [set(), {1}, set()])
+    for q, g, excl in zip(queries[:2], got[:2], [set(), {1}], strict=True):
+        scores = _plain_bm25(q, docs)
+        best = max((i for i in range(len(docs)) if i not in excl), key=lambda i: (scores[i], -i))
+        assert g == best
+    assert got[2] is None  # no shared term: no NEI pair rather than a random one
+
+
+def _fever(root):
+    claims = [
+        {"id": f"c{i}", "claim": text, "label": label, "evidence": ev}
+        for i, (text, label, ev) in enumerate(
+            [
+                ("The bridge opened in 1932.", "SUPPORTS", ["e1"]),
+                ("The bridge opened in 1950.", "REFUTES", ["e1"]),
+                ("The river flooded the town.", "SUPPORTS", ["e2"]),
+                ("The mayor opened a school.", "SUPPORTS", ["e3", "e4"]),
+                ("Taxes fell in the town.", "REFUTES", ["e5"]),
+                ("The school has no students.", "REFUTES", ["e4"]),
+                ("Nobody knows.", "NOT ENOUGH INFO", ["e5"]),
+                ("Annotators disagreed.", "REFUTES/SUPPORTS", ["e6"]),
+            ]
+        )
+    ]
+    evidence = [
+        {"id": "e1", "text": "The bridge opened in 1932 over the river."},
+        {"id": "e2", "text": "The river flooded the town in 1932."},
+        {"id": "e3", "text": "The mayor opened a new school."},
+        {"id": "e4", "text": "The school has 300 students."},
+        {"id": "e5", "text": "Taxes rose in the town."},
+        {"id": "e6", "text": "Something else entirely."},
+    ]
+    _jsonl(root / "fever_dev" / "claims.jsonl", claims)
+    _jsonl(root / "fever_dev" / "evidence.jsonl", evidence)
+
+
+def test_fever_pairs_labels_nei_and_sides(tmp_path):
+    _fever(tmp_path)
+    sides = fever_pairs(tmp_path / "fever_dev")
+    pairs = [p for split in sides.values() for p in split]
+    gold = {(p.question, p.evidence): p.label for p in pairs if p.label != "nei"}
+    assert (
+        gold[("The bridge opened in 1932.", "The bridge opened in 1932 over the river.")]
+        == "supports"
+    )
+    assert (
+        gold[("The bridge opened in 1950.", "The bridge opened in 1932 over the river.")]
+        == "refutes"
+    )
+    assert ("The mayor opened a school.", "The school has 300 students.") in gold
+    assert not any(p.question in ("Nobody knows.", "Annotators disagreed.") for p in pairs)
+    # no evidence text on two sides; an NEI pair never uses its own group's evidence
+    where = {}
+    for split, ps in sides.items():
+        for p in ps:
+            assert where.setdefault(p.evidence, split) == split
+    own = {}
+    for p in pairs:
+        if p.label != "nei":
+            own.setdefault(p.group, set()).add(p.evidence)
+    for p in pairs:
+        if p.label == "nei":
+            assert p.evidence not in own.get(p.group, set())
+
+
+def test_fmt_pairs_gold_and_most_overlapping_retrieved(tmp_path):
+    row = {
+        "id": "x1",
+        "text": "Filming of Gandhi was delayed by unrest.",
+        "label": "SUPPORTS",
+        "gold_evidence": [{"text": "Unrest delayed the filming of Gandhi."}],
+        "retrieved_evidence": [
+            {"text": "Unrest delayed the filming of Gandhi."},
+            {"text": "It rained."},
+            {"text": "Gandhi premiered in Delhi."},
+            {"text": "The filming of Gandhi used 300,000 extras."},
+        ],
+    }
+    _jsonl(tmp_path / "fool_me_twice" / "dev.jsonl", [row])
+    pairs = [p for ps in fmt_pairs(tmp_path / "fool_me_twice").values() for p in ps]
+    assert [(p.evidence, p.label) for p in pairs] == [
+        ("Unrest delayed the filming of Gandhi.", "supports"),
+        ("The filming of Gandhi used 300,000 extras.", "nei"),
+        ("Gandhi premiered in Delhi.", "nei"),
+    ]
+    _jsonl(tmp_path / "bad" / "dev.jsonl", [{"id": "y", "label": "MAYBE", "text": "t"}])
+    with pytest.raises(DataError, match=r"dev\.jsonl:1"):
+        fmt_pairs(tmp_path / "bad")
+
+
+def test_climate_and_averitec_pairs(tmp_path):
+    _jsonl(
+        tmp_path / "climate_fever" / "climate-fever.jsonl",
+        [
+            {
+                "claim_id": "7",
+                "claim": "CO2 warms the planet.",
+                "evidences": [
+                    {
+                        "evidence_id": "a:1",
+                        "evidence_label": "SUPPORTS",
+                        "evidence": "CO2 traps heat.",
+                    },
+                    {
+                        "evidence_id": "a:2",
+                        "evidence_label": "NOT_ENOUGH_INFO",
+                        "evidence": "Bees.",
+                    },
+                    {
+                        "evidence_id": "a:3",
+                        "evidence_label": "REFUTES",
+                        "evidence": "CO2 cools it.",
+                    },
+                ],
+            }
+        ],
+    )
+    pairs = [p for ps in climate_pairs(tmp_path / "climate_fever").values() for p in ps]
+    assert [p.label for p in pairs] == ["supports", "nei", "refutes"]
+    assert {p.group for p in pairs} == {"climate-7"}
+    (tmp_path / "averitec").mkdir()
+    (tmp_path / "averitec" / "train.json").write_text(
+        json.dumps(
+            [
+                {
+                    "claim": "The bus fleet doubled.",
+                    "label": "Refuted",
+                    "questions": [
+                        {
+                            "question": "Did the fleet double?",
+                            "answers": [
+                                {
+                                    "answer": "No",
+                                    "answer_type": "Boolean",
+                                    "boolean_explanation": "It grew 10%.",
+                                }
+                            ],
+                        },
+                        {
+                            "question": "How many buses?",
+                            "answers": [{"answer": "110", "answer_type": "Extractive"}],
+                        },
+                    ],
+                },
+                {"claim": "Both.", "label": "Conflicting Evidence/Cherrypicking", "questions": []},
+            ]
+        )
+    )
+    pairs = [p for ps in averitec_pairs(tmp_path / "averitec").values() for p in ps]
+    assert (pairs[0].question, pairs[0].evidence, pairs[0].label, pairs[0].form) == (
+        "Did the fleet double?",
+        "No. It grew 10%.",
+        "refutes",
+        "question",
+    )
+    assert pairs[1].question == "The bus fleet doubled." and pairs[1].label == "refutes"
+    assert "How many buses? 110." in pairs[1].evidence
+    assert len(pairs) == 2  # the conflicting claim is left out
+    assert not SOURCES["averitec"].shareable and SOURCES["fever"].shareable
+
+
+def test_sources_registry_errors_list_the_choices(tmp_path):
+    with pytest.raises(InputError) as e:
+        parse_sources("fever,wiki")
+    for name in SOURCES:
+        assert name in str(e.value)
+    assert parse_sources("fmt, fever,fmt") == ("fmt", "fever")
+    with pytest.raises(DataError, match="fever_dev"):
+        build_pairs(tmp_path, ["fever"])
+
+
+def test_build_pairs_drops_training_evidence_seen_on_the_evaluation_sides(tmp_path, monkeypatch):
+    def pair(e, g):
+        return StancePair(question="q", evidence=e, label="supports", source="fake", group=g)
+
+    def load(_):
+        return {
+            "train": [
+                pair("shared with test", "a"),
+                pair("shared with validation", "b"),
+                pair("only train", "c"),
+            ],
+            "validation": [pair("shared with validation", "d"), pair("shared with test", "e")],
+            "test": [pair("shared with test", "f")],
+        }
+
+    monkeypatch.setitem(SOURCES, "fake", Source(folder="fake", shareable=True, load=load, about=""))
+    (tmp_path / "fake").mkdir()
+    out = build_pairs(tmp_path, ["fake"])
+    assert [p.evidence for p in out["train"]] == ["only train"]
+    assert [p.evidence for p in out["validation"]] == ["shared with validation"]
+    assert [p.evidence for p in out["test"]] == ["shared with test"]
+
+
+def test_question_forms_keep_labels():
+    pairs = [
+        StancePair(question=q, evidence="e", label=lab, source="s", group=str(i))
+        for i, (q, lab) in enumerate(
+            [
+                ("The tower is 300 m tall.", "supports"),
+                ("Danny Brown released an album in 2011.", "refutes"),
+            ]
+        )
+    ]
+    asked = with_form(pairs, "question")
+    assert [p.question for p in asked] == [
+        "Is the tower 300 m tall?",
+        "Did Danny Brown release an album in 2011?",
+    ]
+    assert [p.label for p in asked] == ["supports", "refutes"]
+    assert {p.form for p in asked} == {"question"}
+    assert with_form(pairs, "statement") == pairs
+    mixed = with_form(pairs * 50, "mixed", question_share=0.0)
+    assert all(p.form == "statement" for p in mixed)
+    with pytest.raises(InputError):
+        with_form(pairs, "shout")  # type: ignore[arg-type]
+
+
+def test_inversion_rules():
+    assert invert("The tower is 300 m tall.") == "Is the tower 300 m tall?"
+    assert invert("Sea levels rose 20 cm.") == "Is it true that Sea levels rose 20 cm?"
+    assert invert("") == ""
+
+
+def test_subsample_is_seeded_and_keeps_order():
+    pairs = [
+        StancePair(question=str(i), evidence=str(i), label="nei", source="s", group=str(i))
+        for i in range(50)
+    ]
+    a = subsample(pairs, 10)
+    assert a == subsample(pairs, 10) and len(a) == 10
+    assert [int(p.question) for p in a] == sorted(int(p.question) for p in a)
+    assert subsample(pairs, None) == pairs
