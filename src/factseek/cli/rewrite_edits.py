@@ -34,14 +34,14 @@ def train_edits(
     ] = "ap@50",
     encoder: Annotated[str, typer.Option(help="Sentence encoder for the feedback.")] = "minilm",
     hidden: Annotated[int, typer.Option(min=4, help="MLP width.")] = 64,
-    epochs: Annotated[int, typer.Option(min=1)] = 20,
+    epochs: Annotated[int, typer.Option(min=1, help="Training passes over the single edits.")] = 20,
     rounds: Annotated[
         int,
         typer.Option(
             min=1, help="Fit rounds; each after the first adds the states the policy reaches."
         ),
     ] = 2,
-    seed: Annotated[int, typer.Option()] = 0,
+    seed: Annotated[int, typer.Option(help="Random seed (initial weights, batch order).")] = 0,
     limit: Annotated[int, typer.Option(min=0, help="First N training claims (0: all).")] = 0,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
