@@ -219,9 +219,19 @@ def group_split(
     seed: int = 0,
 ) -> dict[str, Split]:
     """Claim id -> split, by connected groups of shared evidence (see the module docstring)."""
+    return group_sides([(c.id, c.evidence) for c in claims], fractions, seed=seed)
+
+
+def group_sides(
+    items: Sequence[tuple[str, Sequence[str]]],
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    *,
+    seed: int = 0,
+) -> dict[str, Split]:
+    """``group_split`` for ``(id, evidence or relevant ids)`` pairs of any data set."""
     if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1) > 1e-9:
         raise InputError(f"split fractions must be three numbers >= 0 summing to 1, got {fractions}")  # fmt: skip
-    groups = evidence_groups([(c.id, c.evidence) for c in claims])
+    groups = evidence_groups(items)
     cut1, cut2 = fractions[0], fractions[0] + fractions[1]
     out: dict[str, Split] = {}
     for cid, root in groups.items():
