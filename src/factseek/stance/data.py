@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from factseek.datasets.fever import (
     SPLITS,
@@ -45,6 +45,7 @@ from factseek.datasets.fever import (
     group_split,
     load_fever_dev,
 )
+from factseek.datasets.guard import jsonl_objects
 from factseek.errors import DataError, InputError
 from factseek.text import tokenize
 from factseek.types import StanceLabel
@@ -93,22 +94,6 @@ class Source:
 
 def _unit(text: str) -> float:
     return int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "big") / 2**64
-
-
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    for i, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
-            if not isinstance(row, dict):
-                raise DataError("expected a JSON object", str(path), i)
-            yield i, row
 
 
 def _sides(items: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Split]:
@@ -225,7 +210,7 @@ def fmt_pairs(folder: Path) -> dict[Split, list[StancePair]]:
         )
     rows: list[tuple[str, str, StanceLabel, list[str], list[str]]] = []
     for path in files:
-        for i, row in _jsonl(path):
+        for i, row in jsonl_objects(path):
             label = _FEVER_LABELS.get(str(row.get("label", "")).upper())
             claim = clean_text(row.get("text") or row.get("claim") or "")
             if label is None or not claim or "id" not in row:
@@ -265,7 +250,7 @@ def climate_pairs(folder: Path) -> dict[Split, list[StancePair]]:
     path = Path(folder)
     path = path / "climate-fever.jsonl" if path.is_dir() else path
     rows = []
-    for i, row in _jsonl(path):
+    for i, row in jsonl_objects(path):
         claim = clean_text(row.get("claim", ""))
         evidences = row.get("evidences")
         if not claim or not isinstance(evidences, list):
