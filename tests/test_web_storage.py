@@ -189,6 +189,11 @@ def test_feedback_export_round_trips_into_the_training_loaders(db, tmp_path) -> 
     loaded = load_claims(out / "stance.jsonl")  # format sniffed as fever
     assert sorted(x.label for x in loaded) == ["not-enough-info", "refutes"]
     assert {x.justification for x in loaded} == {r["evidence"] for r in rows}
+    from factseek.stance.data import extra_pairs  # and by stance training (`--extra`)
+
+    pairs = extra_pairs(out / "stance.jsonl")
+    assert sorted(p.label for p in pairs) == ["nei", "refutes"]
+    assert {p.evidence for p in pairs} == {r["evidence"] for r in rows}
 
     # accepted queries for the rewriter: the jsonl retrieval format with its corpus
     data = load_retrieval(out / "rewrite_queries.jsonl", out / "rewrite_corpus.jsonl", "jsonl")

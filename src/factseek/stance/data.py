@@ -60,6 +60,13 @@ _CLIMATE_LABELS: dict[str, StanceLabel] = {
     "REFUTES": "refutes",
     "NOT_ENOUGH_INFO": "nei",
 }
+_EXTRA_LABELS: dict[str, StanceLabel] = {
+    "supports": "supports",
+    "refutes": "refutes",
+    "nei": "nei",
+    "not enough info": "nei",
+    "not-enough-info": "nei",
+}
 _AVERITEC_LABELS: dict[str, StanceLabel] = {
     "Supported": "supports",
     "Refuted": "refutes",
@@ -417,6 +424,44 @@ def build_pairs(
     held = test_texts | {p.evidence for p in out["validation"]}
     out["train"] = [p for p in out["train"] if p.evidence not in held]
     return out
+
+
+def extra_pairs(path: str | Path) -> list[StancePair]:
+    """Training pairs of your own: a JSON Lines file of ``{"question", "evidence", "label"}``
+    objects (label ``supports``, ``refutes`` or ``nei``; ``claim`` stands in for a missing
+    ``question``), such as the ``stance.jsonl`` of ``factseek feedback export``."""
+    path = Path(path)
+    out: list[StancePair] = []
+    for i, row in jsonl_objects(path):
+        question = clean_text(row.get("question") or row.get("claim") or "")
+        evidence = clean_text(row.get("evidence") or "")
+        label = str(row.get("label", "")).strip().lower()
+        if not question or not evidence:
+            raise DataError("needs a question (or claim) and its evidence", str(path), i)
+        if label not in _EXTRA_LABELS:
+            raise DataError(
+                f"unknown stance label {label!r}; expected supports, refutes or nei", str(path), i
+            )
+        out.append(
+            StancePair(
+                question=question,
+                evidence=evidence[:MAX_EVIDENCE_CHARS],
+                label=_EXTRA_LABELS[label],
+                source="extra",
+                group=f"extra:{path.name}:{i}",
+                form="question" if question.endswith("?") else "statement",
+            )
+        )
+    return out
+
+
+def add_extra(
+    pairs: dict[Split, list[StancePair]], extra: Sequence[StancePair]
+) -> dict[Split, list[StancePair]]:
+    """``pairs`` with ``extra`` added to the train side, except those whose evidence is a
+    validation or test text (the same leakage rule as ``build_pairs``)."""
+    held = {p.evidence for p in pairs["validation"]} | {p.evidence for p in pairs["test"]}
+    return {**pairs, "train": [*pairs["train"], *(p for p in extra if p.evidence not in held)]}
 
 
 def label_counts(pairs: Iterable[StancePair]) -> dict[str, int]:
