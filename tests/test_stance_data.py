@@ -288,3 +288,30 @@ def test_subsample_is_seeded_and_keeps_order():
     assert a == subsample(pairs, 10) and len(a) == 10
     assert [int(p.question) for p in a] == sorted(int(p.question) for p in a)
     assert subsample(pairs, None) == pairs
+
+
+def test_extra_pairs_read_feedback_rows_and_refuse_bad_ones(tmp_path):
+    from factseek.errors import DataError
+    from factseek.stance.data import add_extra, extra_pairs
+
+    good = tmp_path / "ok.jsonl"
+    good.write_text(
+        '{"question": "Did it rain?", "evidence": "It rained all day.", "label": "supports"}\n'
+        '{"claim": "Tea is cold.", "evidence": "The tea was hot.", "label": "REFUTES"}\n'
+        '{"question": "Is it new?", "evidence": "held out text", "label": "nei"}\n'
+    )
+    pairs = extra_pairs(good)
+    assert [(p.label, p.form) for p in pairs] == [
+        ("supports", "question"),
+        ("refutes", "statement"),
+        ("nei", "question"),
+    ]
+    held = {"train": [], "validation": [pairs[2]], "test": []}
+    assert [p.label for p in add_extra(held, pairs)["train"]] == ["supports", "refutes"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "Q?", "evidence": "E", "label": "maybe"}\n')
+    with pytest.raises(DataError, match=r"bad.jsonl:1.*unknown stance label"):
+        extra_pairs(bad)
+    bad.write_text('{"question": "Q?", "label": "nei"}\n')
+    with pytest.raises(DataError, match="needs a question"):
+        extra_pairs(bad)

@@ -185,9 +185,9 @@ def build_parts(opts: CheckOptions) -> Parts:
     _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
     if opts.rewrite:
-        from factseek.rewrite.infer import Rewriter
+        from factseek.rewrite.shipped import load_rewriter
 
-        rewriter = Rewriter.load(Path(opts.rewrite).expanduser())
+        rewriter = load_rewriter(opts.rewrite, search=search)  # "default": the shipped model
         names["rewrite"] = str(opts.rewrite)
 
     usage = getattr(llm, "usage", None)

@@ -90,7 +90,10 @@ LLMJudgeOpt = Annotated[
         "--llm-judge", help="Score thresholds JSON: judge by the LLM's 0-100 score (needs --llm)."
     ),
 ]
-RewriteOpt = Annotated[Path | None, typer.Option("--rewrite", help="Query rewriter model folder.")]
+RewriteOpt = Annotated[
+    Path | None,
+    typer.Option("--rewrite", help="Query rewriter: 'default' (shipped) or a model folder."),
+]
 RecordOpt = Annotated[
     Path | None, typer.Option("--record", help="Write an evidence bundle of this run to DIR.")
 ]

@@ -108,10 +108,26 @@ def train(
     threads: Annotated[
         int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
     ] = None,
+    extra: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--extra",
+            help="JSON Lines of your own {question, evidence, label} pairs added to the train "
+            "side (repeatable; e.g. feedback/stance.jsonl from `factseek feedback export`).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, tune its thresholds on the validation side."""
-    from factseek.stance.data import SOURCES, build_pairs, describe, subsample, with_form
+    from factseek.stance.data import (
+        SOURCES,
+        add_extra,
+        build_pairs,
+        describe,
+        extra_pairs,
+        subsample,
+        with_form,
+    )
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     names = _sources(sources)
@@ -127,6 +143,8 @@ def train(
         quantize=quantize,
     )
     pairs = build_pairs(_data_root(data), names)
+    for path in extra or ():
+        pairs = add_extra(pairs, extra_pairs(path))
     train_pairs = with_form(
         subsample(pairs["train"], max_train, seed), "mixed", question_share=question_share
     )
@@ -141,6 +159,7 @@ def train(
         "shareable": not restricted,
         "question_share": question_share,
         "max_train": max_train,
+        "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
     }
     result = train_stance(
         train_pairs,
