@@ -118,36 +118,6 @@ def test_unknown_stance_model_lists_the_registry(tmp_path):
         load_stance(tmp_path / "empty")
 
 
-def test_preloading_waits_for_the_model_and_hands_on_its_error():
-    import threading
-
-    from factseek.stance import Preloading
-
-    gate = threading.Event()
-
-    def slow():
-        gate.wait(5)
-        return FunctionStance(lambda q, e: "refutes" if "not" in e else "nei")
-
-    s = Preloading("slow", slow)
-    assert s.name == "slow" and isinstance(s, StanceModel)
-    assert s.classify([]) == []  # nothing to read: no waiting
-    gate.set()
-    assert [r.label for r in s.classify([("q", "it is not"), ("q", "hi")])] == ["refutes", "nei"]
-
-    def broken():
-        raise ModelError("bad weights")
-
-    with pytest.raises(ModelError, match="bad weights"):
-        Preloading("broken", broken).classify([("q", "e")])
-
-
-def test_background_loading_is_only_for_the_unloaded_shipped_default(monkeypatch):
-    fake = FunctionStance(lambda q, e: "nei", name="fake")
-    monkeypatch.setitem(STANCE_MODELS, "default", lambda: fake)
-    assert load_stance("default", background=True) is fake  # a replaced default loads as is
-
-
 # ----------------------------------------------------------------------------- a tiny model
 
 torch = pytest.importorskip("torch")

@@ -220,7 +220,7 @@ def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tupl
     if str(opts.stance) != "none":
         from factseek.stance import load_stance
 
-        stance = load_stance(opts.stance, background=True)  # loads while the check searches
+        stance = load_stance(opts.stance)
         names["stance"] = getattr(stance, "name", str(opts.stance))
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):

@@ -10,7 +10,6 @@ for plugging in anything else).
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -22,7 +21,6 @@ from factseek.types import STANCE_LABELS, StanceLabel, StanceResult
 __all__ = [
     "STANCE_MODELS",
     "FunctionStance",
-    "Preloading",
     "StanceModel",
     "StanceResult",
     "default_model_path",
@@ -91,54 +89,11 @@ def _default() -> StanceModel:
 STANCE_MODELS: dict[str, Callable[[], StanceModel]] = {"default": _default}
 
 
-class Preloading:
-    """A stance model loading in a background thread while the caller does other work (a check
-    decomposes and searches meanwhile); ``classify`` waits for it. Loading errors surface at the
-    first ``classify``, so use it only for a model known to load (the shipped default).
-
-    >>> s = Preloading("function", lambda: FunctionStance(lambda q, e: "nei"))
-    >>> [r.label for r in s.classify([("Is it red?", "Hi.")])]
-    ['nei']
-    """
-
-    def __init__(self, name: str, load: Callable[[], StanceModel]) -> None:
-        self.name = name
-        self._model: StanceModel | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._load, args=(load,), name=f"load {name}")
-        self._thread.start()
-
-    def _load(self, load: Callable[[], StanceModel]) -> None:
-        try:
-            self._model = load()
-        except BaseException as e:  # handed to the caller by classify
-            self._error = e
-
-    def model(self) -> StanceModel:
-        """The loaded model (waits for the thread; re-raises its error)."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._model is not None
-        return self._model
-
-    def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
-        return self.model().classify(pairs) if pairs else []
-
-
-def load_stance(name_or_path: str | Path = "default", *, background: bool = False) -> StanceModel:
+def load_stance(name_or_path: str | Path = "default") -> StanceModel:
     """A stance model by registry name (``STANCE_MODELS``) or from a folder written by
-    ``factseek stance train``. The shipped default is loaded once per process; with
-    ``background`` its first load runs in a thread (``Preloading``) while the caller goes on."""
+    ``factseek stance train``. The shipped default is loaded once per process."""
     if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:
-        load = STANCE_MODELS[name_or_path]
-        if background and load is _default and not _default.cache_info().currsize:
-            import safetensors.torch  # noqa: F401  (imports in this thread: no import races)
-
-            import factseek.stance.model  # noqa: F401
-
-            return Preloading("stance:default", _default)
-        return load()
+        return STANCE_MODELS[name_or_path]()
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         from factseek.stance.crossencoder import CrossEncoderStance

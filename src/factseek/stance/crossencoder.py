@@ -177,7 +177,7 @@ class CrossEncoderStance:
             net_config = NetConfig(**cfg["net"])
         except TypeError as e:
             raise ModelError(f"{path}: bad 'net' section ({e})") from None
-        net = StanceNet.from_base(net_config, init=False)  # the adapter sets the rest
+        net = StanceNet.from_base(net_config)
         try:
             state = load_file(str(path / WEIGHTS_FILE))
         except Exception as e:  # safetensors raises its own error types

@@ -174,10 +174,8 @@ class StanceNet(nn.Module):
     # -- construction
 
     @classmethod
-    def from_base(cls, config: NetConfig, *, init: bool = True) -> StanceNet:
-        """The base's first ``config.layers`` layers, adapters on the top ``train_layers``.
-        ``init=False`` skips the random initialisation of what the base does not hold (the
-        head, the LoRA maps): only for loading a trained adapter over them, which is faster."""
+    def from_base(cls, config: NetConfig) -> StanceNet:
+        """The base's first ``config.layers`` layers, adapters on the top ``train_layers``."""
         from safetensors.torch import load_file
 
         folder = resolve_base(config.base)
@@ -186,12 +184,7 @@ class StanceNet(nn.Module):
             tensors = load_file(str(folder / "model.safetensors"))
         except (OSError, json.JSONDecodeError) as e:
             raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
-        if init:
-            net = cls(config, base_cfg)
-        else:
-            with torch.device("meta"):
-                net = cls(config, base_cfg)
-            net = net.to_empty(device="cpu")
+        net = cls(config, base_cfg)
         net.load_base(tensors)
         for p in net.parameters():
             p.requires_grad_(False)
