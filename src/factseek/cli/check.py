@@ -107,6 +107,41 @@ AllowOpt = Annotated[
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
 
 
+class Scale(StrEnum):
+    auto = "auto"
+    averitec = "averitec"
+    politifact = "politifact"
+
+
+TopDocsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--top-docs",
+        min=1,
+        max=100,
+        help="Documents summarized and searched for evidence cards [default: 4 summarized, "
+        "all kept documents searched for cards].",
+    ),
+]
+CardsOpt = Annotated[
+    int | None, typer.Option("--cards", min=1, max=20, help="Evidence cards per question [3].")
+]
+StanceOpt = Annotated[
+    str,
+    typer.Option(
+        "--stance", help="Evidence stance model: default (shipped), a trained folder, or none."
+    ),
+]
+ScaleOpt = Annotated[
+    Scale,
+    typer.Option(
+        "--scale",
+        help="Verdict scale: averitec (4-way, from evidence stance) or politifact (6-way, "
+        "needs --judge); auto: the judge's scale, else averitec.",
+    ),
+]
+
+
 def _options(**kw: Any) -> dict[str, Any]:
     return {
         "store": kw["store"],
@@ -124,6 +159,8 @@ def _options(**kw: Any) -> dict[str, Any]:
         "replay": kw["replay"],
         "allow_hosts": tuple(kw["allow_host"] or ()),
         "cache_dir": cache_root(),
+        "stance": kw["stance"],
+        "scale": kw["scale"].value,
     }
 
 
@@ -169,6 +206,10 @@ def check(
     record: RecordOpt = None,
     replay: ReplayOpt = None,
     allow_host: AllowOpt = None,
+    top_docs: TopDocsOpt = None,
+    cards: CardsOpt = None,
+    stance: StanceOpt = "default",
+    scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
     """Check one claim and print (or write) its evidence report.
@@ -200,6 +241,8 @@ def check(
         k=k,
         undated=undated.value,
         exclude_sites=tuple(exclude_site or ()),
+        top_docs=top_docs,
+        cards=cards,
         progress=_progress(quiet),
         **_options(**locals()),
     )
@@ -328,6 +371,10 @@ def batch(
     record: RecordOpt = None,
     replay: ReplayOpt = None,
     allow_host: AllowOpt = None,
+    top_docs: TopDocsOpt = None,
+    cards: CardsOpt = None,
+    stance: StanceOpt = "default",
+    scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
     """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
@@ -343,6 +390,8 @@ def batch(
         k=k,
         undated=undated.value,
         exclude_sites=tuple(exclude_site or ()),
+        top_docs=top_docs,
+        cards=cards,
         progress=not quiet,
         options=_options(**locals()),
         formats=[f.value for f in fmt or ()],

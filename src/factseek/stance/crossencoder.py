@@ -126,12 +126,15 @@ def save_model(net: Any, out: str | Path, config: dict[str, Any]) -> Path:
 
 
 def quantize_int8(net: Any) -> Any:
-    """Dynamic int8 quantisation of every linear map (weights int8, activations per batch)."""
+    """Dynamic int8 quantisation of every linear map (weights int8, activations per batch), in
+    place: ``net`` itself is changed (no copy of the embeddings)."""
     import torch
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(
+            net, {torch.nn.Linear}, dtype=torch.qint8, inplace=True
+        )
 
 
 class CrossEncoderStance:
