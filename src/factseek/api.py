@@ -278,6 +278,7 @@ def check(
     search: str = "local",
     k: int = 10,
     undated: UndatedPolicy = "drop",
+    on_conflict: str = "after",
     exclude_sites: Sequence[str] = (),
     decomposer: str = "auto",
     summarizer: str = "auto",
@@ -310,6 +311,9 @@ def check(
             searxng; keys from the environment).
         k: documents kept per query after the constraints.
         undated: ``"drop"`` or ``"keep"`` pages without a publication date.
+        on_conflict: a fetched page whose credible dates fall on both sides of the claim's date
+            is treated as after it (``"after"``, the safe side), as undated (``"undated"``: then
+            ``undated`` decides) or only noted (``"flag"``); see docs/web.md.
         exclude_sites: sites to exclude on top of the fact-checking sites.
         decomposer: ``auto`` (LLM when ``llm`` is set, else rules), ``rules`` or ``llm``.
         summarizer: ``auto``, ``extractive``, ``llm-zero-shot`` or ``llm-few-shot``.
@@ -356,7 +360,12 @@ def check(
         scale=scale,
     )
     config = check_config(
-        k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
+        k=k,
+        undated=undated,
+        exclude_sites=exclude_sites,
+        top_docs=top_docs,
+        cards=cards,
+        on_conflict=on_conflict,
     )
     (report,) = check_claims([claim], options, config, progress=progress)
     return report
@@ -369,6 +378,7 @@ def check_config(
     exclude_sites: Sequence[str] = (),
     top_docs: int | None = None,
     cards: int | None = None,
+    on_conflict: str = "after",
 ) -> CheckConfig:
     """The pipeline settings, validated (``ConfigError`` names the bad value).
 
@@ -377,11 +387,22 @@ def check_config(
     many cards each question shows."""
     from dataclasses import replace
 
+    from factseek.temporal import CONFLICT_POLICIES, TemporalConfig
+
     if undated not in ("drop", "keep"):
         raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")
+    if on_conflict not in CONFLICT_POLICIES:
+        raise ConfigError(
+            f"unknown date-conflict policy {on_conflict!r}; choose one of: {', '.join(CONFLICT_POLICIES)}"
+        )
     if k < 1:
         raise ConfigError("k must be at least 1")
-    config = CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))  # type: ignore[arg-type]
+    config = CheckConfig(
+        k=k,
+        undated=undated,  # type: ignore[arg-type]
+        exclude_sites=tuple(exclude_sites),
+        temporal=TemporalConfig(on_conflict=on_conflict),  # type: ignore[arg-type]
+    )
     if top_docs is not None:
         config = replace(
             config,

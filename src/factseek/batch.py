@@ -123,6 +123,7 @@ def run_batch(
     formats: Sequence[str] = (),
     top_docs: int | None = None,
     cards: int | None = None,
+    on_conflict: str = "after",
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
     report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
@@ -131,7 +132,12 @@ def run_batch(
     check_writable_dir(out, "--out")
     parts = build_parts(CheckOptions(**options))
     config = check_config(
-        k=k, undated=undated, exclude_sites=exclude_sites, top_docs=top_docs, cards=cards
+        k=k,
+        undated=undated,
+        exclude_sites=exclude_sites,
+        top_docs=top_docs,
+        cards=cards,
+        on_conflict=on_conflict,
     )
     result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
     finish_batch(out, formats)

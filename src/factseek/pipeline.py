@@ -35,6 +35,7 @@ from factseek.summarize.evidence import (
     evidence_candidates,
     select_evidence,
 )
+from factseek.temporal import DEFAULT_TEMPORAL, TemporalConfig
 from factseek.types import (
     MAX_CLAIM_CHARS,
     Answer,
@@ -89,6 +90,7 @@ class CheckConfig:
     max_questions: int = 12  # bound on queries sent per claim (claim + subquestions)
     search_threads: int = 4  # concurrent queries for web backends
     evidence: EvidenceConfig = DEFAULT_EVIDENCE  # evidence cards per question (stance-ranked)
+    temporal: TemporalConfig = DEFAULT_TEMPORAL  # fetched pages whose dates straddle the cut-off
 
 
 DEFAULT_CONFIG = CheckConfig()
@@ -206,7 +208,11 @@ def _kept_hits(results: Sequence[QueryResult]) -> list[Hit]:
 
 
 def _documents(
-    hits: Sequence[Hit], parts: Parts, c: Constraints, notes: list[str]
+    hits: Sequence[Hit],
+    parts: Parts,
+    c: Constraints,
+    notes: list[str],
+    temporal: TemporalConfig = DEFAULT_TEMPORAL,
 ) -> tuple[list[Document], list[FetchFailure], list[ConstraintDecision]]:
     """Documents for kept hits: from the store when it holds them, else fetched and re-checked."""
     if not hits:
@@ -226,7 +232,7 @@ def _documents(
     decisions: list[ConstraintDecision] = []
     for doc in docs:
         hit = by_url.get(doc.url) or Hit(url=doc.url)
-        decision, flags = post_fetch_check(hit, doc, c)
+        decision, flags = post_fetch_check(hit, doc, c, config=temporal)
         notes.extend(flags)
         decisions.append(decision)
         if decision.kept:
@@ -398,7 +404,9 @@ def run(
             notes.append(f"search failed for {r.query.text!r}: {r.error}")
     hits = _kept_hits(results)
     with clock.stage("documents"):
-        documents, failures, page_decisions = _documents(hits, parts, constraints, notes)
+        documents, failures, page_decisions = _documents(
+            hits, parts, constraints, notes, config.temporal
+        )
     with clock.stage("passages"):
         passages = select_passages(documents, [q.text for q in questions], config.spans)
     with clock.stage("summarize"):

@@ -66,6 +66,22 @@ KOpt = Annotated[
     int, typer.Option("--k", min=1, max=100, help="Documents per query after the constraints.")
 ]
 UndatedOpt = Annotated[Undated, typer.Option("--undated", help="Policy for pages without a date.")]
+
+
+class OnConflict(StrEnum):
+    after = "after"
+    undated = "undated"
+    flag = "flag"
+
+
+ConflictOpt = Annotated[
+    OnConflict,
+    typer.Option(
+        "--on-conflict",
+        help="A fetched page dated on both sides of the claim's date: treat as after it "
+        "(dropped), as undated (then --undated decides), or only flag it.",
+    ),
+]
 ExcludeOpt = Annotated[
     list[str] | None, typer.Option("--exclude-site", help="Another site to exclude (repeatable).")
 ]
@@ -193,6 +209,7 @@ def check(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
+    on_conflict: ConflictOpt = OnConflict.after,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -240,6 +257,7 @@ def check(
         venue=venue,
         k=k,
         undated=undated.value,
+        on_conflict=on_conflict.value,
         exclude_sites=tuple(exclude_site or ()),
         top_docs=top_docs,
         cards=cards,
@@ -293,7 +311,12 @@ def _check_file(
             f"note: {undated} claim(s) have no date; their temporal constraint is off", err=True
         )
     config = check_config(
-        k=kw["k"], undated=kw["undated"].value, exclude_sites=tuple(kw["exclude_site"] or ())
+        k=kw["k"],
+        undated=kw["undated"].value,
+        exclude_sites=tuple(kw["exclude_site"] or ()),
+        top_docs=kw["top_docs"],
+        cards=kw["cards"],
+        on_conflict=kw["on_conflict"].value,
     )
     reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
     if fmt == Format.json:
@@ -358,6 +381,7 @@ def batch(
     search: SearchOpt = "local",
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
+    on_conflict: ConflictOpt = OnConflict.after,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -389,6 +413,7 @@ def batch(
         out,
         k=k,
         undated=undated.value,
+        on_conflict=on_conflict.value,
         exclude_sites=tuple(exclude_site or ()),
         top_docs=top_docs,
         cards=cards,
