@@ -269,3 +269,30 @@ def test_scale_must_match_the_judge() -> None:
         _check_scale("averitec", SixWay())
     with pytest.raises(ConfigError, match="gives averitec labels"):
         _check_scale("politifact", StanceRules())
+
+
+def test_a_base_install_runs_without_the_stance_model_and_says_why(tmp_path, monkeypatch):
+    """The shipped stance model needs the dense extra (torch): without it a check still runs,
+    with no cards and no verdict, and a note names what to install; a model asked for by name
+    raises the install hint instead."""
+    import pytest
+
+    from factseek import stance
+    from factseek.api import CheckOptions, build_parts
+    from factseek.demo import demo_claim, demo_store
+    from factseek.errors import MissingDependency
+    from factseek.pipeline import run
+
+    def missing():
+        raise MissingDependency("torch", "dense", "the stance model")
+
+    monkeypatch.setitem(stance.STANCE_MODELS, "default", missing)
+    monkeypatch.setitem(stance.STANCE_MODELS, "named", missing)
+    store = demo_store(tmp_path / "store")
+    parts = build_parts(CheckOptions(store=store))
+    assert parts.stance is None and parts.evidence_judge is None
+    report = run(demo_claim(), parts)
+    assert report.evidence == () and not report.verdict.judged
+    assert any("pip install 'factseek[dense]'" in n for n in report.notes)
+    with pytest.raises(MissingDependency, match="dense"):
+        build_parts(CheckOptions(store=store, stance="named"))

@@ -218,10 +218,17 @@ def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tupl
     """The stance model, the default evidence judge (rules over stance) and the LLM answerer."""
     stance = None
     if str(opts.stance) != "none":
+        from factseek.errors import MissingDependency
         from factseek.stance import load_stance
 
-        stance = load_stance(opts.stance)
-        names["stance"] = getattr(stance, "name", str(opts.stance))
+        try:
+            stance = load_stance(opts.stance)
+            names["stance"] = getattr(stance, "name", str(opts.stance))
+        except MissingDependency as e:
+            if str(opts.stance) != "default":
+                raise  # a model the user asked for by name: say what to install
+            # the shipped default on a base install: run without cards, and say why
+            names["stance"] = f"none ({e})"
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):
         from factseek.judge.verdict import StanceRules

@@ -297,6 +297,8 @@ def _evidence(
     """Evidence cards, and whether a stance model read them. Without a stance model there are
     no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
     if parts.stance is None:
+        if parts.names.get("stance", "").startswith("none ("):  # the default could not load
+            notes.append(f"no evidence cards or verdict: stance model {parts.names['stance']}")
         return [], False
     candidates = evidence_candidates(claim, questions, documents, cfg)
     if not candidates:

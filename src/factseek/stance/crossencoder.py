@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from factseek.errors import ModelError
+from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
@@ -163,8 +163,13 @@ class CrossEncoderStance:
     def load(
         cls, path: str | Path, *, quantize: str | None = None, name: str | None = None
     ) -> CrossEncoderStance:
-        """Open a stance folder offline; ``quantize`` ("int8"/"none") overrides its config."""
-        from safetensors.torch import load_file
+        """Open a stance folder offline; ``quantize`` ("int8"/"none") overrides its config.
+        Raises ``MissingDependency`` when the ``dense`` extra (torch, the MiniLM) is absent."""
+        try:
+            import torch  # noqa: F401
+            from safetensors.torch import load_file
+        except ImportError as e:
+            raise MissingDependency(e.name or "torch", "dense", "the stance model") from None
 
         from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
 
