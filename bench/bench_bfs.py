@@ -37,7 +37,8 @@ for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS
 import numpy as np  # noqa: E402
 
 from factseek.datasets import data_root  # noqa: E402
-from factseek.rewrite.scorer import BM25Index, IncrementalBM25  # noqa: E402
+from factseek.rewrite.bm25_index import BM25Index  # noqa: E402
+from factseek.rewrite.scorer import IncrementalBM25  # noqa: E402
 from factseek.text import tokenize  # noqa: E402
 
 PAPER_DAYS = (0.5, 2.0)

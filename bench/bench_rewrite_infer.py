@@ -79,11 +79,12 @@ def main() -> None:
 
     from factseek.encode import default_encoder
     from factseek.rewrite import actions
+    from factseek.rewrite.bm25_index import BM25Index
     from factseek.rewrite.env import BM25Retriever
     from factseek.rewrite.guard import FeedbackGuard
     from factseek.rewrite.infer import ActionsEditor, Rewriter
     from factseek.rewrite.model import SMALL, DecisionTransformer
-    from factseek.rewrite.scorer import BM25Index, IncrementalBM25
+    from factseek.rewrite.scorer import IncrementalBM25
 
     queries, corpus = load_queries(args.queries, args.data)
     warm, measured = queries[: args.queries], queries[args.queries : 2 * args.queries]

@@ -134,7 +134,7 @@ class Row:
 def load_claims(args: argparse.Namespace) -> tuple[list[Claim], list[tuple[str, str]]]:
     from factseek.datasets.retrieval import load_retrieval
     from factseek.rewrite import actions
-    from factseek.rewrite.train import is_held_out
+    from factseek.rewrite.splits import is_held_out
 
     held_data = load_retrieval(args.claims, None, args.format)
     docs = held_data.pairs()

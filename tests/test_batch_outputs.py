@@ -79,7 +79,8 @@ def umask() -> int:
 def test_batch_writes_formats_and_summaries(store, tmp_path):
     out = tmp_path / "run"
     args = ["batch", str(claims_file(tmp_path / "c.jsonl")), "--out", str(out)]
-    r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "md"])
+    stance = ["--stance", "none"]  # no stance model: nothing is judged (as asserted below)
+    r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "md", *stance])
     assert r.exit_code == 0, r.output
     names = sorted(p.name for p in (out / "reports").iterdir())
     assert names == ["c1.json", "c1.md", "c2.json", "c2.md"]

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from factseek.cli import app
+from factseek.labels import AVERITEC
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -95,12 +96,12 @@ def test_check_writes_each_format(store, tmp_path, fmt):
         assert "https://ledger.example/buses-approved" in urls
         assert "https://ledger.example/buses-arrive" not in urls  # after the claim date
         assert not any("politifact" in u for u in urls)
-        assert data["verdict"]["judged"] is False
+        assert data["verdict"]["judged"] and data["verdict"]["scale"] == "averitec"
         assert data["removed"]["after-claim-date"] >= 1 and data["removed"]["excluded-site"] >= 1
     elif fmt == "md":
-        assert "not judged" in text and "## Information funnel" in text
+        assert "averitec scale" in text and "## Information funnel" in text
     else:
-        assert text.startswith("<!doctype html>") and "Not judged" in text
+        assert text.startswith("<!doctype html>") and "class='verdict v-" in text
 
 
 def test_check_prints_to_stdout(store):
@@ -211,12 +212,28 @@ def test_demo_runs_offline_and_shows_both_constraints(tmp_path, monkeypatch):
     report = json.loads((tmp_path / "demo.json").read_text())
     assert report["removed"].get("after-claim-date", 0) > 0
     assert report["removed"].get("excluded-site", 0) > 0
-    assert report["verdict"]["judged"] is False
     assert any(s["relevant"] for s in report["summaries"])
     claim_date = dt.date.fromisoformat(report["claim"]["date"])
     for d in report["documents"]:
         assert d["published"] and dt.date.fromisoformat(d["published"]) < claim_date
-    assert "not judged" in r.stderr
+    # A verdict from evidence stance, offline, with no configuration (issue 11).
+    v = report["verdict"]
+    assert v["judged"] and v["scale"] == "averitec" and v["label"] in AVERITEC
+    assert v["judge"].startswith("stance-rules") and 0 <= v["confidence"] <= 1
+    assert len(report["answers"]) == len(report["questions"])
+    stances = [e["stance"] for e in report["evidence"]]
+    assert stances and all(s["label"] in ("supports", "refutes") for s in stances)
+    assert set(v["evidence_ids"]) <= {e["id"] for e in report["evidence"]}
+    assert f"Verdict: {v['label']}" in r.stderr
+
+
+def test_demo_markdown_shows_stance_badges(tmp_path, monkeypatch):
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    r = invoke("demo", "--format", "md", "-q")
+    assert r.exit_code == 0, r.output
+    assert re.search(r"\*\*Verdict:\*\* \*\*[a-z-]+\*\* \(averitec scale, confidence", r.stdout)
+    assert re.search(r"E\d+ `(SUPPORTS|REFUTES) \d\.\d\d`", r.stdout)
+    assert "## Subquestions and answers" in r.stdout and "## Evidence cards" in r.stdout
 
 
 # ----------------------------------------------------------------------------- README examples

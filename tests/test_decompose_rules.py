@@ -196,6 +196,23 @@ def test_speaker_replaces_first_person_but_is_not_asked_about(rules: RuleDecompo
     assert not any(t.startswith("Did Jo Example say") for t in texts)
 
 
+@pytest.mark.parametrize("quote", ["'{}'", '"{}"', "“{}”"])
+def test_quotes_keep_their_owner(rules: RuleDecomposer, quote: str) -> None:
+    """The speaker is never substituted into quoted text attributed to someone else (issue 11)."""
+    words = quote.format("not one bus route will be cut on my watch.")
+    text = f"Councilmember Dale Whitcomb promised that {words}"
+    texts = [q.text for q in rules.decompose(Claim(text=text, speaker="Gwen Tallis"))]
+    assert not any("Gwen Tallis" in t for t in texts), texts
+    assert "Will not one bus route be cut on Councilmember Dale Whitcomb's watch?" in texts
+
+
+def test_unattributed_quote_and_own_quote_belong_to_the_speaker(rules: RuleDecomposer) -> None:
+    own = rules.decompose(Claim(text='"My plan cut taxes by 40 percent."', speaker="Jo Example"))
+    assert "Did Jo Example's plan cut taxes by 40 percent?" in [q.text for q in own]
+    said = rules.decompose(Claim(text='I said that "my plan cut taxes."', speaker="Jo Example"))
+    assert "Did Jo Example's plan cut taxes?" in [q.text for q in said]
+
+
 @pytest.mark.parametrize(
     "text", ["It opened in 2019.", "Let's move the election to two months later."]
 )

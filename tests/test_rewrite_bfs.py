@@ -192,7 +192,7 @@ def test_cli_bfs(tmp_path):
     bad = CliRunner().invoke(app, [*args[:-3], "--reward", "ndcg", "--no-progress"])
     assert bad.exit_code == 2 and "unknown metric" in bad.output
     # --skip-held-out leaves out exactly the claims train/eval --holdout would hold out
-    from factseek.rewrite.train import is_held_out
+    from factseek.rewrite.splits import is_held_out
 
     for frac in (0.1, 0.5):  # c2 held out; all three held out
         kept = [c.id for c in CLAIMS if not is_held_out(c.id, frac)]

@@ -14,6 +14,8 @@ from factseek.rewrite.env import (
     KNNRetriever,
     corpus_info,
     make_retriever,
+    rank_edit_groups,
+    top_k_matrix,
     top_k_rows,
 )
 from factseek.search.base import FunctionSearch
@@ -56,6 +58,14 @@ def test_top_k_rows_breaks_ties_by_position():
     assert top_k_rows(scores, 10)[0].tolist() == [1, 0, 2, 3, 4]
 
 
+def test_top_k_matrix_matches_the_row_reference():
+    rng = np.random.default_rng(0)
+    for n, m, k in ((1, 5, 3), (7, 40, 10), (30, 200, 50), (3, 8, 8), (4, 6, 20), (0, 5, 2)):
+        scores = rng.integers(0, 4, size=(n, m)).astype(np.float32)  # many ties
+        want = [r.tolist() for r in top_k_rows(scores, k)]
+        assert top_k_matrix(scores, k).tolist() == want
+
+
 def bag_of_letters(texts):
     out = np.zeros((len(texts), 26), np.float32)
     for i, t in enumerate(texts):
@@ -80,6 +90,31 @@ def test_knn_with_embedding_cache(tmp_path):
     top = ret.rank(["the mayor approved the city budget"], 2)[0]
     assert top[0] == "d0"
     assert ret.rank_edits("x", ["budget cuts hit schools"], 1) == [["d3"]]
+
+
+def test_knn_rank_groups_is_rank_edits_per_parent_in_one_encoder_call():
+    calls = []
+
+    def fn(texts):
+        calls.append(len(texts))
+        return bag_of_letters(texts)
+
+    ret = KNNRetriever(
+        [d for d, _ in DOCS], bag_of_letters([t for _, t in DOCS]), FunctionEncoder(fn, 26)
+    )
+    groups = [("mayor cats", ["mayor", "cats", "mayor dogs"]), ("budget", []),
+              ("city budget", ["budget", "city", "cats"])]  # fmt: skip
+    calls.clear()
+    got = rank_edit_groups(ret, groups, 3)
+    assert calls == [5]  # every distinct text once ("cats" twice), in one call
+    assert got == [ret.rank_edits(p, qs, 3) if qs else [] for p, qs in groups]
+    bm25 = BM25Retriever.from_docs(DOCS)  # no rank_groups: one rank_edits call per parent
+    assert rank_edit_groups(bm25, groups, 3) == [
+        bm25.rank_edits(p, qs, 3) if qs else [] for p, qs in groups
+    ]
+    env = Environment(retriever=ret, reward="rr@3")
+    rewards = env.group_rewards(groups, ["d1"])
+    assert rewards == [env.edit_rewards(p, qs, ["d1"]) for p, qs in groups]
 
 
 def test_backend_as_opaque_endpoint():

@@ -8,7 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from factseek.rewrite.scorer import BM25Index, IncrementalBM25
+from factseek.rewrite.bm25_index import BM25Index
+from factseek.rewrite.scorer import IncrementalBM25
 from factseek.text import tokenize
 
 

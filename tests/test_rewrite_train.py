@@ -284,7 +284,7 @@ def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None
 def test_state_cache_encodes_each_text_once_across_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from factseek.rewrite.train import mask_table, state_table
+    from factseek.rewrite.tables import mask_table, state_table
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
     seen: list[str] = []
@@ -306,7 +306,7 @@ def test_state_cache_encodes_each_text_once_across_runs(
 
 
 def test_word_vectors_features_pad_with_zeros_and_encode_each_word_once() -> None:
-    from factseek.rewrite.infer import WordVectors
+    from factseek.rewrite.editor import WordVectors
 
     seen: list[str] = []
 
@@ -369,3 +369,12 @@ def test_word_head_finds_the_word_to_remove_in_unseen_claims(
     right = sum(res.trace[:1] == ("remove@" + str(r.claim.split().index("kilo")),)
                 for r, res in zip(new, results, strict=True))  # fmt: skip
     assert right >= 27, f"{right}/30 unseen claims had kilo removed first"
+
+
+def test_sequence_cap_applies_to_positive_and_negative_sequences_apart():
+    def seq(neg: bool, word: str) -> dict:
+        return {"queries": ["a b", word], "actions": [["remove", 0]], "rewards": [0.2, 0.1 if neg else 0.4], "negative": neg}  # fmt: skip
+
+    rec = {"claim_id": "c", "sequences": [seq(False, "p1"), seq(False, "p2"), seq(True, "n1"), seq(True, "n2")]}  # fmt: skip
+    eps, counts = build_episodes([rec], kinds=KINDS, max_edits=3, max_positions=8, max_sequences_per_claim=1)  # fmt: skip
+    assert [e.texts[-1] for e in eps] == ["p1", "n1"] and counts.sequences == 2

@@ -406,6 +406,15 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
     _fever_root(tmp_path / "data")
     monkeypatch.setenv("FACTSEEK_DATA", str(tmp_path / "data"))
     model = tmp_path / "model"
+    extra = tmp_path / "mine.jsonl"  # the shape of `factseek feedback export`'s stance.jsonl
+    extra.write_text(
+        json.dumps(
+            {"question": "Is the bridge new?", "evidence": "It opened in 1890.", "label": "refutes"}
+        )
+        + "\n\n"
+        + json.dumps({"claim": "Tea is hot.", "evidence": "The tea was hot.", "label": "supports"})
+        + "\n"
+    )
     r = runner.invoke(
         app,
         [
@@ -430,12 +439,16 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
             "--quiet",
             "--question-share",
             "0",
+            "--extra",
+            str(extra),
         ],
     )
     assert r.exit_code == 0, r.output
     assert "saved" in r.output and "validation, thresholds" in r.output
+    assert "extra 2)" in r.output.splitlines()[0]  # the train side counts the user's pairs
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["train"]["sources"] == ["fever"] and cfg["train"]["shareable"] is True
+    assert cfg["train"]["extra"] == ["mine.jsonl"]
 
     out = tmp_path / "eval"
     r = runner.invoke(

@@ -303,3 +303,30 @@ def test_balance_nei_keeps_every_stance_pair_and_caps_nei():
     assert len(nei) == 3 and nei == [p for p in pairs if p in nei]  # order kept
     assert kept == balance_nei(pairs, seed=1)
     assert balance_nei(pairs[:5]) == pairs[:5]  # no nei: nothing to cap
+
+
+def test_extra_pairs_read_feedback_rows_and_refuse_bad_ones(tmp_path):
+    from factseek.errors import DataError
+    from factseek.stance.data import add_extra, extra_pairs
+
+    good = tmp_path / "ok.jsonl"
+    good.write_text(
+        '{"question": "Did it rain?", "evidence": "It rained all day.", "label": "supports"}\n'
+        '{"claim": "Tea is cold.", "evidence": "The tea was hot.", "label": "REFUTES"}\n'
+        '{"question": "Is it new?", "evidence": "held out text", "label": "nei"}\n'
+    )
+    pairs = extra_pairs(good)
+    assert [(p.label, p.form) for p in pairs] == [
+        ("supports", "question"),
+        ("refutes", "statement"),
+        ("nei", "question"),
+    ]
+    held = {"train": [], "validation": [pairs[2]], "test": []}
+    assert [p.label for p in add_extra(held, pairs)["train"]] == ["supports", "refutes"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "Q?", "evidence": "E", "label": "maybe"}\n')
+    with pytest.raises(DataError, match=r"bad.jsonl:1.*unknown stance label"):
+        extra_pairs(bad)
+    bad.write_text('{"question": "Q?", "label": "nei"}\n')
+    with pytest.raises(DataError, match="needs a question"):
+        extra_pairs(bad)

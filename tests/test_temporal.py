@@ -86,3 +86,51 @@ def test_modified_after_cutoff_flagged() -> None:
     assert notes == (
         f"possible leakage: {URL}: modified on or after 2020-03-15 (last-modified 2021-01-01)",
     )
+
+
+def test_on_conflict_reaches_fetched_pages_through_check_config() -> None:
+    import pytest
+
+    from factseek.api import check_config
+    from factseek.errors import ConfigError
+    from factseek.pipeline import Parts, run
+    from factseek.search.base import FunctionSearch
+    from factseek.summarize.extractive import ExtractiveSummarizer
+    from factseek.types import Claim, Question
+
+    page = doc(("json-ld", D(2020, 1, 1)), ("url", D(2020, 4, 1)), published=D(2020, 1, 1))
+
+    class OneQuestion:
+        name = "one"
+
+        def decompose(self, claim: Claim) -> list[Question]:
+            return [Question(text="Did the bridge open?")]
+
+    class Fetch:
+        def fetch(self, urls):
+            return [page for u in urls if u == URL], []
+
+    parts = Parts(
+        search=FunctionSearch(lambda q, k: [Hit(url=URL)]),
+        decomposer=OneQuestion(),
+        summarizer=ExtractiveSummarizer(),
+        fetcher=Fetch(),
+    )
+    claim = Claim(text="The bridge opened.", date=D(2020, 3, 15))
+    kept = {}
+    for policy in ("after", "undated", "flag"):
+        for undated in ("drop", "keep"):
+            cfg = check_config(on_conflict=policy, undated=undated)
+            report = run(claim, parts, cfg)
+            kept[policy, undated] = [d.url for d in report.documents]
+            assert report.config["temporal"] == {"on_conflict": policy}
+    assert kept == {
+        ("after", "drop"): [],
+        ("after", "keep"): [],
+        ("undated", "drop"): [],
+        ("undated", "keep"): [URL],
+        ("flag", "drop"): [URL],
+        ("flag", "keep"): [URL],
+    }
+    with pytest.raises(ConfigError, match="date-conflict policy 'sometimes'"):
+        check_config(on_conflict="sometimes")

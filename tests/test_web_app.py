@@ -104,6 +104,7 @@ def test_progress_streams_as_server_sent_events(client) -> None:
         "documents",
         "passages",
         "summarize",
+        "evidence",
         "judge",
     ]
     assert f'event: done\ndata: "{url}"' in body

@@ -173,7 +173,7 @@ def test_feedback_export_round_trips_into_the_training_loaders(db, tmp_path) -> 
     out = tmp_path / "feedback"
     counts = export(history, log, out)
     assert counts.runs == 2 and counts.decompose == 1 and counts.verdicts == 1
-    assert counts.skipped == {"verdict on the averitec scale": 1}
+    assert counts.averitec == 1 and counts.skipped == {}
 
     # decomposition examples: ClaimDecomp chat format, the claim itself left out
     (ex,) = load_claimdecomp(out / "decompose.jsonl")
@@ -189,6 +189,11 @@ def test_feedback_export_round_trips_into_the_training_loaders(db, tmp_path) -> 
     loaded = load_claims(out / "stance.jsonl")  # format sniffed as fever
     assert sorted(x.label for x in loaded) == ["not-enough-info", "refutes"]
     assert {x.justification for x in loaded} == {r["evidence"] for r in rows}
+    from factseek.stance.data import extra_pairs  # and by stance training (`--extra`)
+
+    pairs = extra_pairs(out / "stance.jsonl")
+    assert sorted(p.label for p in pairs) == ["nei", "refutes"]
+    assert {p.evidence for p in pairs} == {r["evidence"] for r in rows}
 
     # accepted queries for the rewriter: the jsonl retrieval format with its corpus
     data = load_retrieval(out / "rewrite_queries.jsonl", out / "rewrite_corpus.jsonl", "jsonl")
@@ -201,6 +206,12 @@ def test_feedback_export_round_trips_into_the_training_loaders(db, tmp_path) -> 
     # verdict overrides on the PolitiFact scale: ClaimDecomp's labelled format
     (v,) = load_claimdecomp(out / "verdicts.jsonl")
     assert v.label == "false" and v.justification == "5M" and v.claim.date == CLAIM.date
+    # and on the AVeriTeC scale: AVeriTeC's own JSON array
+    from factseek.datasets.claims import load_averitec
+
+    (a,) = load_averitec(out / "verdicts_averitec.json")
+    assert a.label == "refuted" and a.claim.text == CLAIM.text and a.claim.date == CLAIM.date
+    assert data_format("auto", out / "verdicts_averitec.json").name == "averitec"
 
 
 def test_decompose_example_without_date_or_speaker() -> None:

@@ -26,6 +26,7 @@ from factseek.types import Claim, Report
 DECOMPOSERS = ("auto", "rules", "llm")
 SUMMARIZERS = ("auto", "extractive", "llm-zero-shot", "llm-few-shot")
 LLM_CHOICES = ("none", "openai", "llamacpp")
+SCALES = ("auto", "averitec", "politifact")  # auto: the judge's scale, else averitec (stance)
 
 
 def parse_date(value: str | _dt.date | None) -> _dt.date | None:
@@ -59,6 +60,8 @@ class CheckOptions:
     replay: str | Path | None = None
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
+    stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
+    scale: str = "auto"
 
 
 def _choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -157,8 +160,10 @@ def build_parts(opts: CheckOptions) -> Parts:
         summarizer = extractive
     names["decomposer"] = decomposer_name
     names["summarizer"] = summarizer_name
+    stance, evidence_judge, answerer = _evidence_parts(opts, llm, names)
 
     judge: Any = None
+    _choice(opts.scale, SCALES, "verdict scale")
     if opts.judge and opts.llm_judge:
         raise ConfigError(
             "choose one judge: --judge (trained classifier) or --llm-judge (LLM scorer)"
@@ -168,6 +173,8 @@ def build_parts(opts: CheckOptions) -> Parts:
 
         judge = load_judge(Path(opts.judge).expanduser())
         names["judge"] = str(opts.judge)
+        if is_evidence_judge(judge):
+            evidence_judge, judge = judge, None
     elif opts.llm_judge:
         if llm is None:
             raise ConfigError("--llm-judge needs an LLM: pass --llm openai|llamacpp")
@@ -175,11 +182,12 @@ def build_parts(opts: CheckOptions) -> Parts:
 
         judge = LLMScorer(llm, ScoreThresholds.load(Path(opts.llm_judge).expanduser()))
         names["judge"] = f"llm-scorer:{opts.llm_judge}"
+    _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
     if opts.rewrite:
-        from factseek.rewrite.infer import Rewriter
+        from factseek.rewrite.shipped import load_rewriter
 
-        rewriter = Rewriter.load(Path(opts.rewrite).expanduser())
+        rewriter = load_rewriter(opts.rewrite, search=search)  # "default": the shipped model
         names["rewrite"] = str(opts.rewrite)
 
     usage = getattr(llm, "usage", None)
@@ -192,9 +200,57 @@ def build_parts(opts: CheckOptions) -> Parts:
         fetcher=fetcher,
         judge=judge,
         rewriter=rewriter,
+        stance=stance,
+        evidence_judge=evidence_judge if judge is None else None,
+        answerer=answerer,
         usage=(lambda: dict(usage() if callable(usage) else usage)) if usage is not None else None,
         names=names,
     )
+
+
+def is_evidence_judge(judge: Any) -> bool:
+    from factseek.judge import EvidenceJudge
+
+    return isinstance(judge, EvidenceJudge)
+
+
+def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tuple[Any, Any, Any]:
+    """The stance model, the default evidence judge (rules over stance) and the LLM answerer."""
+    stance = None
+    if str(opts.stance) != "none":
+        from factseek.errors import MissingDependency
+        from factseek.stance import load_stance
+
+        try:
+            stance = load_stance(opts.stance)
+            names["stance"] = getattr(stance, "name", str(opts.stance))
+        except MissingDependency as e:
+            if str(opts.stance) != "default":
+                raise  # a model the user asked for by name: say what to install
+            # the shipped default on a base install: run without cards, and say why
+            names["stance"] = f"none ({e})"
+    evidence_judge = None
+    if stance is not None and opts.scale in ("auto", "averitec"):
+        from factseek.judge.verdict import StanceRules
+
+        evidence_judge = StanceRules(names["stance"])
+    answerer = None
+    if llm is not None and stance is not None:
+        from factseek.judge.llm_answers import LLMAnswerer
+
+        answerer = LLMAnswerer(llm)
+        names["answers"] = answerer.name
+    return stance, evidence_judge, answerer
+
+
+def _check_scale(scale: str, judge: Any) -> None:
+    """The judge's label set must be the scale asked for (a PolitiFact judge cannot answer in
+    AVeriTeC labels, and no rule maps one onto the other)."""
+    if scale == "auto" or judge is None:
+        return
+    have = getattr(judge, "scale", None) or getattr(getattr(judge, "labels", None), "name", None)
+    if have is not None and have != scale:
+        raise ConfigError(f"--scale {scale} asked for, but the judge gives {have} labels")
 
 
 def make_claim(
@@ -229,6 +285,7 @@ def check(
     search: str = "local",
     k: int = 10,
     undated: UndatedPolicy = "drop",
+    on_conflict: str = "after",
     exclude_sites: Sequence[str] = (),
     decomposer: str = "auto",
     summarizer: str = "auto",
@@ -243,6 +300,10 @@ def check(
     replay: str | Path | None = None,
     allow_hosts: Sequence[str] = (),
     cache_dir: str | Path | None = None,
+    stance: str | Path = "default",
+    scale: str = "auto",
+    top_docs: int | None = None,
+    cards: int | None = None,
     progress: Progress | None = None,
 ) -> Report:
     """Check one claim and return its ``Report`` (every option has a twin in ``factseek check``).
@@ -257,6 +318,9 @@ def check(
             searxng; keys from the environment).
         k: documents kept per query after the constraints.
         undated: ``"drop"`` or ``"keep"`` pages without a publication date.
+        on_conflict: a fetched page whose credible dates fall on both sides of the claim's date
+            is treated as after it (``"after"``, the safe side), as undated (``"undated"``: then
+            ``undated`` decides) or only noted (``"flag"``); see docs/web.md.
         exclude_sites: sites to exclude on top of the fact-checking sites.
         decomposer: ``auto`` (LLM when ``llm`` is set, else rules), ``rules`` or ``llm``.
         summarizer: ``auto``, ``extractive``, ``llm-zero-shot`` or ``llm-few-shot``.
@@ -270,6 +334,12 @@ def check(
         replay: rerun offline from an evidence bundle.
         allow_hosts: hosts the page fetcher may reach although they are private.
         cache_dir: folder for fetched pages and LLM responses (``None``: no cache).
+        stance: the evidence stance model: ``default`` (shipped), a trained folder, or ``none``
+            (cards are then shown without stance, and nothing is judged from them).
+        scale: verdict scale: ``averitec`` (4-way, from the evidence stance), ``politifact``
+            (6-way, needs ``judge``), or ``auto`` (the judge's scale, else averitec).
+        top_docs: documents summarized and searched for evidence cards (default: 4 summarized,
+            every kept document searched for cards). cards: evidence cards per question (3).
         progress: called with each stage's name as it starts.
 
     Raises ``InputError`` (bad claim, date or option: nothing was run), other ``FactseekError``
@@ -293,21 +363,65 @@ def check(
         replay=replay,
         allow_hosts=tuple(allow_hosts),
         cache_dir=cache_dir,
+        stance=stance,
+        scale=scale,
     )
-    config = check_config(k=k, undated=undated, exclude_sites=exclude_sites)
+    config = check_config(
+        k=k,
+        undated=undated,
+        exclude_sites=exclude_sites,
+        top_docs=top_docs,
+        cards=cards,
+        on_conflict=on_conflict,
+    )
     (report,) = check_claims([claim], options, config, progress=progress)
     return report
 
 
 def check_config(
-    *, k: int = 10, undated: str = "drop", exclude_sites: Sequence[str] = ()
+    *,
+    k: int = 10,
+    undated: str = "drop",
+    exclude_sites: Sequence[str] = (),
+    top_docs: int | None = None,
+    cards: int | None = None,
+    on_conflict: str = "after",
 ) -> CheckConfig:
-    """The pipeline settings, validated (``ConfigError`` names the bad value)."""
+    """The pipeline settings, validated (``ConfigError`` names the bad value).
+
+    ``top_docs`` sets how many documents are summarized and searched for evidence cards (the
+    paper summarizes 4; evidence cards read every kept document unless it is set); ``cards`` how
+    many cards each question shows."""
+    from dataclasses import replace
+
+    from factseek.temporal import CONFLICT_POLICIES, TemporalConfig
+
     if undated not in ("drop", "keep"):
         raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")
+    if on_conflict not in CONFLICT_POLICIES:
+        raise ConfigError(
+            f"unknown date-conflict policy {on_conflict!r}; choose one of: {', '.join(CONFLICT_POLICIES)}"
+        )
     if k < 1:
         raise ConfigError("k must be at least 1")
-    return CheckConfig(k=k, undated=undated, exclude_sites=tuple(exclude_sites))  # type: ignore[arg-type]
+    config = CheckConfig(
+        k=k,
+        undated=undated,  # type: ignore[arg-type]
+        exclude_sites=tuple(exclude_sites),
+        temporal=TemporalConfig(on_conflict=on_conflict),  # type: ignore[arg-type]
+    )
+    if top_docs is not None:
+        config = replace(
+            config,
+            spans=replace(config.spans, top_docs=top_docs),
+            evidence=replace(config.evidence, top_docs=top_docs),
+        )
+    if cards is not None:
+        ev = config.evidence
+        config = replace(
+            config, evidence=replace(ev, cards=cards, candidates=max(cards, ev.candidates))
+        )
+    return config
 
 
 def check_claims(

@@ -23,11 +23,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.api import CheckOptions, build_parts
+from factseek.api import CheckOptions, build_parts, check_config
 from factseek.batch_summary import finish_batch
 from factseek.errors import DataError, FactseekError
 from factseek.files import check_writable_dir
-from factseek.pipeline import CheckConfig, run
+from factseek.pipeline import CheckConfig, Parts, run
 from factseek.redact import redact_text
 from factseek.report import write_report
 from factseek.sanitize import clean_text, safe_name
@@ -121,19 +121,47 @@ def run_batch(
     exclude_sites: tuple[str, ...] = (),
     progress: bool = True,
     formats: Sequence[str] = (),
+    top_docs: int | None = None,
+    cards: int | None = None,
+    on_conflict: str = "after",
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
     report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
+    parts = build_parts(CheckOptions(**options))
+    config = check_config(
+        k=k,
+        undated=undated,
+        exclude_sites=exclude_sites,
+        top_docs=top_docs,
+        cards=cards,
+        on_conflict=on_conflict,
+    )
+    result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
+    finish_batch(out, formats)
+    return result
+
+
+def run_claims(
+    claims: Sequence[tuple[int, Claim]],
+    out: Path,
+    parts: Parts,
+    config: CheckConfig,
+    *,
+    progress: bool = True,
+    formats: Sequence[str] = (),
+) -> tuple[int, int, int]:
+    """Check the ``(line, claim)`` pairs not yet in ``out``'s journal with built parts; what
+    ``run_batch`` does after reading and validating its file (``eval pipeline`` calls it with
+    the claims of a data set). Returns (checked, skipped, failed)."""
+    out.mkdir(parents=True, exist_ok=True)
     (out / "reports").mkdir(exist_ok=True)
     journal = out / "journal.jsonl"
     repair_tail(journal)
     repair_tail(out / "errors.jsonl")
     done = _done_ids(journal)
-    parts = build_parts(CheckOptions(**options))
-    config = CheckConfig(k=k, undated=undated, exclude_sites=exclude_sites)  # type: ignore[arg-type]
     todo = [(n, c) for n, c in claims if claim_id(c) not in done]
     checked = failed = 0
     from rich.progress import Progress
@@ -162,5 +190,4 @@ def run_batch(
                 jf.flush()
                 checked += 1
             bar.advance(task)
-    finish_batch(out, formats)
     return checked, len(claims) - len(todo), failed

@@ -17,8 +17,11 @@ training commands' loaders read as they are (docs/web-app.md shows each format).
   the runs involved (``id`` = URL, ``title``, ``text``).
 - ``verdicts.jsonl``: verdict overrides on the PolitiFact scale in ClaimDecomp's labelled format
   (``example_id``, ``claim``, ``person``, ``venue``, ``label``, ``justification`` = the note,
-  ``annotations`` = the run's questions) for ``judge train --format claimdecomp``. Overrides on
-  the AVeriTeC scale are counted in ``skipped`` (its loader reads one JSON array, not lines).
+  ``annotations`` = the run's questions) for ``judge train --format claimdecomp``.
+- ``verdicts_averitec.json``: verdict overrides on the AVeriTeC scale as one JSON array in
+  AVeriTeC's own format (``claim``, ``claim_date`` DD-MM-YYYY, ``speaker``, ``label`` such as
+  ``Refuted``, ``justification`` = the note, ``questions`` = the run's questions with no
+  answers), which ``datasets.claims.load_averitec`` reads (``--format averitec``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,14 @@ FILES = (
     "rewrite_corpus.jsonl",
     "verdicts.jsonl",
 )
+AVERITEC_FILE = "verdicts_averitec.json"
+#: factseek's AVeriTeC label -> the data set's own spelling.
+_AVERITEC_NAMES = {
+    "supported": "Supported",
+    "refuted": "Refuted",
+    "not-enough-evidence": "Not Enough Evidence",
+    "conflicting-evidence": "Conflicting Evidence/Cherrypicking",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +64,7 @@ class ExportCounts:
     queries: int = 0
     corpus: int = 0
     verdicts: int = 0
+    averitec: int = 0  # verdict overrides on the AVeriTeC scale
     skipped: Mapping[str, int] = field(default_factory=dict)  # reason -> corrections not exported
 
     def line(self) -> str:
@@ -60,7 +72,7 @@ class ExportCounts:
         return (
             f"{self.runs} corrected runs: {self.decompose} decomposition examples, {self.stance}"
             f" stance pairs, {self.queries} accepted queries over {self.corpus} documents,"
-            f" {self.verdicts} verdicts; skipped: {skipped}"
+            f" {self.verdicts} PolitiFact and {self.averitec} AVeriTeC verdicts; skipped: {skipped}"
         )
 
 
@@ -127,6 +139,7 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in FILES}
     corpus: dict[str, dict[str, Any]] = {}
     skipped: dict[str, int] = {}
+    averitec: list[dict[str, Any]] = []
     corrected = by_run(log.all())
     for run_id in sorted(corrected):
         try:
@@ -173,12 +186,15 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
         v = force.get(("verdict", ""))
         if v is not None and v.value["scale"] == "politifact":
             rows["verdicts.jsonl"].append(_verdict_row(run_id, report, v))
+        elif v is not None and v.value["scale"] == "averitec":
+            averitec.append(_averitec_row(report, v))
         elif v is not None:
             key = f"verdict on the {v.value['scale']} scale"
             skipped[key] = skipped.get(key, 0) + 1
     rows["rewrite_corpus.jsonl"] = list(corpus.values())
     for name, items in rows.items():
         atomic_write(out / name, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items))
+    atomic_write(out / AVERITEC_FILE, json.dumps(averitec, ensure_ascii=False, indent=1) + "\n")
     return ExportCounts(
         runs=len(corrected),
         decompose=len(rows["decompose.jsonl"]),
@@ -186,8 +202,25 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
         queries=len(rows["rewrite_queries.jsonl"]),
         corpus=len(corpus),
         verdicts=len(rows["verdicts.jsonl"]),
+        averitec=len(averitec),
         skipped=skipped,
     )
+
+
+def _averitec_row(report: Report, v: Correction) -> dict[str, Any]:
+    c = report.claim
+    return {
+        "claim": c.text,
+        "claim_date": c.date.strftime("%d-%m-%Y") if c.date else None,
+        "speaker": c.speaker,
+        "label": _AVERITEC_NAMES.get(v.value["label"], v.value["label"]),
+        "justification": v.value.get("note", ""),
+        "questions": [
+            {"question": q.text, "answers": []} for q in report.questions if q.source != "claim"
+        ],
+        "user": v.user,
+        "created": v.created,
+    }
 
 
 def _verdict_row(run_id: int, report: Report, v: Correction) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The verification pipeline: composes the stages, records what each did, never invents a verdict.
 
     claim -> decompose -> (rewrite) -> search under constraints -> documents (store or fetch)
-          -> select_passages -> summarize -> (judge) -> Report
+          -> select_passages -> summarize -> evidence cards (stance) -> answers -> (judge) -> Report
 
 ``run(claim, parts, config)`` takes built objects (``Parts``); ``factseek.api`` builds them from
 names and paths. A failing optional stage (LLM decomposition or summaries, the judge) degrades to
@@ -22,19 +22,31 @@ from factseek import __version__
 from factseek.constraints import Constraints, UndatedPolicy, removed_counts
 from factseek.decompose import Decomposer, dedup
 from factseek.errors import FactseekError, InputError
-from factseek.judge import Judge
+from factseek.judge import EvidenceJudge, Judge
+from factseek.judge.verdict import answer_questions
 from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
 from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
+from factseek.stance import StanceModel
 from factseek.summarize import Summarizer
+from factseek.summarize.evidence import (
+    DEFAULT_EVIDENCE,
+    EvidenceConfig,
+    evidence_candidates,
+    select_evidence,
+)
+from factseek.temporal import DEFAULT_TEMPORAL, TemporalConfig
 from factseek.types import (
     MAX_CLAIM_CHARS,
+    Answer,
     Claim,
     ConstraintDecision,
     Document,
+    Evidence,
     FetchFailure,
     FunnelRow,
     Hit,
+    Passage,
     Query,
     QueryResult,
     Question,
@@ -57,6 +69,16 @@ class Rewriter(Protocol):
         ...
 
 
+class Answerer(Protocol):
+    name: str
+
+    def answer(
+        self, claim: Claim, questions: Sequence[Question], evidence: Sequence[Evidence]
+    ) -> tuple[list[Answer | None], list[str]]:
+        """One answer per question (None: fall back to the stance answer), and notes."""
+        ...
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckConfig:
     """Pipeline settings. Stage-specific settings live in their own config dataclasses."""
@@ -67,6 +89,8 @@ class CheckConfig:
     spans: SpanConfig = DEFAULT_SPANS
     max_questions: int = 12  # bound on queries sent per claim (claim + subquestions)
     search_threads: int = 4  # concurrent queries for web backends
+    evidence: EvidenceConfig = DEFAULT_EVIDENCE  # evidence cards per question (stance-ranked)
+    temporal: TemporalConfig = DEFAULT_TEMPORAL  # fetched pages whose dates straddle the cut-off
 
 
 DEFAULT_CONFIG = CheckConfig()
@@ -84,6 +108,9 @@ class Parts:
     fetcher: Fetcher | None = None  # needed when ``search`` holds no documents (web backends)
     judge: Judge | None = None
     rewriter: Rewriter | None = None
+    stance: StanceModel | None = None  # reads (question, sentence) pairs for evidence cards
+    evidence_judge: EvidenceJudge | None = None  # verdict from evidence (when ``judge`` is None)
+    answerer: Answerer | None = None  # answers the subquestions from the cards (an LLM)
     usage: Callable[[], dict[str, Any]] | None = None  # LLM token/cost accounting, if any
     names: dict[str, str] = field(default_factory=dict)  # what the report's config shows
 
@@ -181,7 +208,11 @@ def _kept_hits(results: Sequence[QueryResult]) -> list[Hit]:
 
 
 def _documents(
-    hits: Sequence[Hit], parts: Parts, c: Constraints, notes: list[str]
+    hits: Sequence[Hit],
+    parts: Parts,
+    c: Constraints,
+    notes: list[str],
+    temporal: TemporalConfig = DEFAULT_TEMPORAL,
 ) -> tuple[list[Document], list[FetchFailure], list[ConstraintDecision]]:
     """Documents for kept hits: from the store when it holds them, else fetched and re-checked."""
     if not hits:
@@ -201,7 +232,7 @@ def _documents(
     decisions: list[ConstraintDecision] = []
     for doc in docs:
         hit = by_url.get(doc.url) or Hit(url=doc.url)
-        decision, flags = post_fetch_check(hit, doc, c)
+        decision, flags = post_fetch_check(hit, doc, c, config=temporal)
         notes.extend(flags)
         decisions.append(decision)
         if decision.kept:
@@ -255,6 +286,77 @@ def _judge(claim: Claim, summaries: Sequence[Summary], parts: Parts, notes: list
         return Verdict.not_judged(f"judge failed: {e}")
 
 
+def _evidence(
+    claim: Claim,
+    questions: Sequence[Question],
+    documents: Sequence[Document],
+    parts: Parts,
+    cfg: EvidenceConfig,
+    notes: list[str],
+) -> tuple[list[Evidence], bool]:
+    """Evidence cards, and whether a stance model read them. Without a stance model there are
+    no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
+    if parts.stance is None:
+        if parts.names.get("stance", "").startswith("none ("):  # the default could not load
+            notes.append(f"no evidence cards or verdict: stance model {parts.names['stance']}")
+        return [], False
+    candidates = evidence_candidates(claim, questions, documents, cfg)
+    if not candidates:
+        return [], True  # nothing to read: every question says "no evidence found"
+    try:
+        stances = parts.stance.classify([(c.question, c.text) for c in candidates])
+    except FactseekError as e:
+        notes.append(f"stance model {parts.stance.name} failed ({e}); no evidence cards")
+        return [], False
+    return select_evidence(claim, candidates, stances, documents, cfg), True
+
+
+def _answers(
+    claim: Claim,
+    questions: Sequence[Question],
+    evidence: Sequence[Evidence],
+    parts: Parts,
+    notes: list[str],
+) -> list[Answer]:
+    """Stance answers, replaced by the answerer's (an LLM's) where it gave a checked one."""
+    answers = answer_questions(questions, evidence)
+    if parts.answerer is None:
+        return answers
+    try:
+        llm_answers, answer_notes = parts.answerer.answer(claim, questions, evidence)
+    except FactseekError as e:
+        notes.append(f"answers by {parts.answerer.name} failed ({e}); stance answers are shown")
+        return answers
+    notes.extend(answer_notes)
+    return [
+        mine if mine is not None else theirs
+        for mine, theirs in zip(llm_answers, answers, strict=True)
+    ]
+
+
+def _verdict(
+    claim: Claim,
+    questions: Sequence[Question],
+    summaries: Sequence[Summary],
+    passages: Sequence[Passage],
+    evidence: Sequence[Evidence],
+    answers: Sequence[Answer],
+    stance_ran: bool,
+    parts: Parts,
+    notes: list[str],
+) -> Verdict:
+    """The summaries judge when one is configured, else the evidence judge, else not judged."""
+    if parts.judge is not None or parts.evidence_judge is None:
+        return _judge(claim, summaries, parts, notes)
+    if not stance_ran:
+        return Verdict.not_judged("no evidence stance: the stance model did not run")
+    try:
+        return parts.evidence_judge.judge(claim, questions, evidence, answers, passages)
+    except FactseekError as e:
+        notes.append(f"judge {parts.evidence_judge.name} failed: {e}")
+        return Verdict.not_judged(f"judge failed: {e}")
+
+
 def _words(texts: Sequence[str]) -> int:
     return sum(len(t.split()) for t in texts)
 
@@ -304,13 +406,20 @@ def run(
             notes.append(f"search failed for {r.query.text!r}: {r.error}")
     hits = _kept_hits(results)
     with clock.stage("documents"):
-        documents, failures, page_decisions = _documents(hits, parts, constraints, notes)
+        documents, failures, page_decisions = _documents(
+            hits, parts, constraints, notes, config.temporal
+        )
     with clock.stage("passages"):
         passages = select_passages(documents, [q.text for q in questions], config.spans)
     with clock.stage("summarize"):
         summaries = _summarize(claim, questions, passages, parts, notes)
+    with clock.stage("evidence"):
+        evidence, stance_ran = _evidence(claim, questions, documents, parts, config.evidence, notes)
     with clock.stage("judge"):
-        verdict = _judge(claim, summaries, parts, notes)
+        answers = _answers(claim, questions, evidence, parts, notes) if stance_ran else []
+        verdict = _verdict(
+            claim, questions, summaries, passages, evidence, answers, stance_ran, parts, notes
+        )
 
     all_decisions = [d for r in results for d in r.decisions]
     removed = removed_counts(all_decisions)
@@ -351,6 +460,8 @@ def run(
         failures=tuple(failures),
         passages=tuple(passages),
         summaries=tuple(summaries),
+        evidence=tuple(evidence),
+        answers=tuple(answers),
         verdict=verdict,
         funnel=funnel,
         removed=removed,

@@ -34,7 +34,7 @@ from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
 from factseek.redact import redact_text, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Document, Report, from_dict, to_dict
+from factseek.types import Document, Evidence, Report, from_dict, to_dict
 
 
 class Format(StrEnum):
@@ -155,7 +155,63 @@ def _verdict_line(report: Report) -> str:
     v = report.verdict
     if not v.judged:
         return f"**not judged** ({_md(v.explanation)})"
-    return f"**{_md(v.label or '')}** by {_md(v.judge)}"
+    conf = f", confidence {v.confidence:.2f}" if v.confidence is not None else ""
+    scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
+    return f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
+
+
+# ----------------------------------------------------------------------------- evidence and answers
+
+NO_EVIDENCE = "no evidence found"
+
+
+def _badge(e: Evidence) -> str:
+    """ "REFUTES 0.93", "NEI 0.60", or "no stance" (plain text; callers escape)."""
+    if e.stance is None:
+        return "no stance"
+    return f"{e.stance.label.upper()} {e.stance.confidence:.2f}"
+
+
+def _card_meta(e: Evidence) -> str:
+    date = e.published.isoformat() if e.published else "undated"
+    return f"{e.domain or 'unknown outlet'} · {date}"
+
+
+def _questions_with_cards(report: Report) -> list[tuple[str, list[Evidence]]]:
+    """Each question (answers' order, else the report's), with its cards; cards whose question
+    is not listed come last under their own question."""
+    order = [a.question for a in report.answers] or [q.text for q in report.questions]
+    for e in report.evidence:
+        if e.question not in order:
+            order.append(e.question)
+    return [(q, [e for e in report.evidence if e.question == q]) for q in order]
+
+
+def _md_evidence(report: Report) -> list[str]:
+    if not report.evidence and not report.answers:
+        return []
+    out = ["## Subquestions and answers\n"]
+    if report.answers:
+        out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
+        for a in report.answers:
+            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
+            out.append(f"| {_md(a.question)} | **{_md(a.answer)}** | {conf} | {cited} |")
+        out.append("")
+    out.append("## Evidence cards\n")
+    for q, cards in _questions_with_cards(report):
+        out.append(f"**{_md(q)}**\n")
+        if not cards:
+            out.append(f"- _{NO_EVIDENCE}_\n")
+            continue
+        for e in cards:
+            flag = "" if e.independent else f" — not independent: {_md(e.note)}"
+            out.append(
+                f"- {e.id} `{_badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(_card_meta(e))}): "
+                f"“{_md(_clip(e.text, 400))}” [chars {e.start_char}-{e.end_char}]{flag}"
+            )
+        out.append("")
+    return out
 
 
 def render_markdown(report: Report) -> str:
@@ -172,6 +228,7 @@ def render_markdown(report: Report) -> str:
     out.append(f"**Verdict:** {_verdict_line(report)}\n")
     if report.verdict.judged and report.verdict.explanation:
         out.append(f"{_md(report.verdict.explanation)}\n")
+    out.extend(_md_evidence(report))
 
     out.append("## Evidence summaries\n")
     relevant = [s for s in report.summaries if s.relevant]
@@ -340,7 +397,67 @@ td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-al
 .kept{color:#175}.removed{color:#a33}.card{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:.6em 0}
 .quote{margin:.3em 0}.warn{color:#a33;font-weight:600}.small{color:#666;font-size:.85em}
 .bar{background:#cde;height:.8em;display:inline-block}
+.v-good{background:#dfd;border-left:6px solid #282}.v-bad{background:#fdd;border-left:6px solid #b22}
+.v-mixed{background:#ffe9c6;border-left:6px solid #c80}.v-none{background:#eee;border-left:6px solid #888}
+.badge{font:600 .75em system-ui;padding:.1em .45em;border-radius:3px;color:#fff;background:#888}
+.b-supports{background:#282}.b-refutes{background:#b22}.b-nei{background:#888}
+.noev{color:#666;font-style:italic}
 """
+
+#: Verdict box colour by label (both scales); anything else is neutral.
+VERDICT_CLASS: dict[str, str] = {
+    "supported": "v-good",
+    "true": "v-good",
+    "mostly-true": "v-good",
+    "refuted": "v-bad",
+    "false": "v-bad",
+    "pants-fire": "v-bad",
+    "barely-true": "v-bad",
+    "conflicting-evidence": "v-mixed",
+    "half-true": "v-mixed",
+    "not-enough-evidence": "v-none",
+}
+
+
+def _html_badge(e: Evidence) -> str:
+    cls = f"b-{e.stance.label}" if e.stance is not None else "b-nei"
+    return f"<span class='badge {_e(cls)}'>{_e(_badge(e))}</span>"
+
+
+def _html_evidence(report: Report) -> list[str]:
+    if not report.evidence and not report.answers:
+        return []
+    out = ["<h2>Subquestions and answers</h2>"]
+    if report.answers:
+        out.append(
+            "<table><tr><th>question</th><th>answer</th><th>confidence</th><th>evidence</th></tr>"
+        )
+        for a in report.answers:
+            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            cited = (
+                _e(", ".join(a.evidence_ids))
+                or f"<span class='noev'>{_e(a.rationale or NO_EVIDENCE)}</span>"
+            )
+            out.append(
+                f"<tr><td>{_e(a.question)}</td><td><b>{_e(a.answer)}</b></td><td>{conf}</td><td>{cited}</td></tr>"
+            )
+        out.append("</table>")
+    out.append("<h2>Evidence cards</h2>")
+    for q, cards in _questions_with_cards(report):
+        out.append(f"<h3>{_e(q)}</h3>")
+        if not cards:
+            out.append(f"<p class='noev'>{NO_EVIDENCE}</p>")
+            continue
+        for e in cards:
+            flag = (
+                "" if e.independent else f"<p class='small warn'>not independent: {_e(e.note)}</p>"
+            )
+            out.append(
+                f"<div class='card'><div>{_e(e.id)} {_html_badge(e)} {_a(e.title or e.domain, e.url)}"
+                f" <span class='small'>{_e(_card_meta(e))} · chars {e.start_char}–{e.end_char}</span></div>"
+                f"<p class='quote'>“{_e(_clip(e.text, 1200))}”</p>{flag}</div>"
+            )
+    return out
 
 
 def render_html(report: Report) -> str:
@@ -363,8 +480,12 @@ def render_html(report: Report) -> str:
     add(f"<p class='meta'>{' · '.join(meta)}</p>")
     v = report.verdict
     if v.judged:
+        box = VERDICT_CLASS.get(v.label or "", "")
+        conf = f" · confidence {v.confidence:.2f}" if v.confidence is not None else ""
+        scale = f" · {_e(v.scale)} scale" if v.scale else ""
         add(
-            f"<div class='verdict'>Verdict: <b>{_e(v.label or '')}</b> <span class='small'>by {_e(v.judge)}</span>"
+            f"<div class='verdict {box}'>Verdict: <b>{_e(v.label or '')}</b>"
+            f" <span class='small'>by {_e(v.judge)}{scale}{conf}</span>"
         )
         if v.scores:
             add(
@@ -377,6 +498,7 @@ def render_html(report: Report) -> str:
         add("</div>")
     else:
         add(f"<div class='verdict nj'>Not judged: {_e(v.explanation)}</div>")
+    parts.extend(_html_evidence(report))
 
     add("<h2>Evidence</h2>")
     if not any(s.relevant for s in report.summaries):

@@ -66,6 +66,22 @@ KOpt = Annotated[
     int, typer.Option("--k", min=1, max=100, help="Documents per query after the constraints.")
 ]
 UndatedOpt = Annotated[Undated, typer.Option("--undated", help="Policy for pages without a date.")]
+
+
+class OnConflict(StrEnum):
+    after = "after"
+    undated = "undated"
+    flag = "flag"
+
+
+ConflictOpt = Annotated[
+    OnConflict,
+    typer.Option(
+        "--on-conflict",
+        help="A fetched page dated on both sides of the claim's date: treat as after it "
+        "(dropped), as undated (then --undated decides), or only flag it.",
+    ),
+]
 ExcludeOpt = Annotated[
     list[str] | None, typer.Option("--exclude-site", help="Another site to exclude (repeatable).")
 ]
@@ -90,7 +106,10 @@ LLMJudgeOpt = Annotated[
         "--llm-judge", help="Score thresholds JSON: judge by the LLM's 0-100 score (needs --llm)."
     ),
 ]
-RewriteOpt = Annotated[Path | None, typer.Option("--rewrite", help="Query rewriter model folder.")]
+RewriteOpt = Annotated[
+    Path | None,
+    typer.Option("--rewrite", help="Query rewriter: 'default' (shipped) or a model folder."),
+]
 RecordOpt = Annotated[
     Path | None, typer.Option("--record", help="Write an evidence bundle of this run to DIR.")
 ]
@@ -102,6 +121,41 @@ AllowOpt = Annotated[
     typer.Option("--allow-host", help="Host the fetcher may reach though private."),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+
+
+class Scale(StrEnum):
+    auto = "auto"
+    averitec = "averitec"
+    politifact = "politifact"
+
+
+TopDocsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--top-docs",
+        min=1,
+        max=100,
+        help="Documents summarized and searched for evidence cards [default: 4 summarized, "
+        "all kept documents searched for cards].",
+    ),
+]
+CardsOpt = Annotated[
+    int | None, typer.Option("--cards", min=1, max=20, help="Evidence cards per question [3].")
+]
+StanceOpt = Annotated[
+    str,
+    typer.Option(
+        "--stance", help="Evidence stance model: default (shipped), a trained folder, or none."
+    ),
+]
+ScaleOpt = Annotated[
+    Scale,
+    typer.Option(
+        "--scale",
+        help="Verdict scale: averitec (4-way, from evidence stance) or politifact (6-way, "
+        "needs --judge); auto: the judge's scale, else averitec.",
+    ),
+]
 
 
 def _options(**kw: Any) -> dict[str, Any]:
@@ -121,6 +175,8 @@ def _options(**kw: Any) -> dict[str, Any]:
         "replay": kw["replay"],
         "allow_hosts": tuple(kw["allow_host"] or ()),
         "cache_dir": cache_root(),
+        "stance": kw["stance"],
+        "scale": kw["scale"].value,
     }
 
 
@@ -153,6 +209,7 @@ def check(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
+    on_conflict: ConflictOpt = OnConflict.after,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -166,6 +223,10 @@ def check(
     record: RecordOpt = None,
     replay: ReplayOpt = None,
     allow_host: AllowOpt = None,
+    top_docs: TopDocsOpt = None,
+    cards: CardsOpt = None,
+    stance: StanceOpt = "default",
+    scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
     """Check one claim and print (or write) its evidence report.
@@ -196,7 +257,10 @@ def check(
         venue=venue,
         k=k,
         undated=undated.value,
+        on_conflict=on_conflict.value,
         exclude_sites=tuple(exclude_site or ()),
+        top_docs=top_docs,
+        cards=cards,
         progress=_progress(quiet),
         **_options(**locals()),
     )
@@ -247,7 +311,12 @@ def _check_file(
             f"note: {undated} claim(s) have no date; their temporal constraint is off", err=True
         )
     config = check_config(
-        k=kw["k"], undated=kw["undated"].value, exclude_sites=tuple(kw["exclude_site"] or ())
+        k=kw["k"],
+        undated=kw["undated"].value,
+        exclude_sites=tuple(kw["exclude_site"] or ()),
+        top_docs=kw["top_docs"],
+        cards=kw["cards"],
+        on_conflict=kw["on_conflict"].value,
     )
     reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
     if fmt == Format.json:
@@ -312,6 +381,7 @@ def batch(
     search: SearchOpt = "local",
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
+    on_conflict: ConflictOpt = OnConflict.after,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -325,6 +395,10 @@ def batch(
     record: RecordOpt = None,
     replay: ReplayOpt = None,
     allow_host: AllowOpt = None,
+    top_docs: TopDocsOpt = None,
+    cards: CardsOpt = None,
+    stance: StanceOpt = "default",
+    scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
     """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
@@ -339,7 +413,10 @@ def batch(
         out,
         k=k,
         undated=undated.value,
+        on_conflict=on_conflict.value,
         exclude_sites=tuple(exclude_site or ()),
+        top_docs=top_docs,
+        cards=cards,
         progress=not quiet,
         options=_options(**locals()),
         formats=[f.value for f in fmt or ()],

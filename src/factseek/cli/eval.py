@@ -1,4 +1,5 @@
-"""`factseek eval decompose`: recall of gold subquestions (ClaimDecomp annotations)."""
+"""`factseek eval decompose` (recall of gold subquestions) and `factseek eval pipeline`
+(end-to-end verdicts on labelled claims)."""
 
 from __future__ import annotations
 
@@ -151,3 +152,75 @@ def decompose_cmd(
         }
         atomic_write(out, json.dumps(payload, indent=2, ensure_ascii=False))
         typer.echo(f"wrote {out}", err=True)
+
+
+class PipelineFormat(StrEnum):
+    averitec = "averitec"
+    claimdecomp = "claimdecomp"
+    liar = "liar"
+    liar_plus = "liar-plus"
+
+
+@app.command("pipeline")
+def pipeline_cmd(
+    claims: Annotated[Path, typer.Option("--claims", help="Labelled claims (a data set file).")],
+    fmt: Annotated[PipelineFormat, typer.Option("--format", help="The file's format.")],
+    store: Annotated[Path, typer.Option("--store", help="Knowledge store to search.")],
+    out: Annotated[Path, typer.Option("--out", help="Run folder: reports, journal, results.")],
+    judge: Annotated[
+        Path | None,
+        typer.Option("--judge", help="Judge folder (default: rules over the evidence stance)."),
+    ] = None,
+    stance: Annotated[
+        str, typer.Option("--stance", help="Stance model: default, a trained folder, or none.")
+    ] = "default",
+    k: Annotated[int, typer.Option("--k", min=1, max=100, help="Documents per query.")] = 10,
+    undated: Annotated[
+        str, typer.Option("--undated", help="drop or keep pages without a date.")
+    ] = "drop",
+    top_docs: Annotated[
+        int | None, typer.Option("--top-docs", min=1, max=100, help="See `check --top-docs`.")
+    ] = None,
+    cards: Annotated[
+        int | None, typer.Option("--cards", min=1, max=20, help="Evidence cards per question.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Only the first N claims.")
+    ] = None,
+    resamples: Annotated[
+        int, typer.Option("--resamples", min=100, help="Bootstrap resamples for the CIs.")
+    ] = 2000,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+) -> None:
+    """Run the pipeline over labelled claims and score claim-only, gold and retrieved evidence."""
+    from factseek.api import CheckOptions, build_parts, check_config
+    from factseek.datasets.claims import data_format, with_ids
+    from factseek.errors import InputError
+    from factseek.evaluate import evaluate_pipeline
+
+    if not claims.is_file():
+        raise InputError(f"claims file not found: {claims}")
+    spec = data_format(fmt.value, claims)
+    rows = with_ids(spec.load(claims))
+    rows = rows[:limit] if limit is not None else rows
+    parts = build_parts(CheckOptions(store=store, stance=stance, scale="auto"))
+    the_judge = None
+    if judge is not None:
+        from factseek.judge import load_judge
+
+        the_judge = load_judge(judge)
+    config = check_config(k=k, undated=undated, top_docs=top_docs, cards=cards)
+    result = evaluate_pipeline(
+        rows,
+        spec.labels,
+        parts,
+        config,
+        out,
+        judge=the_judge,
+        resamples=resamples,
+        progress=not quiet,
+        log=lambda m: typer.echo(m, err=True),
+    )
+    typer.echo((out / "results.md").read_text(encoding="utf-8"), nl=False)
+    if result.failed:
+        typer.echo(f"{result.failed} claims failed; see {out / 'errors.jsonl'}", err=True)

@@ -1,11 +1,12 @@
-"""`factseek rewrite {bfs,train,run,eval}`: the learned query rewriter."""
+"""`factseek rewrite {bfs,train,train-edits,calibrate,run,eval}`: the learned query rewriter."""
 
 from __future__ import annotations
 
-from factseek.cli import make_app, rewrite_bfs, rewrite_model
+from factseek.cli import make_app, rewrite_bfs, rewrite_edits, rewrite_model
 
 app = make_app(
     "Learned query rewriting: BFS training data, decision transformer training, use, evaluation."
 )
 rewrite_bfs.register(app)
 rewrite_model.register(app)
+rewrite_edits.register(app)

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from factseek.cli.rewrite_options import CorpusOpt, DataFormat, FormatOpt, SplitName, SplitOpt
 from factseek.errors import ConfigError
 
 
@@ -18,20 +19,12 @@ class RetrieverName(StrEnum):
     backend = "backend"
 
 
-class DataFormat(StrEnum):
-    jsonl = "jsonl"
-    fever = "fever"
-    checkthat = "checkthat"
-    climate_fever = "climate-fever"
-
-
 def bfs(
     claims: Annotated[Path, typer.Option(help="Claims file (or CheckThat split folder).")],
     out: Annotated[Path, typer.Option(help="Output folder (resumed if it exists).")],
-    corpus: Annotated[
-        Path | None, typer.Option(help="Corpus file (jsonl: required; checkthat: optional).")
-    ] = None,
-    format: Annotated[DataFormat, typer.Option(help="Data set kind.")] = DataFormat.jsonl,
+    corpus: CorpusOpt = None,
+    format: FormatOpt = DataFormat.jsonl,
+    split: SplitOpt = SplitName.all,
     retriever: Annotated[RetrieverName, typer.Option(help="Search endpoint.")] = (
         RetrieverName.bm25
     ),
@@ -63,6 +56,9 @@ def bfs(
         list[str] | None, typer.Option(help="KEY=VALUE options for the backend (repeatable).")
     ] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress bar.")] = True,
+    threads: Annotated[
+        int, typer.Option(min=1, help="torch CPU threads for knn (1 is fastest on a busy machine).")
+    ] = 1,
 ) -> None:
     """Find edit sequences that improve each claim's retrieval; write trajectories to OUT."""
     from factseek.datasets.retrieval import load_retrieval
@@ -78,15 +74,19 @@ def bfs(
         negatives=negatives,
         seed=seed,
     )
-    data = load_retrieval(claims, corpus, format=format.value)
-    todo = list(data.claims)
-    if skip_held_out > 0:
-        from factseek.rewrite.train import is_held_out
+    from factseek.rewrite.splits import is_held_out, select_split
 
+    data = load_retrieval(claims, corpus, format=format.value)
+    todo = list(select_split(data.claims, split.value))
+    if skip_held_out > 0:
         todo = [c for c in todo if not is_held_out(c.id, skip_held_out)]
     todo = todo[:limit] if limit else todo
     if not todo:
         raise ConfigError(f"no usable claims in {claims}")
+    if retriever is RetrieverName.knn:
+        import torch
+
+        torch.set_num_threads(threads)
     options = dict(_kv(o) for o in backend_opt or [])
     ret = make_retriever(
         retriever.value, data.pairs(), encoder=encoder, backend=backend, options=options
@@ -101,6 +101,7 @@ def bfs(
         ray_address=ray,
         corpus=corpus_info(data.pairs()),
         progress=progress,
+        split=split.value,
     )
     typer.echo(json.dumps({"out": str(out), **result["counts"], "seconds": result["seconds"]}))
 

@@ -9,6 +9,14 @@ from typing import Annotated
 
 import typer
 
+from factseek.cli.rewrite_options import (
+    ClaimsOpt,
+    CorpusOpt,
+    DataFormat,
+    FormatOpt,
+    SplitName,
+    SplitOpt,
+)
 from factseek.errors import InputError
 
 
@@ -39,12 +47,6 @@ class RetrieverName(StrEnum):
     knn = "knn"
 
 
-# options that `eval` and `calibrate` share
-ClaimsOpt = Annotated[Path, typer.Option(help="Claims with relevance judgements (see --format).")]
-CorpusOpt = Annotated[Path | None, typer.Option(help="Corpus; some formats find or derive it.")]
-FormatOpt = Annotated[
-    str, typer.Option("--format", help="jsonl, checkthat, climate-fever or fever.")
-]
 RetrieverOpt = Annotated[RetrieverName, typer.Option(help="Search endpoint to score queries on.")]
 
 
@@ -97,7 +99,9 @@ def train_cmd(
         Path | None,
         typer.Option(help="The BFS claims file: claims no edit improves are taught to STOP."),
     ] = None,
-    stop_format: Annotated[str, typer.Option(help="Format of --stop-claims.")] = "jsonl",
+    stop_format: Annotated[DataFormat, typer.Option(help="Format of --stop-claims.")] = (
+        DataFormat.jsonl
+    ),
     threads: Annotated[
         int, typer.Option(min=1, help="torch CPU threads (1 is fastest on a busy machine).")
     ] = 1,
@@ -128,7 +132,7 @@ def train_cmd(
     if stop_claims is not None:
         from factseek.datasets.retrieval import load_retrieval
 
-        stops = {c.id: c.text for c in load_retrieval(stop_claims, None, stop_format).claims}
+        stops = {c.id: c.text for c in load_retrieval(stop_claims, None, stop_format.value).claims}
     result = train(
         trajectories,
         out,
@@ -162,28 +166,46 @@ def train_cmd(
 
 def run_cmd(
     claims: Annotated[list[str], typer.Argument(help="Claims or queries to rewrite.")],
-    model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
-    target_return: Annotated[float | None, typer.Option(help="Gain to aim for.")] = None,
+    model: Annotated[
+        str,
+        typer.Option(help="'default' (shipped), or a folder from `rewrite train`/`train-edits`."),
+    ] = "default",
+    store: Annotated[
+        Path | None,
+        typer.Option(help="Knowledge store to search: edit scorers check their edits on it."),
+    ] = None,
+    target_return: Annotated[
+        float | None, typer.Option(help="Gain to aim for (decision transformers).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Rewrite claims into better queries; prints each rewrite and its edit trace."""
     import dataclasses
 
-    from factseek.rewrite.infer import Rewriter
+    from factseek.rewrite.shipped import load_rewriter
 
     _set_threads(threads)
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
-    rewriter = Rewriter.load(model)
+    search = None
+    if store is not None:
+        from factseek.search.base import make_backend
+
+        search = make_backend("local", store=store)
+    rewriter = load_rewriter(model, search=search)
+    if target_return is not None and not hasattr(rewriter, "default_target"):
+        raise InputError("--target-return applies to decision transformers only")
     if target_return is None and rewriter.abstain:
         typer.echo(
             "note: calibration found no clear gain from this model's edits, so it leaves queries"
-            " alone; --target-return forces edits",
+            " alone"
+            + ("; --target-return forces edits" if hasattr(rewriter, "default_target") else ""),
             err=True,
         )
-    for r in rewriter.rewrite(texts, target_return=target_return):
+    extra = {} if target_return is None else {"target_return": target_return}
+    for r in rewriter.rewrite(texts, **extra):
         if as_json:
             typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))
         else:
@@ -197,7 +219,8 @@ def eval_cmd(
     ],
     claims: ClaimsOpt,
     corpus: CorpusOpt = None,
-    data_format: FormatOpt = "jsonl",
+    data_format: FormatOpt = DataFormat.jsonl,
+    split: SplitOpt = SplitName.all,
     retriever: RetrieverOpt = RetrieverName.bm25,
     out: Annotated[Path, typer.Option(help="Folder for results, table and plots.")] = Path(
         "rewrite-eval"
@@ -230,7 +253,8 @@ def eval_cmd(
         models=model,
         claims=claims,
         corpus=corpus,
-        data_format=data_format,
+        data_format=data_format.value,
+        split=split.value,
         retriever=retriever.value,
         out=out,
         k=k,
@@ -248,7 +272,8 @@ def calibrate_cmd(
     model: Annotated[Path, typer.Option(help="Model folder from `rewrite train`.")],
     claims: ClaimsOpt,
     corpus: CorpusOpt = None,
-    data_format: FormatOpt = "jsonl",
+    data_format: FormatOpt = DataFormat.jsonl,
+    split: SplitOpt = SplitName.all,
     retriever: RetrieverOpt = RetrieverName.bm25,
     k: Annotated[int, typer.Option(min=1, help="Cut-off of the metric.")] = 50,
     validation: Annotated[
@@ -275,7 +300,8 @@ def calibrate_cmd(
         model=model,
         claims=claims,
         corpus=corpus,
-        data_format=data_format,
+        data_format=data_format.value,
+        split=split.value,
         retriever=retriever.value,
         k=k,
         validation_only=validation,

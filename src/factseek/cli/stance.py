@@ -126,14 +126,24 @@ def train(
     threads: Annotated[
         int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
     ] = None,
+    extra: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--extra",
+            help="JSON Lines of your own {question, evidence, label} pairs added to the train "
+            "side (repeatable; e.g. feedback/stance.jsonl from `factseek feedback export`).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, tune its thresholds on the validation side."""
     from factseek.stance.data import (
         SOURCES,
+        add_extra,
         balance_nei,
         build_pairs,
         describe,
+        extra_pairs,
         subsample,
         with_form,
     )
@@ -154,6 +164,8 @@ def train(
         quantize=quantize,
     )
     pairs = build_pairs(_data_root(data), names)
+    for path in extra or ():
+        pairs = add_extra(pairs, extra_pairs(path))
     chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
     train_pairs = with_form(
         subsample(chosen, max_train, seed), "mixed", question_share=question_share
@@ -170,6 +182,7 @@ def train(
         "question_share": question_share,
         "max_train": max_train,
         "balance_nei": balance,
+        "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
     }
     result = train_stance(
         train_pairs,

@@ -56,7 +56,9 @@ class LabeledClaim:
 
     ``questions`` are the gold subquestions of all annotators in file order (exact duplicates
     removed); ``question_sets`` keeps them per annotator. ``meta`` holds the remaining fields as
-    strings (subjects, party, credit history, url...).
+    strings (subjects, party, credit history, url...). ``evidence`` is gold evidence text where
+    the data set has it (AVeriTeC: each question's answers, a boolean answer followed by its
+    explanation), with the page each came from in ``evidence_urls`` ("" when none).
     """
 
     claim: Claim
@@ -65,6 +67,8 @@ class LabeledClaim:
     questions: tuple[str, ...] = ()
     question_sets: tuple[tuple[str, ...], ...] = ()
     meta: Mapping[str, str] = field(default_factory=dict)
+    evidence: tuple[str, ...] = ()
+    evidence_urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -374,6 +378,7 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
             " ".join(_str(q.get("question")).split()) for q in questions if isinstance(q, dict)
         )
         qs = tuple(q for q in qs if q)
+        evidence, urls = _averitec_answers(r.get("questions"))
         for key in (
             "reporting_source",
             "location_ISO_code",
@@ -396,9 +401,33 @@ def load_averitec(path: str | Path) -> list[LabeledClaim]:
                 questions=_unique(qs),
                 question_sets=(qs,) if qs else (),
                 meta=meta,
+                evidence=evidence,
+                evidence_urls=urls,
             )
         )
     return out
+
+
+def averitec_answer_text(answer: Mapping[str, Any]) -> str:
+    """An AVeriTeC answer as evidence text: the answer, plus its boolean explanation if any."""
+    text = " ".join(_str(answer.get("answer")).split())
+    explanation = " ".join(_str(answer.get("boolean_explanation")).split())
+    if explanation:
+        text = (
+            f"{text}. {explanation}" if text and text[-1] not in ".!?" else f"{text} {explanation}"
+        )
+    return _clip(text, MAX_FIELD_CHARS)
+
+
+def _averitec_answers(questions: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    texts: list[str] = []
+    urls: list[str] = []
+    for q in questions or []:
+        for a in (q.get("answers") or []) if isinstance(q, dict) else []:
+            if isinstance(a, dict) and (text := averitec_answer_text(a)):
+                texts.append(text)
+                urls.append(_str(a.get("source_url")))
+    return tuple(texts), tuple(urls)
 
 
 def _unquote(value: Any) -> str:

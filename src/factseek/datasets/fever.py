@@ -28,16 +28,14 @@ groups are present.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from factseek.datasets.guard import at, loader
+from factseek.datasets.guard import jsonl_objects, loader
 from factseek.datasets.retrieval import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import DataError, InputError
-from factseek.sanitize import json_loads
 
 Split = Literal["train", "validation", "test"]
 SPLITS: tuple[Split, ...] = ("train", "validation", "test")
@@ -65,27 +63,6 @@ class FeverData:
     dropped: dict[str, int] = field(default_factory=dict)  # reason -> claims dropped
 
 
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        f = path.open("rb")
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    with f:
-        for i, raw in enumerate(f, 1):
-            at(path, i)
-            if not raw.strip():
-                continue
-            try:
-                obj = json_loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
-            except json.JSONDecodeError as e:
-                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
-            if not isinstance(obj, dict):
-                raise DataError("expected a JSON object", str(path), i)
-            yield i, obj
-
-
 def clean_text(value: Any) -> str:
     """Whitespace-normalised text with one CSV quoting layer removed."""
     s = " ".join(str(value).split())
@@ -106,7 +83,7 @@ def _distractor_sentences(path: Path) -> Iterator[str]:
     if not files:
         raise InputError(f"no Fool Me Twice .jsonl files in {path}")
     for p in files:
-        for i, row in _jsonl(p):
+        for i, row in jsonl_objects(p):
             for key in ("gold_evidence", "retrieved_evidence"):
                 items = row.get(key) or []
                 if not isinstance(items, list):
@@ -125,14 +102,14 @@ def load_fever_dev(folder: str | Path, distractors: str | Path | None = None) ->
         if not p.exists():
             raise DataError("not found (FEVER dev layout: claims.jsonl + evidence.jsonl)", str(p))
     evidence: dict[str, str] = {}
-    for i, row in _jsonl(evidence_path):
+    for i, row in jsonl_objects(evidence_path):
         if "id" not in row or "text" not in row:
             raise DataError("evidence lines need id and text", str(evidence_path), i)
         evidence[str(row["id"])] = clean_text(row["text"])
     claims: list[FeverClaim] = []
     dropped: dict[str, int] = {}
     seen: set[str] = set()
-    for i, row in _jsonl(claims_path):
+    for i, row in jsonl_objects(claims_path):
         label = str(row.get("label", "")).strip().upper()
         if label in NEI:
             dropped["not enough info"] = dropped.get("not enough info", 0) + 1
@@ -219,9 +196,19 @@ def group_split(
     seed: int = 0,
 ) -> dict[str, Split]:
     """Claim id -> split, by connected groups of shared evidence (see the module docstring)."""
+    return group_sides([(c.id, c.evidence) for c in claims], fractions, seed=seed)
+
+
+def group_sides(
+    items: Sequence[tuple[str, Sequence[str]]],
+    fractions: tuple[float, float, float] = DEFAULT_FRACTIONS,
+    *,
+    seed: int = 0,
+) -> dict[str, Split]:
+    """``group_split`` for ``(id, evidence or relevant ids)`` pairs of any data set."""
     if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1) > 1e-9:
         raise InputError(f"split fractions must be three numbers >= 0 summing to 1, got {fractions}")  # fmt: skip
-    groups = evidence_groups([(c.id, c.evidence) for c in claims])
+    groups = evidence_groups(items)
     cut1, cut2 = fractions[0], fractions[0] + fractions[1]
     out: dict[str, Split] = {}
     for cid, root in groups.items():

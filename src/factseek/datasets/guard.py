@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import csv
 import functools
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
 from factseek.errors import DataError, FactseekError
+from factseek.sanitize import json_loads
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -60,3 +62,26 @@ def loader(fn: F) -> F:
             _WHERE.reset(token)
 
     return wrapper  # type: ignore[return-value]
+
+
+def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a JSON Lines file, streamed; a line
+    that is not UTF-8, not JSON or not an object raises ``DataError`` naming it."""
+    try:
+        f = path.open("rb")
+    except OSError as e:
+        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
+    with f:
+        for i, raw in enumerate(f, 1):
+            at(path, i)
+            if not raw.strip():
+                continue
+            try:
+                obj = json_loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as e:
+                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
+            except json.JSONDecodeError as e:
+                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
+            if not isinstance(obj, dict):
+                raise DataError("expected a JSON object", str(path), i)
+            yield i, obj

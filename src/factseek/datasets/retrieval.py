@@ -28,16 +28,14 @@ Claims whose relevant documents are all missing from the corpus are dropped and 
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factseek.datasets.guard import at, loader
+from factseek.datasets.guard import at, jsonl_objects, loader
 from factseek.errors import ConfigError, DataError, InputError
-from factseek.sanitize import json_loads
 
 #: Longest claim or document text kept (characters); longer ones are cut.
 MAX_TEXT = 20_000
@@ -68,27 +66,6 @@ class RetrievalData:
     def pairs(self) -> list[tuple[str, str]]:
         """``(doc_id, text)`` for index building."""
         return [(d.id, d.text) for d in self.corpus]
-
-
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        f = path.open("rb")
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    with f:
-        for i, raw in enumerate(f, 1):
-            at(path, i)
-            if not raw.strip():
-                continue
-            try:
-                obj = json_loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
-            except json.JSONDecodeError as e:
-                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
-            if not isinstance(obj, dict):
-                raise DataError("expected a JSON object", str(path), i)
-            yield i, obj
 
 
 def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
@@ -133,7 +110,7 @@ def load_fever(claims: Path, corpus: Path | None = None) -> RetrievalData:
     sentence_ids: dict[str, str] = {}
     out: list[RetrievalClaim] = []
     dropped: dict[str, int] = {}
-    for i, row in _jsonl(claims):
+    for i, row in jsonl_objects(claims):
         label = _unquote(row.get("label", row.get("gold_label", ""))).upper()
         if label in NEI:
             dropped["not enough info"] = dropped.get("not enough info", 0) + 1
@@ -155,7 +132,7 @@ def load_climate_fever(claims: Path, corpus: Path | None = None) -> RetrievalDat
     docs: dict[str, CorpusDoc] = {}
     out: list[RetrievalClaim] = []
     dropped: dict[str, int] = {}
-    for i, row in _jsonl(claims):
+    for i, row in jsonl_objects(claims):
         try:
             evidences = row["evidences"]
             text = _text(row["claim"])
@@ -221,7 +198,7 @@ def load_corpus_jsonl(corpus: Path) -> list[CorpusDoc]:
     prepended when present; other fields ignored. A repeated id is a ``DataError``."""
     docs = []
     seen: dict[str, int] = {}
-    for i, row in _jsonl(corpus):
+    for i, row in jsonl_objects(corpus):
         doc_id = row.get("id") if row.get("id") not in (None, "") else row.get("url")
         text, title = row.get("text"), row.get("title") or ""
         if not isinstance(doc_id, str | int) or isinstance(doc_id, bool) or not str(doc_id).strip():

@@ -455,18 +455,40 @@ class _Clauses:
         return text or tok.text
 
     def _replacements(self) -> dict[int, str]:
-        """Token id -> text: first person to the speaker, third-person pronouns to antecedents."""
+        """Token id -> text: first person to its owner (the claim's speaker, or the person a
+        quotation is attributed to), third-person pronouns to antecedents."""
         out: dict[int, str] = {}
+        quotes = _quoted_spans(self.doc.text)
         for t in self.doc:
             low = t.lower_
-            if self.speaker and low in FIRST_PERSON:
-                out[t.i] = FIRST_PERSON[low].format(s=self.speaker)
+            if low in FIRST_PERSON:
+                owner = self._quote_owner(t, quotes) if _inside(t.idx, quotes) else None
+                who = owner or self.speaker
+                if who:
+                    out[t.i] = FIRST_PERSON[low].format(s=who)
             elif low in THIRD_PRONOUNS and t.dep_ in ("nsubj", "nsubjpass"):  # subjects only:
                 # an object "it" usually refers back to an object, which this does not track
                 ante = self._antecedent(t)
                 if ante is not None:
                     out[t.i] = ante
         return out
+
+    def _quote_owner(self, tok: Any, quotes: list[tuple[int, int]]) -> str | None:
+        """Who says the quotation holding ``tok``: the subject of the nearest verb of saying
+        outside the quotation ("X promised that '... my watch'"), unless that subject is the
+        claim's own speaker ("I said '...'"), which returns None (the speaker owns it)."""
+        node = tok
+        while node.head.i != node.i:
+            node = node.head
+            if _inside(node.idx, quotes) or node.lemma_.lower() not in SAY_LEMMAS:
+                continue
+            subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+            if subj is None or _inside(subj.idx, quotes) or subj.lower_ in FIRST_PERSON:
+                return None
+            if subj.lower_ in ("we", "us", "you") or subj.pos_ == "PRON":
+                return None
+            return self._phrase_plain(subj)
+        return None
 
     def _antecedent(self, pron: Any) -> str | None:
         """The nearest earlier non-pronoun subject that agrees with ``pron``, as text."""
@@ -564,6 +586,22 @@ class _Clauses:
 
 
 # ----------------------------------------------------------------------------- token helpers
+
+
+# A quotation: "...", “...”, or '...' opened after a space or bracket and closed before a
+# space, punctuation or the end (apostrophes inside words, as in "don't", do not close it).
+_QUOTED = re.compile(
+    r"\"[^\"]+\"|“[^”]+”|(?:(?<=^)|(?<=[\s(\[]))'(?:[^']|'(?=\w))+?'(?=$|[\s.,;:!?)\]])"
+)
+
+
+def _quoted_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the quotations in ``text`` (quote marks included)."""
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s < offset < e for s, e in spans)
 
 
 def _is_clause_head(t: Any) -> bool:

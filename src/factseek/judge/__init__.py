@@ -1,7 +1,9 @@
-"""Veracity judges: ``Judge.predict(claim, summaries) -> Verdict``.
+"""Veracity judges: ``Judge.predict(claim, summaries) -> Verdict`` and, reading evidence cards,
+``EvidenceJudge.judge(claim, questions, evidence, answers) -> Verdict``.
 
 With no judge configured, the pipeline reports ``Verdict.not_judged()``: never a made-up label.
-``load_judge(path)`` opens a trained classifier folder (see ``judge.classifier``).
+``load_judge(path)`` opens a trained classifier folder (see ``judge.classifier``);
+``judge.verdict.StanceRules`` is the default evidence judge (rules over stance, no training).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from factseek.types import Claim, Summary, Verdict
+from factseek.types import Answer, Claim, Evidence, Passage, Question, Summary, Verdict
 
 
 @runtime_checkable
@@ -20,8 +22,36 @@ class Judge(Protocol):
     def predict(self, claim: Claim, summaries: Sequence[Summary]) -> Verdict: ...
 
 
-def load_judge(path: str | Path) -> Judge:
-    """A trained judge from its folder (config.json + weights)."""
+@runtime_checkable
+class EvidenceJudge(Protocol):
+    """A judge that reads evidence cards (with their stance) and the subquestions' answers."""
+
+    name: str
+    scale: str  # the label set of its verdicts, e.g. "averitec"
+
+    def judge(
+        self,
+        claim: Claim,
+        questions: Sequence[Question],
+        evidence: Sequence[Evidence],
+        answers: Sequence[Answer] | None = None,
+        passages: Sequence[Passage] = (),
+    ) -> Verdict: ...
+
+
+def load_judge(path: str | Path) -> Judge | EvidenceJudge:
+    """A trained judge from its folder (config.json + weights): a classifier reading summaries,
+    or an evidence judge (``judge.evidence_model``), told apart by the config's ``kind``."""
+    import json
+
     from factseek.judge.classifier import ClassifierJudge
 
+    try:
+        kind = json.loads((Path(path) / "config.json").read_text(encoding="utf-8")).get("kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None
+    if kind == "factseek-evidence-judge":
+        from factseek.judge.evidence_model import EvidenceModelJudge
+
+        return EvidenceModelJudge.load(path)
     return ClassifierJudge.load(path)

@@ -5,8 +5,9 @@ Per claim (``search_claim``):
 1. The claim's own reward ``r0``; claims already at the best possible reward, or without relevant
    documents, are skipped (and counted).
 2. Level by level up to ``depth`` (K = 4): every valid edit (``actions.expand``) of every frontier
-   query is scored as an edit of its parent (``Environment.edit_rewards``, the incremental scorer
-   for BM25). Only *improving* edits are expanded, and of those the paper prunes two kinds: gains
+   query is scored as an edit of its parent, the whole level in one call
+   (``Environment.group_rewards``: the incremental scorer per parent for BM25, one encoder batch
+   for kNN). Only *improving* edits are expanded, and of those the paper prunes two kinds: gains
    under ``min_gain`` (3%, relative to the parent's reward; any gain counts from a reward of 0)
    and a random ``prune_fraction`` (5%) of the rest, drawn from a generator seeded by
    ``(seed, claim id)`` so results do not depend on order or parallelism.
@@ -128,9 +129,11 @@ def _search(
     reached: list[_Node] = []
     for depth in range(1, config.depth + 1):
         level: dict[str, _Node] = {}
-        for node, tq in zip(frontier, tag_many([n.text for n in frontier]), strict=True):
-            cands = [(a, t) for a, t in expand(tq) if t not in seen]
-            rewards = env.edit_rewards(node.text, [t for _, t in cands], relevant)
+        tagged = tag_many([n.text for n in frontier])
+        expanded = [[(a, t) for a, t in expand(tq) if t not in seen] for tq in tagged]
+        groups = [(n.text, [t for _, t in cands]) for n, cands in zip(frontier, expanded, strict=True)]  # fmt: skip
+        level_rewards = env.group_rewards(groups, relevant)  # the whole level in one call
+        for node, cands, rewards in zip(frontier, expanded, level_rewards, strict=True):
             stats.expanded += 1
             stats.candidates += len(cands)
             for (action, text), r in zip(cands, rewards, strict=True):
@@ -260,13 +263,16 @@ def _ray_results(
             ray.shutdown()
 
 
-def _settings(env: Environment, config: BfsConfig, corpus: dict[str, Any]) -> dict[str, Any]:
+def _settings(
+    env: Environment, config: BfsConfig, corpus: dict[str, Any], split: str
+) -> dict[str, Any]:
     return {
         "retriever": env.retriever.name,
         "reward": env.reward,
         "k": env.k,
         **{k: v for k, v in asdict(config).items()},
         "corpus": corpus,
+        "split": split,
     }
 
 
@@ -289,10 +295,13 @@ def generate(
     corpus: dict[str, Any] | None = None,
     progress: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
+    split: str = "all",
 ) -> dict[str, Any]:
-    """Run the BFS over ``claims`` into folder ``out`` (resuming it); returns the config written."""
+    """Run the BFS over ``claims`` into folder ``out`` (resuming it); returns the config written.
+    ``split`` names the side of ``factseek.rewrite.splits`` the claims come from (recorded, so
+    models trained on them are never evaluated on it)."""
     out = Path(out)
-    settings = _settings(env, config, corpus or {})
+    settings = _settings(env, config, corpus or {}, split)
     if (out / tj.CONFIG).exists():
         old = tj.read_config(out)
         differ = [k for k, v in settings.items() if k in old and old[k] != v]

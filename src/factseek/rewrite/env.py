@@ -8,10 +8,14 @@ of one parent query; both return the top-k document ids of each query, best firs
 - ``KNNRetriever``: dense kNN, cosine over sentence embeddings (``factseek.encode``, MiniLM by
   default). Corpus embeddings are computed in batches once and cached on disk
   (``<cache>/embeddings/<fingerprint>.npy``); query embeddings go through a ``CachedEncoder``, so
-  a candidate seen twice is encoded once and each batch of candidates is one encoder call.
+  a candidate seen twice is encoded once. ``rank_groups`` ranks the edits of many parents at once
+  (a whole BFS level: one encoder call over every distinct unseen text, sorted by length so
+  batches carry little padding; scores in blocks of rows; an exact vectorised top-k).
 - ``BackendRetriever``: any ``SearchBackend`` as an opaque endpoint (hit ``doc_id``, else URL).
 
 Ties are broken explicitly by ``(-score, corpus position)``, so every run is deterministic.
+``rank_edit_groups(retriever, groups, k)`` ranks ``(parent, edits)`` groups with a retriever's
+batched ``rank_groups`` when it has one, else one ``rank_edits`` call per parent.
 Rewards: ``ap@k`` (default k = 50), ``recall@k`` and ``rr`` (``factseek.metrics.retrieval``).
 """
 
@@ -29,10 +33,13 @@ from factseek.constraints import Constraints
 from factseek.errors import ConfigError, DataError
 from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, best_possible, parse_metric
-from factseek.rewrite.scorer import BM25Index, IncrementalBM25
+from factseek.rewrite.bm25_index import BM25Index
+from factseek.rewrite.scorer import IncrementalBM25
 
 DEFAULT_REWARD = "ap@50"
 ENCODE_BATCH = 256
+#: Query rows scored against the corpus at once (bounds the score matrix's memory).
+SCORE_BLOCK = 512
 NO_CONSTRAINTS = Constraints(
     excluded_sites=(), excluded_markers=(), exclude_pdf=False, exclude_video=False
 )
@@ -111,8 +118,30 @@ def _fingerprint(parts: Iterable[str]) -> str:
     return h.hexdigest()
 
 
+def top_k_matrix(scores: np.ndarray, k: int) -> np.ndarray:
+    """(n, min(k, m)) indices of each row's k highest scores by ``(-score, index)``, vectorised:
+    a partition finds each row's k-th score, every entry at or above it (all ties at the cut)
+    is sorted by ``(row, -score, index)``, and the first k of each row are kept."""
+    n, m = scores.shape
+    k = min(k, m)
+    if n == 0 or k == 0:
+        return np.zeros((n, k), np.int64)
+    if k < m:
+        part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
+        rows, cols = np.nonzero(scores >= kth[:, None])
+    else:
+        rows, cols = np.divmod(np.arange(n * m), m)
+    order = np.lexsort((cols, -scores[rows, cols], rows))
+    rows, cols = rows[order], cols[order]
+    starts = np.searchsorted(rows, np.arange(n))
+    keep = np.arange(len(rows)) - starts[rows] < k
+    return cols[keep].reshape(n, k).astype(np.int64)
+
+
 def top_k_rows(scores: np.ndarray, k: int) -> list[np.ndarray]:
-    """Per row, the indices of the k highest scores by ``(-score, index)``."""
+    """Per row, the indices of the k highest scores by ``(-score, index)`` (the reference that
+    ``top_k_matrix`` is tested against)."""
     out = []
     n = scores.shape[1]
     for row in scores:
@@ -179,6 +208,34 @@ class KNNRetriever:
     def rank_edits(self, parent: str, queries: Sequence[str], k: int) -> list[list[str]]:
         return self.rank(queries, k)
 
+    def rank_groups(
+        self, groups: Sequence[tuple[str, Sequence[str]]], k: int
+    ) -> list[list[list[str]]]:
+        """``rank_edits`` of many parents at once: each distinct text encoded once, in one call."""
+        distinct = list(dict.fromkeys(q for _, qs in groups for q in qs))
+        if not distinct:
+            return [[] for _ in groups]
+        by_length = sorted(distinct, key=len)  # similar lengths share a batch: little padding
+        emb = np.asarray(self.encoder.encode(by_length), dtype=np.float32)
+        row_of = {text: i for i, text in enumerate(by_length)}
+        ranked: list[list[str] | None] = [None] * len(by_length)
+        for s in range(0, len(by_length), SCORE_BLOCK):
+            block = emb[s : s + SCORE_BLOCK]
+            for j, row in enumerate(top_k_matrix(block @ self.embeddings.T, k).tolist()):
+                ranked[s + j] = [self.doc_ids[i] for i in row]
+        return [[list(ranked[row_of[q]] or []) for q in qs] for _, qs in groups]
+
+
+def rank_edit_groups(
+    retriever: Retriever, groups: Sequence[tuple[str, Sequence[str]]], k: int
+) -> list[list[list[str]]]:
+    """Top-k of every edit of every ``(parent, edits)`` group: the retriever's batched
+    ``rank_groups`` when it has one, else ``rank_edits`` per parent (same results)."""
+    batched = getattr(retriever, "rank_groups", None)
+    if batched is not None:
+        return batched(groups, k)
+    return [retriever.rank_edits(parent, qs, k) if qs else [] for parent, qs in groups]
+
 
 # ----------------------------------------------------------------------------- opaque endpoint
 
@@ -239,6 +296,14 @@ class Environment:
             return []
         rel = frozenset(relevant)
         return [self.score(r, rel) for r in self.retriever.rank_edits(parent, queries, self.k)]
+
+    def group_rewards(
+        self, groups: Sequence[tuple[str, Sequence[str]]], relevant: Collection[str]
+    ) -> list[list[float]]:
+        """``edit_rewards`` of many ``(parent, edits)`` groups at once (a BFS level)."""
+        rel = frozenset(relevant)
+        ranked = rank_edit_groups(self.retriever, groups, self.k)
+        return [[self.score(r, rel) for r in rs] for rs in ranked]
 
     def max_reward(self, relevant: Collection[str]) -> float:
         return best_possible(self.metric, len(frozenset(relevant)), self.k)

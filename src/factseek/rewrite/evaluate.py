@@ -154,8 +154,10 @@ def evaluate(
     """Claim vs model vs random edits on ``claims``; see the module doc. ``guard``: a
     ``FeedbackGuard`` for the model's rewrites (the random edits never get one)."""
     texts = [c.text for c in claims]
-    extra = {} if guard is None else {"guard": guard}
-    results = rewriter.rewrite(texts, target_return=target_return, **extra)
+    extra: dict[str, Any] = {} if guard is None else {"guard": guard}
+    if target_return is not None:
+        extra["target_return"] = target_return
+    results = rewriter.rewrite(texts, **extra)
     n_steps = rewriter.cfg.max_edits
     model_paths = [list(r.path) for r in results]
     claim_scores, claim_ap = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
@@ -300,22 +302,27 @@ def run_calibrate(
     validation_only: bool = True,
     write: bool = True,
     metric: str = "map",
+    split: str = "all",
 ) -> Calibration:
     """The ``factseek rewrite calibrate`` command: pick the target return on validation claims
-    and (``write``) store it (or the advice to abstain) in ``config.json`` for inference."""
+    and (``write``) store it (or the advice to abstain) in ``config.json`` for inference.
+    ``split``: only the claims of that side (``factseek.rewrite.splits``)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.infer import Rewriter
     from factseek.rewrite.model import update_config
+    from factseek.rewrite.splits import check_disjoint, select_split
 
     rw = Rewriter.load(model)
+    if not validation_only:
+        check_disjoint(rw.meta, split, "calibrate")
     data = load_retrieval(claims, corpus, data_format)
     keep = set(rw.meta.get("validation_claims", ())) if validation_only else None
     if keep is not None and not keep:
         raise InputError(f"{model} records no validation claims; pass --all with a dev split")
     items = [
         EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
-        for c in data.claims
+        for c in select_split(data.claims, split)
         if keep is None or c.id in keep
     ]
     if not items:
@@ -324,7 +331,14 @@ def run_calibrate(
     if write:
         update_config(
             model,
-            {"calibration": {**result.to_dict(), "source": str(claims), "retriever": retriever}},
+            {
+                "calibration": {
+                    **result.to_dict(),
+                    "source": str(claims),
+                    "split": split,
+                    "retriever": retriever,
+                }
+            },
         )
     return result
 
@@ -410,6 +424,7 @@ def run_eval(
     limit: int | None = None,
     progress: bool = True,
     guard_candidates: int | None = None,
+    split: str = "all",
 ) -> str:
     """The ``factseek rewrite eval`` command: load data, build the retriever, evaluate each
     model, write results, table and figures to ``out``; returns the Markdown table.
@@ -417,13 +432,14 @@ def run_eval(
     over the same retriever, picking among the model's top N edits (0: all)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
+    from factseek.rewrite.edit_model import is_edit_scorer
     from factseek.rewrite.infer import Rewriter
-    from factseek.rewrite.train import is_held_out
+    from factseek.rewrite.splits import check_disjoint, is_held_out, select_split
 
     data = load_retrieval(claims, corpus, data_format)
     items = [
         EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
-        for c in data.claims
+        for c in select_split(data.claims, split)
         if holdout <= 0 or is_held_out(c.id, holdout)
     ][:limit]
     if not items:
@@ -432,11 +448,15 @@ def run_eval(
     results = []
     guards: dict[str, Any] = {}  # one per encoder: the corpus is embedded (or loaded) once
     for path in models:
-        rw = Rewriter.load(path)
+        if is_edit_scorer(path):
+            rw: Any = load_edit_rewriter(path, ranker, data.pairs(), k=k)
+        else:
+            rw = Rewriter.load(path)
+        check_disjoint(rw.meta, split, "be evaluated")
         name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
         kw = dict(k=k, seed=seed, target_return=target_return)
         results.append(evaluate(rw, items, ranker, name=name, **kw))
-        if guard_candidates is not None:
+        if guard_candidates is not None and not is_edit_scorer(path):
             from factseek.rewrite.guard import FeedbackGuard
 
             if rw.encoder.name not in guards:
@@ -448,6 +468,23 @@ def run_eval(
             label = f"{name} +guard top-{guard_candidates or 'all'}"
             results.append(evaluate(rw, items, ranker, name=label, guard=guard, **kw))
     return write_results(results, out)
+
+
+def load_edit_rewriter(
+    path: str | Path, ranker: Retriever, docs: Sequence[tuple[str, str]], *, k: int = 50
+) -> Any:
+    """An ``EditRewriter`` from ``path`` whose endpoint is ``ranker`` over ``docs`` (embedded
+    once with the scorer's encoder, cached on disk)."""
+    from factseek.encode import encoder_from_name
+    from factseek.rewrite.edit_model import EditRewriter, load
+    from factseek.rewrite.env import KNNRetriever
+    from factseek.rewrite.feedback import Endpoint
+
+    scorer, policy = load(path)
+    encoder = encoder_from_name(policy.encoder)
+    vectors = KNNRetriever.build(list(docs), encoder, cache_dir=_cache())  # as `rewrite bfs`
+    endpoint = Endpoint.from_corpus(ranker, docs, vectors.embeddings, encoder, k=k)
+    return EditRewriter(scorer, policy, endpoint, encoder)
 
 
 def _cache() -> Path:

@@ -23,7 +23,7 @@ Two more, both optional: ``pointer_head`` scores each (kind, position) as a dot 
 per-kind query read off the state token and features of position p, with parameters shared
 across positions; ``word_dim > 0`` (needs the pointer head) adds to those features the encoder's
 vectors of the word at p and of the word SWAP/ADD would write there, so the decision can depend
-on the word itself (``forward(..., words=...)``; ``infer.WordVectors`` builds them).
+on the word itself (``forward(..., words=...)``; ``editor.WordVectors`` builds them).
 
 torch is imported when this module is; import it only where a model is built.
 """
@@ -298,6 +298,12 @@ class DecisionTransformer(nn.Module):
 
 
 # ----------------------------------------------------------------------------- checkpoints
+
+
+def pick_device(requested: str | None = None) -> str:
+    if requested:
+        return requested
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def save_checkpoint(

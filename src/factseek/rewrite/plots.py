@@ -105,3 +105,22 @@ def plot_mean_change(
     ax.set_ylabel(f"mean change in {metric}")
     ax.set_title(title or "mean change per action")
     return _save(fig, out)
+
+
+def plot_system_gains(
+    rows: Mapping[str, tuple[float, float, float]], out: str | Path, metric: str, title: str = ""
+) -> Path:
+    """Horizontal bars: each system's mean change of ``metric`` against the claim, with its 95%
+    CI as an error bar (``rows``: name -> (mean change, CI low, CI high))."""
+    plt = _plt()
+    names = list(rows)[::-1]
+    means = [rows[n][0] for n in names]
+    err = [[rows[n][0] - rows[n][1] for n in names], [rows[n][2] - rows[n][0] for n in names]]
+    fig, ax = plt.subplots(figsize=(6, 0.45 * len(names) + 1.2))
+    colors = [COLORS["better"] if rows[n][1] > 0 else COLORS["worse"] if rows[n][2] < 0 else COLORS["same"] for n in names]  # fmt: skip
+    ax.barh(names, means, xerr=err, color=colors, capsize=3)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel(f"change in {metric} against the claim (95% CI)")
+    ax.set_title(title or f"{metric}: change against the claim", fontsize=10)
+    ax.grid(alpha=0.3, axis="x")
+    return _save(fig, out)

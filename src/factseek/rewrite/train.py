@@ -21,10 +21,8 @@ line per logged step, plus validation loss per epoch) and ``loss.png``.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +32,9 @@ import numpy as np
 
 from factseek.encode import Encoder, encoder_from_name
 from factseek.errors import DataError, InputError
-from factseek.files import atomic_path
-from factseek.rewrite.infer import ActionsEditor, Editor, WordVectors
+from factseek.rewrite.editor import ActionsEditor, Editor
+from factseek.rewrite.splits import is_held_out
+from factseek.rewrite.tables import mask_table, progress_bar, state_table, word_table
 
 LOSS_FILE = "loss.jsonl"
 LOSS_PLOT = "loss.png"
@@ -59,7 +58,7 @@ class TrainConfig:
     seed: int = 0
     encoder: str = "minilm"
     val_fraction: float = 0.05  # of claims, for the validation loss
-    max_sequences_per_claim: int | None = None  # the first N of each claim (BFS order: best first)
+    max_sequences_per_claim: int | None = None  # the first N positive and N negative ones
     holdout: float = 0.0  # claims held out for evaluation (``is_held_out``), never trained on
     finetune_encoder: bool = False  # train the sentence encoder jointly (slow on a CPU)
     encoder_lr: float = 2e-5
@@ -149,8 +148,10 @@ def build_episodes(
         n["claims"] += 1
         cid = str(rec["claim_id"])
         seqs = list(rec.get("sequences", ()))
-        if max_sequences_per_claim is not None:
-            seqs = seqs[:max_sequences_per_claim]
+        if max_sequences_per_claim is not None:  # the first N of each kind (BFS: best first)
+            pos = [s for s in seqs if not s.get("negative", False)]
+            neg = [s for s in seqs if s.get("negative", False)]
+            seqs = pos[:max_sequences_per_claim] + neg[:max_sequences_per_claim]
         for seq in seqs:
             n["sequences"] += 1
             if seq.get("negative", False) and not negatives:
@@ -186,173 +187,6 @@ def build_episodes(
                 )
             )
     return episodes, Counts(episodes=len(episodes), **n)
-
-
-def is_held_out(claim_id: str, fraction: float, seed: int = 0) -> bool:
-    """Deterministic split by claim: True for about ``fraction`` of ids (hash of seed + id)."""
-    h = hashlib.blake2b(f"{seed}:{claim_id}".encode(), digest_size=8).digest()
-    return int.from_bytes(h) / 2**64 < fraction
-
-
-def _cache_dir() -> Path:
-    root = os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek"
-    return Path(root) / "rewrite-dt"
-
-
-def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
-    with atomic_path(path) as tmp, tmp.open("wb") as f:
-        np.save(f, arr)
-
-
-class RowCache:
-    """Rows keyed by text, on disk: ``<name>.keys.npy`` (16-byte digests) + ``<name>.rows.npy``.
-
-    Rows computed for one trajectory folder are reused for any other that shares texts (the
-    ablation's runs, a run with extra STOP claims); both files are rewritten atomically.
-    """
-
-    def __init__(self, name: str, width: int, dtype: Any) -> None:
-        self.keys_path = _cache_dir() / f"{name}.keys.npy"
-        self.rows_path = _cache_dir() / f"{name}.rows.npy"
-        self.width, self.dtype = width, np.dtype(dtype)
-        self.keys = np.zeros(0, dtype="S16")
-        self.rows = np.zeros((0, width), dtype=self.dtype)
-        if self.keys_path.is_file() and self.rows_path.is_file():
-            keys, rows = np.load(self.keys_path), np.load(self.rows_path)
-            if rows.shape == (len(keys), width) and rows.dtype == self.dtype:
-                self.keys, self.rows = keys, rows
-
-    @staticmethod
-    def digest(text: str) -> bytes:
-        return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-    def lookup(self, texts: Sequence[str], use: bool = True) -> tuple[np.ndarray, list[int]]:
-        """(len(texts), width) rows (zeros where missing) and the indices of the missing texts;
-        ``use=False`` ignores the cache (everything missing)."""
-        out = np.zeros((len(texts), self.width), dtype=self.dtype)
-        if not use:
-            return out, list(range(len(texts)))
-        where = {k: i for i, k in enumerate(self.keys.tolist())}
-        missing = []
-        for i, t in enumerate(texts):
-            j = where.get(self.digest(t))
-            if j is None:
-                missing.append(i)
-            else:
-                out[i] = self.rows[j]
-        return out, missing
-
-    def add(self, texts: Sequence[str], rows: np.ndarray) -> None:
-        if not len(texts):
-            return
-        self.keys = np.concatenate([self.keys, np.array([self.digest(t) for t in texts], "S16")])
-        self.rows = np.concatenate([self.rows, rows.astype(self.dtype)])
-        _atomic_save_npy(self.rows_path, self.rows)
-        _atomic_save_npy(self.keys_path, self.keys)
-
-
-def state_table(
-    texts: Sequence[str],
-    encoder: Encoder,
-    *,
-    batch_size: int = 256,
-    cache: bool = True,
-    progress: bool = True,
-) -> np.ndarray:
-    """(len(texts), dim) float32 embeddings; only texts not in the disk cache are encoded."""
-    store = RowCache(_key("states", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
-    out, todo = store.lookup(texts, use=cache)
-    with _progress(progress) as bar:
-        task = bar.add_task("encoding queries", total=len(todo))
-        for i in range(0, len(todo), batch_size):
-            idx = todo[i : i + batch_size]
-            out[idx] = encoder.encode([texts[j] for j in idx])
-            bar.update(task, advance=len(idx))
-    if cache:
-        store.add([texts[j] for j in todo], out[todo])
-    return out.astype(np.float32)
-
-
-def mask_table(
-    texts: Sequence[str],
-    editor: Editor,
-    max_positions: int,
-    *,
-    batch_size: int = 512,
-    cache: bool = True,
-    progress: bool = True,
-) -> np.ndarray:
-    """(len(texts), n_kinds * max_positions + 1) bool: allowed actions, STOP last (always)."""
-    n_actions = len(editor.kinds) * max_positions + 1
-    store = RowCache(_key("masks", editor.name, str(max_positions)), n_actions, bool)
-    out, todo = store.lookup(texts, use=cache)
-    with _progress(progress) as bar:
-        task = bar.add_task("tagging queries", total=len(todo))
-        for i in range(0, len(todo), batch_size):
-            idx = todo[i : i + batch_size]
-            m = editor.masks([texts[j] for j in idx], max_positions)  # (b, kinds, P)
-            out[idx, :-1] = m.reshape(len(idx), -1)
-            bar.update(task, advance=len(idx))
-    out[:, -1] = True
-    if cache:
-        store.add([texts[j] for j in todo], out[todo])
-    return out
-
-
-def word_table(
-    texts: Sequence[str],
-    editor: Editor,
-    encoder: Encoder,
-    max_positions: int,
-    *,
-    cache: bool = True,
-    progress: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Word vectors of every text, as ``(ids, vectors)``: ``ids`` (len(texts), max_positions, 2)
-    int64 rows of ``vectors`` (V + 1, dim) float32, whose last row (zeros) stands for "no word".
-    Pairs are ``Editor.words``: the word at each position, the word SWAP/ADD would write."""
-    pairs: list[list[tuple[str, str]]] = []
-    with _progress(progress) as bar:
-        task = bar.add_task("reading words", total=len(texts))
-        for i in range(0, len(texts), 512):
-            chunk = texts[i : i + 512]
-            pairs.extend(editor.words(chunk, max_positions))
-            bar.update(task, advance=len(chunk))
-    vocab = sorted({w for row in pairs for pair in row for w in pair if w})
-    row_of = {w: j for j, w in enumerate(vocab)}
-    none = len(vocab)
-    ids = np.full((len(texts), max_positions, 2), none, dtype=np.int64)
-    for i, row in enumerate(pairs):
-        for p, pair in enumerate(row[:max_positions]):
-            ids[i, p] = [row_of.get(w, none) for w in pair]
-    store = RowCache(_key("words", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
-    vectors, todo = store.lookup(vocab, use=cache)
-    if todo:
-        vectors[todo] = WordVectors(encoder).vectors([vocab[j] for j in todo])
-        if cache:
-            store.add([vocab[j] for j in todo], vectors[todo])
-    return ids, np.concatenate([vectors, np.zeros((1, encoder.dim), np.float32)])
-
-
-def _key(*parts: str) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for p in parts:
-        h.update(p.encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _progress(enabled: bool) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=not enabled,
-        transient=True,
-    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -399,14 +233,6 @@ def drop_forbidden(tensors: Tensors, masks: np.ndarray) -> tuple[Tensors, np.nda
 
 
 # ----------------------------------------------------------------------------- training
-
-
-def pick_device(requested: str | None = None) -> str:
-    import torch
-
-    if requested:
-        return requested
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def batch_tensors(
@@ -473,7 +299,11 @@ def train(
         editor=editor,
         progress=progress,
         source=str(trajectories),
-        bfs={k: bfs[k] for k in ("retriever", "reward", "k", "depth", "negatives") if k in bfs},
+        bfs={
+            k: bfs[k]
+            for k in ("retriever", "reward", "k", "depth", "negatives", "split")
+            if k in bfs
+        },
     )
 
 
@@ -493,7 +323,7 @@ def train_on_records(
 
     import torch
 
-    from factseek.rewrite.model import SMALL, DecisionTransformer, save_checkpoint
+    from factseek.rewrite.model import SMALL, DecisionTransformer, pick_device, save_checkpoint
 
     t0 = time.perf_counter()
     if pick_device(config.device) == "cpu" and config.threads:
@@ -589,7 +419,7 @@ def train_on_records(
     log_path = out / LOSS_FILE
     log_path.write_text("")
     step, last_loss, val_loss = 0, float("nan"), None
-    with _progress(progress) as bar, log_path.open("a") as log:
+    with progress_bar(progress) as bar, log_path.open("a") as log:
         task = bar.add_task("training", total=total)
         for epoch in range(config.epochs):
             model.train()

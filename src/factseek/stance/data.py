@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from factseek.datasets.fever import (
     SPLITS,
@@ -45,6 +45,7 @@ from factseek.datasets.fever import (
     group_split,
     load_fever_dev,
 )
+from factseek.datasets.guard import jsonl_objects
 from factseek.errors import DataError, InputError
 from factseek.text import tokenize
 from factseek.types import StanceLabel
@@ -58,6 +59,13 @@ _CLIMATE_LABELS: dict[str, StanceLabel] = {
     "SUPPORTS": "supports",
     "REFUTES": "refutes",
     "NOT_ENOUGH_INFO": "nei",
+}
+_EXTRA_LABELS: dict[str, StanceLabel] = {
+    "supports": "supports",
+    "refutes": "refutes",
+    "nei": "nei",
+    "not enough info": "nei",
+    "not-enough-info": "nei",
 }
 _AVERITEC_LABELS: dict[str, StanceLabel] = {
     "Supported": "supports",
@@ -93,22 +101,6 @@ class Source:
 
 def _unit(text: str) -> float:
     return int.from_bytes(hashlib.sha1(text.encode("utf-8")).digest()[:8], "big") / 2**64
-
-
-def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    for i, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
-            if not isinstance(row, dict):
-                raise DataError("expected a JSON object", str(path), i)
-            yield i, row
 
 
 def _sides(items: Sequence[tuple[str, Sequence[str]]]) -> dict[str, Split]:
@@ -225,7 +217,7 @@ def fmt_pairs(folder: Path) -> dict[Split, list[StancePair]]:
         )
     rows: list[tuple[str, str, StanceLabel, list[str], list[str]]] = []
     for path in files:
-        for i, row in _jsonl(path):
+        for i, row in jsonl_objects(path):
             label = _FEVER_LABELS.get(str(row.get("label", "")).upper())
             claim = clean_text(row.get("text") or row.get("claim") or "")
             if label is None or not claim or "id" not in row:
@@ -265,7 +257,7 @@ def climate_pairs(folder: Path) -> dict[Split, list[StancePair]]:
     path = Path(folder)
     path = path / "climate-fever.jsonl" if path.is_dir() else path
     rows = []
-    for i, row in _jsonl(path):
+    for i, row in jsonl_objects(path):
         claim = clean_text(row.get("claim", ""))
         evidences = row.get("evidences")
         if not claim or not isinstance(evidences, list):
@@ -432,6 +424,44 @@ def build_pairs(
     held = test_texts | {p.evidence for p in out["validation"]}
     out["train"] = [p for p in out["train"] if p.evidence not in held]
     return out
+
+
+def extra_pairs(path: str | Path) -> list[StancePair]:
+    """Training pairs of your own: a JSON Lines file of ``{"question", "evidence", "label"}``
+    objects (label ``supports``, ``refutes`` or ``nei``; ``claim`` stands in for a missing
+    ``question``), such as the ``stance.jsonl`` of ``factseek feedback export``."""
+    path = Path(path)
+    out: list[StancePair] = []
+    for i, row in jsonl_objects(path):
+        question = clean_text(row.get("question") or row.get("claim") or "")
+        evidence = clean_text(row.get("evidence") or "")
+        label = str(row.get("label", "")).strip().lower()
+        if not question or not evidence:
+            raise DataError("needs a question (or claim) and its evidence", str(path), i)
+        if label not in _EXTRA_LABELS:
+            raise DataError(
+                f"unknown stance label {label!r}; expected supports, refutes or nei", str(path), i
+            )
+        out.append(
+            StancePair(
+                question=question,
+                evidence=evidence[:MAX_EVIDENCE_CHARS],
+                label=_EXTRA_LABELS[label],
+                source="extra",
+                group=f"extra:{path.name}:{i}",
+                form="question" if question.endswith("?") else "statement",
+            )
+        )
+    return out
+
+
+def add_extra(
+    pairs: dict[Split, list[StancePair]], extra: Sequence[StancePair]
+) -> dict[Split, list[StancePair]]:
+    """``pairs`` with ``extra`` added to the train side, except those whose evidence is a
+    validation or test text (the same leakage rule as ``build_pairs``)."""
+    held = {p.evidence for p in pairs["validation"]} | {p.evidence for p in pairs["test"]}
+    return {**pairs, "train": [*pairs["train"], *(p for p in extra if p.evidence not in held)]}
 
 
 def label_counts(pairs: Iterable[StancePair]) -> dict[str, int]:

@@ -30,6 +30,7 @@ STAGES: tuple[str, ...] = (
     "documents",
     "passages",
     "summarize",
+    "evidence",
     "judge",
 )
 MAX_FINISHED_JOBS = 500  # progress records kept in memory for finished runs

@@ -1,0 +1,64 @@
+"""What stance and the evidence verdict cost on the demo: `factseek check` with and without them.
+
+Runs the demo claim through the CLI as a user would (a fresh process each time, so model loading
+counts), alternating ``--stance none`` and ``--stance default`` so both see the same machine
+load, and prints the median wall time of each and their difference. The target (issue 11) is at
+most 1 s more with stance and verdict.
+
+    python bench/demo_stance_timing.py --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--stance", default="default", help="the stance model to time")
+    args = ap.parse_args(argv)
+    from factseek.demo import demo_claim, demo_store
+
+    cache = Path(tempfile.mkdtemp(prefix="factseek-timing-"))
+    store = demo_store(cache / "demo-store")
+    claim = demo_claim()
+    base = [sys.executable, "-m", "factseek", "check", claim.text, "--store", str(store)]
+    base += ["--date", claim.date.isoformat() if claim.date else "", "-q", "--format", "json"]
+    if claim.speaker:
+        base += ["--speaker", claim.speaker]
+    env = {**os.environ, "FACTSEEK_CACHE": str(cache)}
+    times: dict[str, list[float]] = {"none": [], args.stance: []}
+    cpu: dict[str, list[float]] = {k: [] for k in times}
+    for _ in range(args.repeats):
+        for stance in times:
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(
+                [*base, "--stance", stance], env=env, check=True, stdout=subprocess.DEVNULL
+            )
+            times[stance].append(time.perf_counter() - t0)
+            now = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[stance].append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
+    for k, v in times.items():
+        runs = ", ".join(f"{x:.2f}" for x in v)
+        print(f"--stance {k:8s} median {med[k]:.2f} s  runs {runs}  CPU {cpu_med[k]:.2f} s")
+    print(
+        f"stance + verdict cost: {med[args.stance] - med['none']:+.2f} s wall (target: at most "
+        f"+1 s), {cpu_med[args.stance] - cpu_med['none']:+.2f} s CPU"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

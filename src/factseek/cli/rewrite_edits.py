@@ -1,0 +1,116 @@
+"""`factseek rewrite train-edits`: the learned edit scorer over endpoint feedback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from factseek.cli.rewrite_options import (
+    ClaimsOpt,
+    CorpusOpt,
+    DataFormat,
+    FormatOpt,
+    SplitName,
+)
+from factseek.errors import InputError
+
+
+def train_edits(
+    claims: ClaimsOpt,
+    out: Annotated[Path, typer.Option(help="Model folder to write.")],
+    corpus: CorpusOpt = None,
+    data_format: FormatOpt = DataFormat.jsonl,
+    split: Annotated[
+        SplitName, typer.Option(help="Claims to fit on (groups of shared relevant documents).")
+    ] = SplitName.train,
+    val_split: Annotated[
+        SplitName, typer.Option(help="Claims to choose the threshold and budget on.")
+    ] = SplitName.validation,
+    reward: Annotated[
+        str, typer.Option(help="ap@K, recall@K or rr (K: the endpoint's cut-off).")
+    ] = "ap@50",
+    encoder: Annotated[str, typer.Option(help="Sentence encoder for the feedback.")] = "minilm",
+    hidden: Annotated[int, typer.Option(min=4, help="MLP width.")] = 64,
+    epochs: Annotated[int, typer.Option(min=1, help="Training passes over the single edits.")] = 20,
+    rounds: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Fit rounds; each after the first adds the states the policy reaches."
+        ),
+    ] = 2,
+    seed: Annotated[int, typer.Option(help="Random seed (initial weights, batch order).")] = 0,
+    limit: Annotated[int, typer.Option(min=0, help="First N training claims (0: all).")] = 0,
+    threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
+) -> None:
+    """Fit an edit scorer on single edits of the --split claims (BM25 endpoint), choose its
+    threshold on the --val-split claims, and write MODEL (abstains unless edits clearly help)."""
+    import torch
+
+    from factseek.datasets.retrieval import load_retrieval
+    from factseek.encode import encoder_from_name
+    from factseek.metrics.retrieval import parse_metric
+    from factseek.rewrite import edit_model, edit_train
+    from factseek.rewrite.env import BM25Retriever, KNNRetriever, corpus_info
+    from factseek.rewrite.feedback import Endpoint
+    from factseek.rewrite.splits import select_split
+    from factseek.rewrite.wordnet import cache_root
+
+    torch.set_num_threads(threads)
+    if split is SplitName.all or split == val_split:
+        raise InputError("--split and --val-split must be two different sides of the split")
+    data = load_retrieval(claims, corpus, data_format.value)
+    fit_claims = select_split(data.claims, split.value)
+    fit_claims = fit_claims[:limit] if limit else fit_claims
+    val_claims = select_split(data.claims, val_split.value)
+    if not fit_claims or not val_claims:
+        raise InputError(f"no claims on the {split.value!r} or {val_split.value!r} side")
+    _, k = parse_metric(reward)
+    enc = encoder_from_name(encoder)
+    vectors = KNNRetriever.build(data.pairs(), enc, cache_dir=cache_root())
+    endpoint = Endpoint.from_corpus(
+        BM25Retriever.from_docs(data.pairs()), data.pairs(), vectors.embeddings, enc, k=k
+    )
+    cache = (cache_root() / "rewrite-edits", corpus_info(data.pairs())["fingerprint"])
+    scorer = None
+    for _ in range(rounds):
+        rows = edit_train.collect(
+            fit_claims, endpoint, enc, reward=reward, progress=True, cache=cache,
+            policy=scorer, steps=max(edit_train.BUDGETS),
+        )  # fmt: skip
+        scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
+    roll = edit_train.rollout(scorer, val_claims, endpoint, enc, reward=reward)
+    choice = edit_train.choose(roll, seed=seed)
+    meta = {
+        "train": {"source": Path(claims).name, "format": data_format.value, "split": split.value,
+                  "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
+                  "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
+                  "seed": seed},
+        "bfs": {"split": split.value},  # what `rewrite eval` checks: never evaluate on it
+    }  # fmt: skip
+    policy = edit_train.calibrated_policy(choice, k=k, encoder=encoder, meta=meta)
+    edit_model.save(out, scorer, policy)
+    lo, hi = choice.gain_ci
+    typer.echo(
+        json.dumps(
+            {
+                "out": str(out),
+                "fit_claims": len(fit_claims),
+                "edits": len(rows.y),
+                "validation_claims": len(val_claims),
+                "claim": round(choice.claim_score, 4),
+                "best": round(choice.score, 4),
+                "threshold": policy.meta["calibration"]["threshold"],
+                "max_edits": choice.max_edits,
+                "gain_ci": [round(lo, 4), round(hi, 4)],
+                "abstain": choice.abstain,
+            }
+        )
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``train-edits`` to the ``rewrite`` app."""
+    app.command("train-edits")(train_edits)

@@ -1,0 +1,77 @@
+"""Load a rewriter by name or folder: ``default`` is the model shipped in the package.
+
+``load_rewriter(name_or_path, search=None)`` returns something with ``rewrite(queries)``:
+
+- ``default``: the edit scorer in ``factseek/models/rewrite-default`` (package data; trained by
+  ``factseek rewrite train-edits`` on FEVER, see docs/rewrite-model.md);
+- a folder written by ``rewrite train-edits``: an ``EditRewriter`` whose endpoint is ``search``
+  (any ``SearchBackend``: each candidate edit is one search; hits are judged by the embedding of
+  their title and snippet, computed once per document);
+- a folder written by ``rewrite train``: the decision transformer (``infer.Rewriter``).
+
+The feedback searches carry no constraints (no date or site filter): they only rank candidate
+edits, and the pipeline's own searches apply the constraints to every hit it keeps.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import ConfigError
+from factseek.rewrite.env import NO_CONSTRAINTS
+
+DEFAULT = "default"
+
+
+def default_model_path() -> Path:
+    return Path(str(files("factseek") / "models" / "rewrite-default"))
+
+
+class SearchEndpoint:
+    """A ``SearchBackend`` as a retriever that remembers each hit's text (title + snippet)."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.name = f"backend:{getattr(backend, 'name', 'search')}"
+        self.texts: dict[str, str] = {}
+
+    def rank(self, queries: list[str], k: int) -> list[list[str]]:
+        out = []
+        for q in queries:
+            ids = []
+            for h in self.backend.search(q, k, NO_CONSTRAINTS)[:k]:
+                key = h.doc_id or h.url
+                self.texts.setdefault(key, " ".join(f"{h.title} {h.snippet}".split()))
+                ids.append(key)
+            out.append(ids)
+        return out
+
+    def rank_edits(self, parent: str, queries: list[str], k: int) -> list[list[str]]:
+        return self.rank(queries, k)
+
+
+def load_rewriter(name: str | Path, *, search: Any = None) -> Any:
+    """The rewriter ``name`` names (see the module docstring); ``search`` feeds edit scorers."""
+    from factseek.rewrite.edit_model import is_edit_scorer
+
+    path = default_model_path() if str(name) == DEFAULT else Path(name).expanduser()
+    if not is_edit_scorer(path):
+        from factseek.rewrite.infer import Rewriter
+
+        return Rewriter.load(path)
+    if search is None:
+        raise ConfigError(
+            f"the rewriter {name} checks its edits against a search endpoint; give it one"
+            " (factseek check: --store or --search; rewrite run: --store)"
+        )
+    from factseek.encode import encoder_from_name
+    from factseek.rewrite.edit_model import EditRewriter, load
+    from factseek.rewrite.feedback import Endpoint
+
+    scorer, policy = load(path)
+    encoder = encoder_from_name(policy.encoder)
+    endpoint_ret = SearchEndpoint(search)
+    endpoint = Endpoint(endpoint_ret, k=policy.k, encoder=encoder, text_of=endpoint_ret.texts.__getitem__)  # fmt: skip
+    return EditRewriter(scorer, policy, endpoint, encoder)

@@ -1,0 +1,315 @@
+"""Evidence cards that test a claim: per question, the sentences that take a stance on it.
+
+Selection runs in two steps around a stance model, which this module never imports (the
+pipeline calls it between the two):
+
+``evidence_candidates(claim, questions, documents, cfg) -> [Candidate]``
+
+1. **Units.** Each kept document (in the order given, the pipeline's search order; the first
+   ``cfg.top_docs`` when set) is split into sentences (``extractive.sentence_spans``) within its
+   first ``cfg.max_chars`` characters. A document of at most ``cfg.short_doc`` words is one unit,
+   whole (a short answer, a post, a snippet). Sentences under ``cfg.min_words`` words are not
+   units; nor are exact repeats of an earlier unit's text.
+2. **Relevance** of a unit to a question is the share of the question's terms
+   (``factseek.text.tokenize``) that the unit contains, each term weighted 1 to 2 by its IDF over
+   all units of the call (1 + Lucene IDF / its value at df = 0): names and numbers count more
+   than words every unit has.
+3. **Candidates.** Each question (the claim itself included) keeps its ``cfg.candidates``
+   most relevant units with relevance of at least ``cfg.min_relevance``, ordered by
+   ``(-relevance, document order, start)``. These are the pairs the stance model reads.
+
+``select_evidence(claim, candidates, stances, documents, cfg) -> [Evidence]``
+
+4. **Strength** of a candidate is ``1 - p(nei)``: how strongly it takes a side, either way.
+   A candidate *decides* when its stance label is ``supports`` or ``refutes``.
+5. **Cards.** Per question, deciding candidates are ranked by ``(-independent, -score,
+   document order, start)`` with ``score = cfg.stance_weight * strength + (1 - cfg.stance_weight)
+   * relevance`` and the first ``cfg.cards`` become cards. A question none of whose candidates
+   decides gets no card: "no evidence found" is an explicit state, not four weak cards. Without a
+   stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
+   stance, and nothing is decided.
+6. **Independence.** A card is ``independent=False`` (with a ``note``) when it is the claimant's
+   own statement: the claim has a speaker whose name looks like a person's (two or more
+   capitalised words) and either the document is theirs (their surname is part of the site's
+   host name, or the title or first 300 characters carry the byline "by <speaker>"), or the
+   sentence names them with a verb of saying or a quotation mark ("Tallis said ...", "... ,"
+   Tallis told the council"). A card is also ``independent=False`` when its text is a
+   near-duplicate (term cosine at least ``cfg.duplicate``) of a card from another site: the copy
+   published later (then: later in document order) is the syndicated one. Such cards are shown
+   but never count as independent confirmation (``judge.verdict`` ignores them for "yes").
+7. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
+   order, then start offset, everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from factseek.constraints import url_host_path
+from factseek.errors import ConfigError
+from factseek.summarize.extractive import sentence_spans
+from factseek.text import tokenize
+from factseek.types import Claim, Document, Evidence, Question, StanceResult
+
+__all__ = [
+    "DEFAULT_EVIDENCE",
+    "Candidate",
+    "EvidenceConfig",
+    "evidence_candidates",
+    "select_evidence",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvidenceConfig:
+    """How many documents, candidates and cards; when a card counts as a copy."""
+
+    top_docs: int | None = None  # documents searched for evidence (None: every kept document)
+    candidates: int = 6  # units per question sent to the stance model
+    cards: int = 3  # cards shown per question
+    min_relevance: float = 0.2
+    min_words: int = 4
+    short_doc: int = 60  # a document this short (in words) is one unit, whole
+    max_chars: int = 50_000  # text read per document
+    max_words: int = 80  # longer sentences are cut into pieces of at most this many words
+    stance_weight: float = 0.7
+    duplicate: float = 0.8  # term cosine at which two cards from different sites are copies
+
+    def __post_init__(self) -> None:
+        if self.top_docs is not None and self.top_docs < 1:
+            raise ConfigError(f"top_docs must be >= 1, got {self.top_docs}")
+        if min(self.candidates, self.cards, self.min_words, self.max_chars) < 1:
+            raise ConfigError("candidates, cards, min_words and max_chars must be >= 1")
+        if self.cards > self.candidates:
+            raise ConfigError(f"cards ({self.cards}) cannot exceed candidates ({self.candidates})")
+        for name in ("min_relevance", "stance_weight", "duplicate"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ConfigError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        if self.max_words < self.min_words or self.short_doc < 0:
+            raise ConfigError("need max_words >= min_words and short_doc >= 0")
+
+
+DEFAULT_EVIDENCE = EvidenceConfig()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """A unit of a document that may answer a question. ``doc`` indexes the documents given;
+    ``start``/``end`` are character offsets into that document's text."""
+
+    question: str
+    question_index: int
+    doc: int
+    start: int
+    end: int
+    text: str
+    relevance: float
+
+
+# ----------------------------------------------------------------------------- step 1: candidates
+
+
+@dataclass(frozen=True)
+class _Unit:
+    doc: int
+    start: int
+    end: int
+    text: str
+    terms: frozenset[str]
+
+
+def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
+    out: list[_Unit] = []
+    seen: set[str] = set()
+    for d, doc in enumerate(documents):
+        text = doc.text[: cfg.max_chars]
+        if len(text.split()) <= cfg.short_doc:
+            spans = [(0, len(text.rstrip()))] if text.strip() else []
+            spans = [(len(text) - len(text.lstrip()), e) for _, e in spans]
+        else:
+            spans = [
+                (s, e)
+                for s, e in sentence_spans(text, cfg.max_words)
+                if len(text[s:e].split()) >= cfg.min_words
+            ]
+        for s, e in spans:
+            key = " ".join(text[s:e].split())
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_Unit(d, s, e, text[s:e], frozenset(tokenize(text[s:e]))))
+    return out
+
+
+def _weights(units: Sequence[_Unit]) -> dict[str, float]:
+    n = len(units)
+    df = Counter(t for u in units for t in u.terms)
+    top = math.log(1.0 + (n + 0.5) / 0.5)
+    return {t: 1.0 + math.log(1.0 + (n - f + 0.5) / (f + 0.5)) / top for t, f in df.items()}
+
+
+def evidence_candidates(
+    claim: Claim,
+    questions: Sequence[Question],
+    documents: Sequence[Document],
+    cfg: EvidenceConfig = DEFAULT_EVIDENCE,
+) -> list[Candidate]:
+    """Per question, its most relevant units (rules 1-3 of the module docstring)."""
+    docs = documents if cfg.top_docs is None else documents[: cfg.top_docs]
+    units = _units(docs, cfg)
+    if not units:
+        return []
+    weights = _weights(units)
+    out: list[Candidate] = []
+    for qi, q in enumerate(questions):
+        qterms = frozenset(tokenize(q.text))
+        if not qterms:
+            continue
+        total = sum(weights.get(t, 2.0) for t in qterms)
+        scored = []
+        for k, u in enumerate(units):
+            shared = qterms & u.terms
+            if shared:
+                rel = sum(weights[t] for t in shared) / total
+                if rel >= cfg.min_relevance:
+                    scored.append((-rel, k))
+        for neg, k in sorted(scored)[: cfg.candidates]:
+            u = units[k]
+            out.append(
+                Candidate(
+                    question=q.text,
+                    question_index=qi,
+                    doc=u.doc,
+                    start=u.start,
+                    end=u.end,
+                    text=u.text,
+                    relevance=round(-neg, 6),
+                )
+            )
+    return out
+
+
+# ----------------------------------------------------------------------------- step 2: cards
+
+
+def _strength(s: StanceResult | None) -> float:
+    return 0.0 if s is None else 1.0 - float(s.probs.get("nei", 0.0))
+
+
+def _decides(s: StanceResult | None) -> bool:
+    return s is not None and s.label in ("supports", "refutes")
+
+
+def select_evidence(
+    claim: Claim,
+    candidates: Sequence[Candidate],
+    stances: Sequence[StanceResult] | None,
+    documents: Sequence[Document],
+    cfg: EvidenceConfig = DEFAULT_EVIDENCE,
+) -> list[Evidence]:
+    """Evidence cards from candidates and their stances (rules 4-7 of the module docstring)."""
+    if stances is not None and len(stances) != len(candidates):
+        raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
+    claimant = _Claimant(claim.speaker)
+    by_question: dict[int, list[tuple[Candidate, StanceResult | None]]] = {}
+    for i, c in enumerate(candidates):
+        by_question.setdefault(c.question_index, []).append(
+            (c, stances[i] if stances is not None else None)
+        )
+    chosen: list[tuple[Candidate, StanceResult | None, str]] = []  # (candidate, stance, note)
+    for qi in sorted(by_question):
+        rows = []
+        for c, s in by_question[qi]:
+            if stances is not None and not _decides(s):
+                continue
+            note = claimant.note(documents[c.doc], c.text)
+            score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
+            rows.append((not note, score, c, s, note))
+        if stances is None:
+            rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
+        else:
+            rows.sort(key=lambda r: (-r[0], -r[1], r[2].doc, r[2].start))
+        chosen.extend((c, s, note) for _, _, c, s, note in rows[: cfg.cards])
+    cards = [
+        Evidence(
+            id=f"E{n}",
+            url=documents[c.doc].url,
+            text=c.text,
+            start_char=c.start,
+            end_char=c.end,
+            question=c.question,
+            title=documents[c.doc].title,
+            domain=documents[c.doc].domain or url_host_path(documents[c.doc].url)[0],
+            published=documents[c.doc].published,
+            stance=s,
+            independent=not note,
+            note=note,
+        )
+        for n, (c, s, note) in enumerate(chosen, start=1)
+    ]
+    return _mark_copies(cards, [c.doc for c, _, _ in chosen], cfg.duplicate)
+
+
+def _mark_copies(cards: list[Evidence], doc_of: list[int], threshold: float) -> list[Evidence]:
+    """Rule 6, second half: later copies of a card from another site are not independent."""
+    terms = [frozenset(tokenize(c.text)) for c in cards]
+    order = sorted(
+        range(len(cards)),
+        key=lambda i: (cards[i].published is None, cards[i].published or 0, doc_of[i], i),
+    )
+    out = list(cards)
+    for pos, i in enumerate(order):
+        for j in order[:pos]:
+            if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
+                continue
+            a, b = terms[i], terms[j]
+            if a and b and len(a & b) / math.sqrt(len(a) * len(b)) >= threshold:
+                note = f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy"
+                joined = f"{out[i].note}; {note}" if out[i].note else note
+                out[i] = replace(out[i], independent=False, note=joined)
+                break
+    return out
+
+
+# ----------------------------------------------------------------------------- the claimant
+
+_SAYING = re.compile(
+    r"\b(?:said|says|say|told|tells|claimed|claims|argued|argues|wrote|writes|stated|states|"
+    r"insisted|insists|repeated|repeats|promised|promises|tweeted|posted|added|noted|"
+    r"according to|in (?:an|a|her|his|their) (?:ad|op-ed|speech|interview|statement))\b",
+    re.IGNORECASE,
+)
+_QUOTE_MARKS = ('"', "“", "”")
+
+
+class _Claimant:
+    """Recognises the claim's speaker's own words (rule 6, first half)."""
+
+    def __init__(self, speaker: str | None) -> None:
+        words = (speaker or "").split()
+        person = len(words) >= 2 and all(w[:1].isupper() for w in words)
+        self.name = " ".join(words) if person else ""
+        surname = re.sub(r"[^a-z]", "", words[-1].lower()) if person else ""
+        self.surname = surname if len(surname) >= 3 else ""
+        self.mention = (
+            re.compile(rf"\b{re.escape(words[-1].strip('.,'))}\b") if self.surname else None
+        )
+        self.byline = re.compile(rf"\bby {re.escape(self.name)}\b", re.I) if self.name else None
+
+    def note(self, doc: Document, text: str) -> str:
+        if self.mention is None:
+            return ""
+        host = url_host_path(doc.url)[0]
+        if self.surname in re.sub(r"[^a-z]", "", host):
+            return f"the claimant's own site ({host})"
+        if self.byline is not None and self.byline.search(f"{doc.title}\n{doc.text[:300]}"):
+            return f"written by the claimant ({self.name})"
+        if self.mention.search(text) and (
+            _SAYING.search(text) or any(q in text for q in _QUOTE_MARKS)
+        ):
+            return f"the claimant's own statement, as reported ({self.name})"
+        return ""

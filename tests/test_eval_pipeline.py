@@ -1,0 +1,207 @@
+"""`eval pipeline` on a 10-claim AVeriTeC-format fixture whose metrics can be checked by hand."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from factseek.api import CheckOptions, build_parts, check_config
+from factseek.cli import app
+from factseek.datasets.claims import load_averitec, with_ids
+from factseek.evaluate import evaluate_pipeline
+from factseek.judge.verdict import StanceRules
+from factseek.labels import AVERITEC
+from factseek.stance import FunctionStance
+from factseek.store import build_store
+
+# (claim, gold label, evidence pages in the store as (url, text), gold answers without a page)
+SUPPORT = "Officials confirmed that {}"
+REFUTE = "It is false that {}; records show otherwise."
+CLAIMS = [
+    ("the Zorblax bridge reopened in March 2020.", "Supported", ["s"], []),
+    ("the Quennix dam was rebuilt in 2018.", "Supported", ["s"], []),
+    ("the Trellix school hired 40 teachers in 2021.", "Supported", ["s"], []),
+    ("the Morvax library doubled its opening hours.", "Supported", ["s"], []),
+    ("the Daxlex mayor banned cars from the old town.", "Refuted", ["r"], []),
+    ("the Fennix river flooded 300 homes in 2019.", "Refuted", ["r"], []),
+    ("the Golvix airport closed its second runway.", "Refuted", ["r"], []),
+    ("the Hurnix zoo sold its two elephants.", "Refuted", [], ["r"]),  # no page: not retrieved
+    ("the Vextrix museum sold a painting for 5 million dollars.", "Not Enough Evidence", [], []),
+    (
+        "the Plonix festival drew 10,000 visitors in 2018.",
+        "Conflicting Evidence/Cherrypicking",
+        ["s", "r"],
+        [],
+    ),
+]
+
+
+def toy_stance(question: str, evidence: str) -> str:
+    """Stance only toward evidence naming the same made-up place (the names end in x)."""
+    if not set(re.findall(r"\b[A-Z]\w*x\b", question)) & set(
+        re.findall(r"\b[A-Z]\w*x\b", evidence)
+    ):
+        return "nei"
+    if "false" in evidence:
+        return "refutes"
+    return "supports" if "confirmed" in evidence else "nei"
+
+
+def _fixture(tmp_path: Path) -> tuple[Path, Path]:
+    data, docs = [], []
+    for i, (text, label, pages, unpaged) in enumerate(CLAIMS):
+        claim = "The " + text[4:] if text.startswith("the ") else text
+        answers = []
+        for j, kind in enumerate(pages):
+            url = f"https://news{i}.example/page-{j}"
+            page = (SUPPORT if kind == "s" else REFUTE).format(text.rstrip("."))
+            docs.append({"url": url, "title": "", "text": page})
+            answers.append({"answer": page, "answer_type": "Extractive", "source_url": url})
+        for kind in unpaged:
+            page = (SUPPORT if kind == "s" else REFUTE).format(text.rstrip("."))
+            answers.append({"answer": page, "answer_type": "Abstractive", "source_url": ""})
+        if not answers:
+            answers = [{"answer": "No answer could be found.", "answer_type": "Unanswerable"}]
+        data.append(
+            {
+                "claim": claim,
+                "label": label,
+                "claim_date": "01-06-2023",
+                "speaker": None,
+                "questions": [{"question": f"Is it true that {text}", "answers": answers}],
+            }
+        )
+    claims = tmp_path / "dev.json"
+    claims.write_text(json.dumps(data), encoding="utf-8")
+    (tmp_path / "corpus.jsonl").write_text(
+        "".join(json.dumps(d) + "\n" for d in docs), encoding="utf-8"
+    )
+    build_store([tmp_path / "corpus.jsonl"], tmp_path / "store", progress=False)
+    return claims, tmp_path / "store"
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("eval")
+    claims, store = _fixture(tmp)
+    parts = build_parts(CheckOptions(store=store))
+    from dataclasses import replace
+
+    stance = FunctionStance(toy_stance, name="toy")
+    parts = replace(parts, stance=stance, evidence_judge=StanceRules("toy"))
+    rows = with_ids(load_averitec(claims))
+    out = tmp / "run"
+    res = evaluate_pipeline(
+        rows, AVERITEC, parts, check_config(undated="keep"), out, resamples=200, progress=False
+    )
+    return res, out, rows, parts
+
+
+def test_metrics_are_the_hand_computed_ones(result) -> None:
+    res, _, _, _ = result
+    by = {s.name: s for s in res.systems}
+    assert list(by) == ["claim-only", "gold", "retrieved"] and res.n == 10 and res.failed == 0
+    # claim-only: the rules judge says not-enough-evidence for all: right only for claim 8.
+    assert by["claim-only"].metrics["accuracy"] == pytest.approx(0.1)
+    assert by["claim-only"].metrics["macro_f1"] == pytest.approx((2 / 11) / 4)
+    # gold: every claim right (claim 7's answer has no page but is gold evidence).
+    assert by["gold"].metrics["accuracy"] == 1.0 and by["gold"].metrics["macro_f1"] == 1.0
+    # retrieved: all but claim 7 (refuted, its page is not in the store: not enough evidence).
+    assert by["retrieved"].metrics["accuracy"] == pytest.approx(0.9)
+    assert by["retrieved"].metrics["macro_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3 + 1) / 4)
+    assert res.gap_closed["accuracy"] == pytest.approx(0.8 / 0.9, abs=1e-4)
+    v = by["retrieved"].versus_claim_only["accuracy"]
+    assert v["delta"] == pytest.approx(0.8) and v["ci_low"] <= 0.8 <= v["ci_high"]
+    assert res.evidence_recall == {"claims": 8, "documents": 1.0, "cards": 1.0}
+    assert any("floor" in n for n in res.notes)
+
+
+def test_outputs_and_resume(result) -> None:
+    res, out, rows, parts = result
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["n"] == 10 and [s["name"] for s in saved["systems"]] == [
+        "claim-only",
+        "gold",
+        "retrieved",
+    ]
+    md = (out / "results.md").read_text()
+    assert "| retrieved | 10 | 90.0 |" in md and "+80.0 [" in md
+    preds = (out / "predictions-retrieved.jsonl").read_text().splitlines()
+    assert len(preds) == 10 and json.loads(preds[7])["label"] == "not-enough-evidence"
+    # A rerun resumes: nothing is checked again, the journal keeps one line per claim.
+    again = evaluate_pipeline(
+        rows, AVERITEC, parts, check_config(undated="keep"), out, resamples=200, progress=False
+    )
+    assert again.systems == res.systems
+    assert len((out / "journal.jsonl").read_text().splitlines()) == 10
+
+
+def test_cli_runs_the_claims_and_measures_recall_without_a_judge(tmp_path: Path) -> None:
+    claims, store = _fixture(tmp_path)
+    out = tmp_path / "run"
+    args = ["eval", "pipeline", "--claims", str(claims), "--format", "averitec"]
+    args += [
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+        "--stance",
+        "none",
+        "--undated",
+        "keep",
+        "-q",
+    ]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "among kept documents 100.0%" in r.output and "nothing judged" in r.output
+    assert len(list((out / "reports").glob("*.json"))) == 10
+    bad = CliRunner().invoke(app, [*args[:4], "--format", "liar", *args[6:]])
+    assert bad.exit_code == 2 and "error:" in bad.output
+
+
+def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch) -> None:
+    """`judge train-evidence` on a `--stance none` run, then `eval pipeline --judge`: the
+    command's defaults are the configuration docs/verdicts.md reports."""
+    pytest.importorskip("sklearn")
+    import hashlib
+
+    import numpy as np
+
+    import factseek.encode
+    from factseek.encode import FunctionEncoder
+
+    def bag(texts):
+        out = np.zeros((len(texts), 16))
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 16] += 1
+        return out + 1e-3
+
+    monkeypatch.setattr(
+        factseek.encode, "encoder_from_name", lambda name="minilm": FunctionEncoder(bag, dim=16)
+    )
+    claims, store = _fixture(tmp_path)
+    run = ["--claims", str(claims), "--format", "averitec", "--store", str(store)]
+    run += ["--stance", "none", "--undated", "keep", "-q"]
+    r = CliRunner().invoke(app, ["eval", "pipeline", *run, "--out", str(tmp_path / "train")])
+    assert r.exit_code == 0, r.output
+    judge = tmp_path / "judge"
+    train = ["judge", "train-evidence", "--data", str(claims), "--format", "averitec"]
+    train += ["--reports", str(tmp_path / "train"), "--out", str(judge)]
+    r = CliRunner().invoke(app, train)
+    assert r.exit_code == 0, r.output
+    assert "trained on 30 inputs of 10 claims" in r.output
+    cfg = json.loads((judge / "config.json").read_text())
+    assert (cfg["reads"], cfg["stance"], cfg["bow"]) == ("passages", "none", 2048)
+    assert cfg["selection"]["n_dev_claims"] == 2  # chosen on held-out training claims
+    r = CliRunner().invoke(
+        app, ["eval", "pipeline", *run, "--out", str(tmp_path / "dev"), "--judge", str(judge)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "Judge: evidence-model:judge" in r.output
+    for system in ("claim-only", "gold", "retrieved"):
+        assert f"| {system} | 10 |" in r.output

@@ -1,0 +1,159 @@
+"""Evidence cards that test the claim: stance-ranked selection, independence, no-evidence state."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+
+from factseek.errors import ConfigError
+from factseek.stance import FunctionStance
+from factseek.summarize.evidence import (
+    EvidenceConfig,
+    evidence_candidates,
+    select_evidence,
+)
+from factseek.types import Claim, Document, Question
+
+CLAIM = Claim(
+    text="The transit budget has grown 40 percent since 2019.",
+    speaker="Gwen Tallis",
+    date=dt.date(2024, 5, 1),
+)
+QUESTIONS = [
+    Question(text=CLAIM.text, source="claim", kind="claim"),
+    Question(text="Has the transit budget grown 40 percent since 2019?"),
+    Question(text="Does the city run hydrogen buses on the transit routes?"),
+]
+AD = Document(
+    url="https://www.tallisforcouncil.example/transit",
+    title="Gwen Tallis on transit",
+    published=dt.date(2024, 3, 1),
+    text="The transit budget has grown 40 percent since 2019 and riders deserve to know it.",
+)
+PREVIEW = Document(
+    url="https://www.metrodaily.example/debate-preview",
+    title="Debate preview",
+    published=dt.date(2024, 4, 2),
+    text=(
+        "Tallis said at a forum that the transit budget has grown 40 percent since 2019. "
+        "The debate starts at 7 p.m. at the main library on Elm Street, and doors open at six. "
+        "Both candidates have agreed to take questions from the audience, and the forum will be "
+        "streamed on the city's website for residents who cannot attend in person. "
+        "City figures show the transit budget went from $412M in 2019 to $488M this year, "
+        "about 18 percent."
+    ),
+)
+WIRE = Document(
+    url="https://www.wire.example/transit-figures",
+    title="Transit figures",
+    published=dt.date(2024, 4, 1),
+    text="Council records: the transit budget went from $412M in 2019 to $488M, about 18 percent.",
+)
+COPY = Document(
+    url="https://www.othertown.example/transit-figures",
+    title="Transit figures",
+    published=dt.date(2024, 4, 3),
+    text="Council records show the transit budget went from $412M in 2019 to $488M, about 18 percent.",
+)
+DOCS = [AD, PREVIEW, WIRE, COPY]
+
+
+def numbers_stance(question: str, evidence: str) -> dict[str, float]:
+    """A stand-in model: the same percentage supports, a different one refutes, else nothing."""
+    q = set(re.findall(r"(\d+) percent", question))
+    e = set(re.findall(r"(\d+) percent", evidence))
+    if q and q & e:
+        return {"supports": 0.9, "refutes": 0.05, "nei": 0.05}
+    if q and e:
+        return {"supports": 0.05, "refutes": 0.85, "nei": 0.1}
+    return {"supports": 0.1, "refutes": 0.1, "nei": 0.8}
+
+
+STANCE = FunctionStance(numbers_stance, name="numbers")
+
+
+def cards_for(docs, cfg=EvidenceConfig(), stance=STANCE):
+    cands = evidence_candidates(CLAIM, QUESTIONS, docs, cfg)
+    stances = stance.classify([(c.question, c.text) for c in cands]) if stance else None
+    return cands, select_evidence(CLAIM, cands, stances, docs, cfg)
+
+
+def test_selection_keeps_the_deciding_passage_a_lexical_ranker_drops() -> None:
+    cfg = EvidenceConfig(cards=1)
+    # Lexical only: the sentence repeating the claim's words wins for the claim.
+    _, lexical = cards_for([PREVIEW], cfg, stance=None)
+    first = next(e for e in lexical if e.question == CLAIM.text)
+    assert first.text.startswith("Tallis said") and first.stance is None
+    # With stance: the sentence with the actual figures wins, and it refutes.
+    _, cards = cards_for([PREVIEW], cfg)
+    first = next(e for e in cards if e.question == CLAIM.text)
+    assert first.text.startswith("City figures show")
+    assert first.stance is not None and first.stance.label == "refutes"
+    assert (first.start_char, first.end_char) == (
+        PREVIEW.text.index("City figures"),
+        len(PREVIEW.text),
+    )
+
+
+def test_every_question_gets_its_own_cards_or_none() -> None:
+    _, cards = cards_for(DOCS)
+    by_q = {q.text: [e for e in cards if e.question == q.text] for q in QUESTIONS}
+    assert by_q[QUESTIONS[0].text] and by_q[QUESTIONS[1].text]
+    assert by_q[QUESTIONS[2].text] == []  # no sentence takes a stance on hydrogen buses
+    assert [e.id for e in cards] == [f"E{i}" for i in range(1, len(cards) + 1)]
+    assert all(e.stance is not None and e.stance.label != "nei" for e in cards)
+    assert all(len([e for e in cards if e.question == q.text]) <= 3 for q in QUESTIONS)
+
+
+def test_claimants_own_words_and_syndicated_copies_are_not_independent() -> None:
+    _, cards = cards_for(DOCS, EvidenceConfig(cards=6))
+    claim_cards = [e for e in cards if e.question == CLAIM.text]
+    by_url = {e.url: e for e in claim_cards}
+    assert not by_url[AD.url].independent and "own site" in by_url[AD.url].note
+    said = next(e for e in claim_cards if e.text.startswith("Tallis said"))
+    assert not said.independent and "claimant" in said.note
+    assert by_url[WIRE.url].independent  # the original, published first
+    copy = by_url[COPY.url]
+    assert not copy.independent and by_url[WIRE.url].id in copy.note
+    # Independent cards come before the claimant's, whatever their strength.
+    flags = [e.independent for e in claim_cards]
+    assert flags == sorted(flags, reverse=True)
+
+
+def test_short_documents_are_one_unit_and_candidates_are_bounded() -> None:
+    short = Document(url="https://a.example/x", text="No. Not on the list.")
+    cands = evidence_candidates(
+        CLAIM, [Question(text="Is it on the list?")], [short], EvidenceConfig()
+    )
+    assert [(c.start, c.end, c.text) for c in cands] == [(0, 20, "No. Not on the list.")]
+    many = [
+        Document(url=f"https://n{i}.example/", text=f"The transit budget grew {i} percent.")
+        for i in range(30)
+    ]
+    cands = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(candidates=4))
+    assert max(sum(c.question_index == i for c in cands) for i in range(3)) == 4
+    top = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(top_docs=2))
+    assert {c.doc for c in top} <= {0, 1}
+
+
+def test_candidates_rank_by_relevance_then_document_order() -> None:
+    docs = [
+        Document(
+            url="https://a.example/", text="Transit budget news since 2019, with more to come."
+        ),
+        Document(
+            url="https://b.example/", text="Transit budget news since 2019, with more to say."
+        ),
+    ]
+    cands = evidence_candidates(CLAIM, QUESTIONS[:1], docs)
+    assert [c.doc for c in cands] == [0, 1]
+    assert cands[0].relevance == cands[1].relevance > 0
+
+
+def test_bad_config_is_one_clear_error() -> None:
+    with pytest.raises(ConfigError, match="cards"):
+        EvidenceConfig(cards=5, candidates=2)
+    with pytest.raises(ConfigError, match="top_docs"):
+        EvidenceConfig(top_docs=0)

@@ -1,0 +1,128 @@
+"""The trained evidence judge: features, fitting, the folder round trip, and load_judge dispatch."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from factseek.encode import FunctionEncoder
+from factseek.errors import InputError, ModelError
+from factseek.judge import EvidenceJudge, load_judge
+from factseek.judge.evidence_model import (
+    STANCE_FEATURES,
+    EvidenceModelJudge,
+    Example,
+    Featurizer,
+    FitConfig,
+    train_evidence_judge,
+)
+from factseek.labels import AVERITEC
+from factseek.stance import FunctionStance
+from factseek.types import Claim, Evidence
+
+
+def bag(texts):
+    """A tiny deterministic encoder: hashed bag of words, 16 dimensions."""
+    out = np.zeros((len(texts), 16))
+    for i, t in enumerate(texts):
+        for w in t.lower().split():
+            out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 16] += 1
+    return out + 1e-3
+
+
+ENCODER = FunctionEncoder(bag, dim=16, name="bag")
+STANCE = FunctionStance(
+    lambda q, e: "refutes" if "hoax" in e else ("supports" if "confirmed" in e else "nei"),
+    name="words",
+)
+
+
+def examples(n: int = 60) -> list[Example]:
+    out = []
+    for i in range(n):
+        claim = Claim(text=f"Town {i} opened a new school in spring", id=str(i))
+        label, text = (
+            ("refuted", f"the school story in town {i} is a hoax")
+            if i % 2
+            else ("supported", f"officials confirmed the school in town {i}")
+        )
+        out.append(Example(claim=claim, texts=(), kind="claim-only", label=label, group=str(i)))
+        out.append(Example(claim=claim, texts=(text,), kind="gold", label=label, group=str(i)))
+    return out
+
+
+def test_features_layout() -> None:
+    f = Featurizer(ENCODER, STANCE, max_texts=2)
+    rows = f([(Claim(text="a b"), []), (Claim(text="a b"), ["x hoax", "y", "z confirmed"])])
+    assert rows.shape == (2, 3 * 16 + len(STANCE_FEATURES) + 4)
+    assert not rows[0, 16:].any()  # no evidence: only the claim embedding
+    stance = rows[1, 48 : 48 + len(STANCE_FEATURES)]
+    assert dict(zip(STANCE_FEATURES, stance.tolist(), strict=True))["share_refutes"] == 0.5
+    assert rows[1, -2] == 1.0 and rows[1, -1] == pytest.approx(np.log(3))  # two texts read
+
+
+def test_fit_learns_from_evidence_and_round_trips(tmp_path) -> None:
+    cfg = FitConfig(l2=(1e-2,), balance=(0.0,), steps=300)
+    out = tmp_path / "judge"
+    judge = train_evidence_judge(
+        examples(), AVERITEC, out, encoder=ENCODER, stance=STANCE, stance_name="words", cfg=cfg
+    )
+    assert isinstance(judge, EvidenceJudge) and judge.scale == "averitec"
+    claim = Claim(text="Town 99 opened a new school in spring")
+    card = Evidence(id="E1", url="u", text="this is a hoax", start_char=0, end_char=14)
+    v = judge.judge(claim, [], [card])
+    assert v.label == "refuted" and v.evidence_ids == ("E1",) and "E1" in v.rationale
+    alone = judge.judge(claim, [], [])
+    assert "claim alone" in alone.rationale and alone.evidence_ids == ()
+    loaded = EvidenceModelJudge.load(out, encoder=ENCODER, stance=STANCE)
+    items = [(claim, ["this is a hoax"]), (claim, [])]
+    assert np.allclose(loaded.probabilities(items), judge.probabilities(items))
+    assert judge.config["selection"]["kinds"] == {"claim-only": 60, "gold": 60}
+
+
+def test_load_judge_tells_folders_apart(tmp_path) -> None:
+    (tmp_path / "config.json").write_text(
+        '{"kind": "factseek-evidence-judge", "format_version": 9}'
+    )
+    with pytest.raises(ModelError, match="format_version"):
+        load_judge(tmp_path)
+    with pytest.raises(ModelError):
+        load_judge(tmp_path / "missing")
+
+
+def test_bad_labels_are_an_input_error(tmp_path) -> None:
+    bad = [Example(claim=Claim(text="x"), texts=(), kind="gold", label="true", group="1")]
+    with pytest.raises(InputError, match="not averitec"):
+        train_evidence_judge(bad, AVERITEC, tmp_path / "j", encoder=ENCODER, stance=None)
+
+
+def test_judge_texts_reads_passages_cards_or_both() -> None:
+    from factseek.judge.evidence_model import judge_texts
+    from factseek.types import Passage
+
+    cards = [Evidence(id="E1", url="u", text="card text", start_char=0, end_char=9)]
+    passages = [
+        Passage(
+            url="u",
+            text=t,
+            doc_rank=i,
+            score=1.0,
+            start_word=0,
+            end_word=2,
+            start_char=0,
+            end_char=9,
+        )
+        for i, t in enumerate(["passage text", "card text"])
+    ]
+    assert judge_texts("passages", cards, passages) == [
+        ("passage 1", "passage text"),
+        ("passage 2", "card text"),
+    ]
+    assert judge_texts("cards", cards, passages) == [("E1", "card text")]
+    assert judge_texts("both", cards, passages) == [
+        ("passage 1", "passage text"),
+        ("passage 2", "card text"),
+    ]
+    assert judge_texts("passages", cards, []) == [("E1", "card text")]  # gold evidence: cards only

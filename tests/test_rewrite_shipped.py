@@ -1,0 +1,87 @@
+"""The shipped rewriter (`--rewrite default`): small, loads offline, deterministic, in reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from factseek.cli import app
+from factseek.rewrite import edit_model
+from factseek.rewrite.shipped import default_model_path, load_rewriter
+
+runner = CliRunner()
+CLAIM = "The council approved 4 new buses in March."
+
+
+def test_the_default_model_is_small_and_complete():
+    path = default_model_path()
+    assert edit_model.is_edit_scorer(path)
+    size = sum(f.stat().st_size for f in path.iterdir())
+    assert size < 5_000_000  # the project's budget for shipped models is ~10 MB in all
+    scorer, policy = edit_model.load(path)
+    doc = json.loads((path / "config.json").read_text())
+    assert doc["format_version"] == edit_model.FORMAT_VERSION and doc["encoder"] == "minilm"
+    assert policy.meta["train"]["split"] == "train"  # never trained on FEVER's test side
+    assert scorer.arrays["w1"].shape[0] == len(scorer.features)
+
+
+def test_the_default_model_needs_an_endpoint():
+    from factseek.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="search endpoint"):
+        load_rewriter("default")
+
+
+@pytest.mark.slow
+def test_default_rewrites_a_fixture_claim_offline_and_deterministically(tmp_path, monkeypatch):
+    import test_cli_check as fixtures
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from factseek.search.base import make_backend
+
+    r = runner.invoke(app, ["index", "build", str(fixtures.write_docs(tmp_path / "d.jsonl")),
+                            "--store", str(tmp_path / "s"), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    store = make_backend("local", store=tmp_path / "s")
+    first = load_rewriter("default", search=store).rewrite([CLAIM, "Were 4 buses approved?"])
+    again = load_rewriter("default", search=store).rewrite([CLAIM, "Were 4 buses approved?"])
+    assert first == again
+    for res in first:
+        assert res.path[0] == res.original and res.path[-1] == res.text
+        assert len(res.trace) == res.steps == len(res.path) - 1
+        assert res.stopped in ("threshold", "budget", "no-edit", "abstain")
+
+
+@pytest.mark.slow
+def test_check_rewrite_default_records_the_edit_trace(tmp_path):
+    import test_cli_check as fixtures
+    from factseek.search.base import make_backend
+
+    r = runner.invoke(app, ["index", "build", str(fixtures.write_docs(tmp_path / "d.jsonl")),
+                            "--store", str(tmp_path / "s"), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "report.json"
+    r = runner.invoke(app, ["check", CLAIM, "--date", "2023-06-01", "--store", str(tmp_path / "s"),
+                            "--rewrite", "default", "-f", "json", "-o", str(out), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    report = json.loads(out.read_text())
+    assert report["config"]["rewrite"] == "default"
+    queries = [res["query"] for res in report["results"]]
+    store = make_backend("local", store=tmp_path / "s")
+    expected = load_rewriter("default", search=store).rewrite([q["question"] for q in queries])
+    for q, e in zip(queries, expected, strict=True):
+        assert q["text"] == e.text and tuple(q["trace"]) == e.trace  # the model's own edits
+        assert (q["text"] != q["question"]) == bool(q["trace"])
+    r = runner.invoke(app, ["rewrite", "run", CLAIM, "--store", str(tmp_path / "s"), "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output.splitlines()[-1])["original"] == CLAIM
+    r = runner.invoke(app, ["rewrite", "run", CLAIM])  # no endpoint: one clear line, exit 2
+    assert r.exit_code == 2 and "search endpoint" in r.output
+
+
+def test_default_path_is_package_data():
+    assert default_model_path().parts[-2:] == ("models", "rewrite-default")
+    assert Path(str(default_model_path())).parent.name == "models"
