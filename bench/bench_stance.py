@@ -39,17 +39,28 @@ def _args() -> argparse.Namespace:
     p.add_argument("--sources", default="fever,climate,fmt")
     p.add_argument("--max-pairs", type=int, default=1000, help="per source (0: all)")
     p.add_argument("--speed-pairs", type=int, default=512)
+    p.add_argument(
+        "--max-length",
+        type=int,
+        default=None,
+        help="read pairs cut to this many tokens instead of the model's own max_length",
+    )
     p.add_argument("--only", choices=("accuracy", "speed"), default=None)
     p.add_argument("--out", type=Path, default=Path("/tmp/factseek-stance-bench"))
     return p.parse_args()
 
 
-def _load(model: str, quantize: str):
+def _load(args: argparse.Namespace, quantize: str):
     from factseek.stance import default_model_path
     from factseek.stance.crossencoder import CrossEncoderStance
+    from factseek.stance.model import load_tokenizer
 
-    path = default_model_path() if model == "default" else Path(model)
-    return CrossEncoderStance.load(path, quantize=quantize, name=f"{path.name}/{quantize}")
+    path = default_model_path() if args.model == "default" else Path(args.model)
+    model = CrossEncoderStance.load(path, quantize=quantize, name=f"{path.name}/{quantize}")
+    if args.max_length:
+        model.tokenizer = load_tokenizer(model.config["net"]["base"], args.max_length)
+        model.max_length = args.max_length
+    return model
 
 
 def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
@@ -58,7 +69,7 @@ def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
 
     names = parse_sources(args.sources)
     test = build_pairs(args.data, names)["test"]
-    models = {q: _load(args.model, q) for q in ("int8", "none")}
+    models = {q: _load(args, q) for q in ("int8", "none")}
     counts = models["int8"].config.get("train", {}).get("label_counts") or {"nei": 1}
     majority = max(counts, key=lambda k: counts[k])
     lines = [
@@ -98,7 +109,7 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
     torch.set_num_threads(1)
     test = [p for p in build_pairs(args.data, ["fever"])["test"]]
     pairs = [(p.question, p.evidence) for p in subsample(test, args.speed_pairs)]
-    ours = {q: _load(args.model, q) for q in ("int8", "none")}
+    ours = {q: _load(args, q) for q in ("int8", "none")}
     tokenizer = ours["none"].tokenizer
     peer = StanceNet.from_base(NetConfig(layers=6, train_layers=1)).merge().eval()
     order = sorted(pairs, key=lambda x: len(x[0]) + len(x[1]))
@@ -156,7 +167,11 @@ def main() -> int:
     if args.data is None or not Path(args.data).is_dir():
         print("no data: give --data DIR or set FACTSEEK_DATA (skipping)", file=sys.stderr)
         return 0
-    results: dict = {"model": args.model, "max_pairs": args.max_pairs}
+    results: dict = {
+        "model": args.model,
+        "max_pairs": args.max_pairs,
+        "max_length": args.max_length,
+    }
     md: list[str] = []
     if args.only in (None, "accuracy"):
         md += ["## Accuracy (test side)", "", *accuracy(args, results), ""]

@@ -197,10 +197,10 @@ def tiny_model(tiny_base, tmp_path_factory):
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     out = tmp_path_factory.mktemp("stance") / "model"
-    config = StanceTrainConfig(
+    config = StanceTrainConfig(  # adapters in every layer, as the shipped model
         base=str(tiny_base),
         layers=2,
-        train_layers=1,
+        train_layers=2,
         lora_rank=4,
         lora_alpha=8.0,
         max_length=24,
@@ -307,13 +307,16 @@ def test_empty_and_huge_inputs_are_bounded(tiny_model):
     assert model.classify([]) == []
 
 
-def test_a_killed_training_run_resumes_from_its_checkpoint(tiny_base, tmp_path, monkeypatch):
+@pytest.mark.parametrize("train_layers", [1, 2])  # on cached frozen states / end to end
+def test_a_killed_training_run_resumes_from_its_checkpoint(
+    tiny_base, tmp_path, monkeypatch, train_layers
+):
     import factseek.stance.train as st
 
     config = st.StanceTrainConfig(
         base=str(tiny_base),
         layers=2,
-        train_layers=1,
+        train_layers=train_layers,
         lora_rank=4,
         max_length=24,
         batch_size=8,
@@ -339,7 +342,7 @@ def test_a_killed_training_run_resumes_from_its_checkpoint(tiny_base, tmp_path, 
         _pairs(), _pairs()[:6], tmp_path / "m", config, progress=False, log=logs.append
     )
     assert result.resumed_from == 3  # the checkpoint at the end of epoch 1
-    assert "frozen-layer states read from the previous run" in logs
+    assert ("frozen-layer states read from the previous run" in logs) == (train_layers == 1)
     assert len(calls) == 4 + (6 - 3)  # 3 batches per epoch, 2 epochs; steps 1-3 not redone
     assert load_stance(tmp_path / "m").classify([("the sky", "is blue")])[0].label in STANCE_LABELS
     assert not (tmp_path / "m" / ".work").exists()

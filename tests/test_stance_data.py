@@ -11,6 +11,7 @@ from factseek.stance.data import (
     Source,
     StancePair,
     averitec_pairs,
+    balance_nei,
     bm25_nearest,
     build_pairs,
     climate_pairs,
@@ -288,6 +289,20 @@ def test_subsample_is_seeded_and_keeps_order():
     assert a == subsample(pairs, 10) and len(a) == 10
     assert [int(p.question) for p in a] == sorted(int(p.question) for p in a)
     assert subsample(pairs, None) == pairs
+
+
+def test_balance_nei_keeps_every_stance_pair_and_caps_nei():
+    def pair(i, label):
+        return StancePair(question=f"q{i}", evidence=f"e{i}", label=label, source="t", group=str(i))
+
+    pairs = [pair(i, "supports") for i in range(3)] + [pair(i, "refutes") for i in range(3, 5)]
+    pairs += [pair(i, "nei") for i in range(5, 15)]
+    kept = balance_nei(pairs, seed=1)
+    assert [p for p in kept if p.label != "nei"] == pairs[:5]
+    nei = [p for p in kept if p.label == "nei"]
+    assert len(nei) == 3 and nei == [p for p in pairs if p in nei]  # order kept
+    assert kept == balance_nei(pairs, seed=1)
+    assert balance_nei(pairs[:5]) == pairs[:5]  # no nei: nothing to cap
 
 
 def test_extra_pairs_read_feedback_rows_and_refuse_bad_ones(tmp_path):

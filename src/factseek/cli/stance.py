@@ -80,8 +80,19 @@ def train(
         int, typer.Option("--layers", min=1, help="First base layers kept.")
     ] = D.layers,
     train_layers: Annotated[
-        int, typer.Option("--train-layers", min=1, help="Top layers that learn.")
-    ] = D.train_layers,
+        int | None,
+        typer.Option(
+            "--train-layers",
+            min=1,
+            help="Top layers that learn; the ones below are frozen and cached (default: all).",
+        ),
+    ] = None,
+    lora_rank: Annotated[
+        int, typer.Option("--lora-rank", min=1, help="Rank of the adapters of learning layers.")
+    ] = D.lora_rank,
+    lora_alpha: Annotated[
+        float, typer.Option("--lora-alpha", help="Adapter scale numerator (scale = alpha / rank).")
+    ] = D.lora_alpha,
     max_length: Annotated[
         int, typer.Option("--max-length", min=8, help="Tokens per pair (the longer side is cut).")
     ] = D.max_length,
@@ -94,6 +105,13 @@ def train(
     max_train: Annotated[
         int | None, typer.Option("--max-train", min=1, help="Subsample training pairs.")
     ] = None,
+    balance: Annotated[
+        bool,
+        typer.Option(
+            "--balance/--no-balance",
+            help="Keep at most as many nei training pairs as the larger stance class.",
+        ),
+    ] = True,
     question_share: Annotated[
         float,
         typer.Option("--question-share", min=0.0, max=1.0, help="Claims asked as questions."),
@@ -122,6 +140,7 @@ def train(
     from factseek.stance.data import (
         SOURCES,
         add_extra,
+        balance_nei,
         build_pairs,
         describe,
         extra_pairs,
@@ -134,7 +153,9 @@ def train(
     config = StanceTrainConfig(
         base=base,
         layers=layers,
-        train_layers=train_layers,
+        train_layers=train_layers or layers,
+        lora_rank=lora_rank,
+        lora_alpha=lora_alpha,
         max_length=max_length,
         lr=lr,
         batch_size=batch_size,
@@ -145,8 +166,9 @@ def train(
     pairs = build_pairs(_data_root(data), names)
     for path in extra or ():
         pairs = add_extra(pairs, extra_pairs(path))
+    chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
     train_pairs = with_form(
-        subsample(pairs["train"], max_train, seed), "mixed", question_share=question_share
+        subsample(chosen, max_train, seed), "mixed", question_share=question_share
     )
     dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
     typer.echo(f"train: {describe(train_pairs)}")
@@ -159,6 +181,7 @@ def train(
         "shareable": not restricted,
         "question_share": question_share,
         "max_train": max_train,
+        "balance_nei": balance,
         "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
     }
     result = train_stance(

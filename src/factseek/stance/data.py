@@ -493,12 +493,22 @@ def subsample(pairs: Sequence[StancePair], n: int | None, seed: int = 0) -> list
     return [p for i, p in enumerate(pairs) if i in keep]
 
 
+def balance_nei(pairs: Sequence[StancePair], seed: int = 0) -> list[StancePair]:
+    """Every supports and refutes pair, and at most ``max(#supports, #refutes)`` nei pairs
+    (chosen by a seeded hash, like ``subsample``); order kept."""
+    counts = label_counts(pairs)
+    nei = [p for p in pairs if p.label == "nei"]
+    keep = {id(p) for p in subsample(nei, max(counts["supports"], counts["refutes"]), seed)}
+    return [p for p in pairs if p.label != "nei" or id(p) in keep]
+
+
 __all__ = [
     "DEFAULT_SOURCES",
     "FORMS",
     "SOURCES",
     "Form",
     "StancePair",
+    "balance_nei",
     "bm25_nearest",
     "build_pairs",
     "describe",

@@ -46,16 +46,17 @@ class StanceTrainConfig:
 
     base: str = "minilm"
     layers: int = 4
-    train_layers: int = 1
-    lora_rank: int = 32
-    lora_alpha: float = 64.0
+    train_layers: int = 4
+    lora_rank: int = 16
+    lora_alpha: float = 32.0
     dropout: float = 0.1
-    max_length: int = 96
-    batch_size: int = 32
-    lr: float = 5e-4
+    lora_dropout: float = 0.0
+    max_length: int = 64
+    batch_size: int = 16
+    lr: float = 1e-3
     weight_decay: float = 0.01
     warmup: float = 0.06
-    epochs: int = 2
+    epochs: int = 1
     seed: int = 0
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
 
@@ -108,6 +109,7 @@ def _net_config(config: StanceTrainConfig) -> Any:
         lora_rank=config.lora_rank,
         lora_alpha=config.lora_alpha,
         dropout=config.dropout,
+        lora_dropout=config.lora_dropout,
     )
 
 
@@ -214,6 +216,41 @@ def _lower_cache(
     return cache
 
 
+@dataclass(frozen=True)
+class TokenCache:
+    """Every training pair tokenised once (for training end to end, when no layer is frozen)."""
+
+    ids: list[list[int]]
+    types: list[list[int]]
+
+    @property
+    def lengths(self) -> list[int]:
+        return [len(x) for x in self.ids]
+
+    def batch(self, idx: Sequence[int]) -> tuple[Any, Any, Any]:
+        """Padded (b, t) ``input_ids``, ``mask`` and ``token_type_ids`` of pairs ``idx``."""
+        import torch
+
+        width = max(len(self.ids[i]) for i in idx)
+        ids = torch.zeros((len(idx), width), dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        types = torch.zeros_like(ids)
+        for row, i in enumerate(idx):
+            n = len(self.ids[i])
+            ids[row, :n] = torch.tensor(self.ids[i])
+            mask[row, :n] = 1
+            types[row, :n] = torch.tensor(self.types[i])
+        return ids, mask, types
+
+
+def _token_cache(tokenizer: Any, pairs: Sequence[StancePair]) -> TokenCache:
+    from factseek.stance.crossencoder import bound
+
+    questions, evidence = bound([(p.question, p.evidence) for p in pairs])
+    encodings = tokenizer.encode_batch(list(zip(questions, evidence, strict=True)))
+    return TokenCache(ids=[e.ids for e in encodings], types=[e.type_ids for e in encodings])
+
+
 # ----------------------------------------------------------------------------- checkpoints
 
 
@@ -312,7 +349,11 @@ def train_stance(
     fp = _fingerprint(config, train, dev)
     work = out / WORK_DIR
     with progress_bar(progress) as bar:
-        cache = _lower_cache(net, tokenizer, train, work, fp, bar, log)
+        cache: LowerCache | TokenCache
+        if net.frozen:  # run the frozen layers once, train the rest on their cached output
+            cache = _lower_cache(net, tokenizer, train, work, fp, bar, log)
+        else:  # every layer learns: the whole network runs at each step
+            cache = _token_cache(tokenizer, train)
         done = _load_checkpoint(work, net, optimizer, fp)
         if done:
             log(f"resuming after step {done} of {total}")
@@ -339,8 +380,12 @@ def train_stance(
                 if step <= done:
                     bar.update(task, advance=1)
                     continue
-                states, mask = cache.batch(idx)  # (b, t, hidden), (b, t)
-                _, loss = net.upper(states, mask, targets[idx])
+                if isinstance(cache, LowerCache):
+                    states, mask = cache.batch(idx)  # (b, t, hidden), (b, t)
+                    _, loss = net.upper(states, mask, targets[idx])
+                else:
+                    ids, mask, types = cache.batch(idx)  # (b, t) each
+                    _, loss = net(ids, mask, types, targets[idx])
                 running = smooth(running, train_step(loss, params, optimizer, scheduler), i)
                 bar.update(task, advance=1, loss=f"loss {running:.3f}")
                 if not progress and tick(i):
