@@ -14,7 +14,6 @@ torch and transformers are imported only when a model is loaded.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 from factseek.errors import ConfigError, MissingDependency, ModelError
 from factseek.judge.inputs import Example, Mode, check_mode, claim_segment, summaries_segment
 from factseek.labels import LABEL_SETS, LabelSet
+from factseek.modelfolder import read_model_config
 from factseek.types import Claim, Summary, Verdict
 
 FORMAT_VERSION = 1
@@ -127,22 +127,13 @@ def predict_proba(
 def read_config(path: str | Path) -> dict[str, Any]:
     """A judge folder's config.json, checked for kind and format version."""
     path = Path(path)
-    cfg_path = path / CONFIG_FILE
-    if not cfg_path.is_file():
-        raise ModelError(f"{path} is not a judge folder (no {CONFIG_FILE})")
-    try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{cfg_path}: unreadable ({e})") from None
-    if not isinstance(cfg, dict) or cfg.get("kind") != KIND:
-        raise ModelError(f"{cfg_path}: not a factseek classifier judge (kind {cfg.get('kind')!r})")
-    if cfg.get("format_version") != FORMAT_VERSION:
-        raise ModelError(
-            f"{cfg_path}: format_version {cfg.get('format_version')!r}, this factseek reads {FORMAT_VERSION}"
-        )
-    for key in ("labels", "label_set", "mode", "max_length"):
-        if key not in cfg:
-            raise ModelError(f"{cfg_path}: missing {key!r}")
+    cfg = read_model_config(
+        path,
+        kind=KIND,
+        version=FORMAT_VERSION,
+        what="judge",
+        required=("labels", "label_set", "mode", "max_length"),
+    )
     if not (path / MODEL_DIR / "config.json").is_file():
         raise ModelError(f"{path}: missing the {MODEL_DIR}/ checkpoint")
     return cfg

@@ -44,6 +44,7 @@ from factseek.errors import InputError, MissingDependency, ModelError
 from factseek.files import atomic_write
 from factseek.labels import LABEL_SETS, LabelSet
 from factseek.metrics.veracity import veracity_metrics
+from factseek.modelfolder import read_model_config
 from factseek.stance import StanceModel
 from factseek.text import tokenize
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
@@ -422,16 +423,7 @@ def judge_texts(
 
 def read_config(path: Path) -> dict[str, Any]:
     """A judge folder's config.json, checked (ModelError with one line otherwise)."""
-    try:
-        cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{path}: not an evidence judge folder ({e})") from None
-    if not isinstance(cfg, dict) or cfg.get("kind") != KIND:
-        raise ModelError(f"{path}: not a factseek evidence judge")
-    if cfg.get("format_version") != FORMAT_VERSION:
-        raise ModelError(
-            f"{path}: format_version {cfg.get('format_version')!r}, expected {FORMAT_VERSION}"
-        )
+    cfg = read_model_config(path, kind=KIND, version=FORMAT_VERSION, what="evidence judge")
     if cfg.get("label_set") not in LABEL_SETS or not (path / "weights.npy").is_file():
         raise ModelError(f"{path}: unknown label set or missing weights.npy")
     return cfg

@@ -32,6 +32,7 @@ import numpy as np
 
 from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
+from factseek.modelfolder import read_model_config
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
 
@@ -79,23 +80,14 @@ def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
 
 def read_config(path: str | Path) -> dict[str, Any]:
     """A stance folder's config.json, checked for kind, version and required keys."""
-    path = Path(path)
-    cfg_path = path / CONFIG_FILE
-    if not cfg_path.is_file():
-        raise ModelError(f"{path} is not a stance model folder (no {CONFIG_FILE})")
-    try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{cfg_path}: unreadable ({e})") from None
-    if not isinstance(cfg, dict) or cfg.get("kind") != KIND:
-        raise ModelError(f"{cfg_path}: not a factseek stance model (kind {cfg.get('kind')!r})")
-    if cfg.get("format_version") != FORMAT_VERSION:
-        raise ModelError(
-            f"{cfg_path}: format_version {cfg.get('format_version')!r}, this factseek reads {FORMAT_VERSION}"
-        )
-    for key in ("labels", "net", "max_length", "quantize"):
-        if key not in cfg:
-            raise ModelError(f"{cfg_path}: missing {key!r}")
+    cfg_path = Path(path) / CONFIG_FILE
+    cfg = read_model_config(
+        path,
+        kind=KIND,
+        version=FORMAT_VERSION,
+        what="stance model",
+        required=("labels", "net", "max_length", "quantize"),
+    )
     if list(cfg["labels"]) != list(STANCE_LABELS):
         raise ModelError(f"{cfg_path}: labels {cfg['labels']} are not {list(STANCE_LABELS)}")
     if cfg["quantize"] not in QUANTIZE:

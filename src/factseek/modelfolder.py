@@ -1,0 +1,44 @@
+"""Reading a trained model folder's ``config.json``: the checks every model kind shares.
+
+A model folder written by factseek (a classifier judge, an evidence judge, a stance model) holds a
+``config.json`` with ``kind`` and ``format_version``; ``read_model_config`` opens it and raises
+``ModelError`` with one line when the folder is not one, is of another kind or version, or lacks a
+key its kind needs. Kind-specific checks stay with each kind.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import ModelError
+
+CONFIG_FILE = "config.json"
+
+
+def read_model_config(
+    path: str | Path, *, kind: str, version: int, what: str, required: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``path/config.json`` as a dict, checked; ``what`` names the kind in messages
+    ("stance model", "classifier judge", ...)."""
+    path = Path(path)
+    cfg_path = path / CONFIG_FILE
+    if not cfg_path.is_file():
+        raise ModelError(f"{path} is not a {what} folder (no {CONFIG_FILE})")
+    try:
+        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ModelError(f"{cfg_path}: unreadable ({e})") from None
+    if not isinstance(cfg, dict) or cfg.get("kind") != kind:
+        found = cfg.get("kind") if isinstance(cfg, dict) else None
+        raise ModelError(f"{cfg_path}: not a factseek {what} (kind {found!r})")
+    if cfg.get("format_version") != version:
+        raise ModelError(
+            f"{cfg_path}: format_version {cfg.get('format_version')!r}, this factseek reads {version}"
+        )
+    for key in required:
+        if key not in cfg:
+            raise ModelError(f"{cfg_path}: missing {key!r}")
+    return cfg
