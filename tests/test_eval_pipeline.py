@@ -118,6 +118,9 @@ def test_metrics_are_the_hand_computed_ones(result) -> None:
     assert v["delta"] == pytest.approx(0.8) and v["ci_low"] <= 0.8 <= v["ci_high"]
     assert res.evidence_recall == {"claims": 8, "documents": 1.0, "cards": 1.0}
     assert any("floor" in n for n in res.notes)
+    assert by["claim-only"].predicted == {"not-enough-evidence": 10}
+    assert sum(by["retrieved"].predicted.values()) == 10
+    assert by["retrieved"].predicted["not-enough-evidence"] == 2  # claim 7 and claim 8
 
 
 def test_outputs_and_resume(result) -> None:
@@ -130,6 +133,7 @@ def test_outputs_and_resume(result) -> None:
     ]
     md = (out / "results.md").read_text()
     assert "| retrieved | 10 | 90.0 |" in md and "+80.0 [" in md
+    assert "- claim-only: not-enough-evidence 10" in md
     preds = (out / "predictions-retrieved.jsonl").read_text().splitlines()
     assert len(preds) == 10 and json.loads(preds[7])["label"] == "not-enough-evidence"
     # A rerun resumes: nothing is checked again, the journal keeps one line per claim.

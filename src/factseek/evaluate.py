@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -55,6 +56,7 @@ class SystemResult:
     name: str
     metrics: dict[str, Any]
     versus_claim_only: dict[str, dict[str, float]] = field(default_factory=dict)
+    predicted: dict[str, int] = field(default_factory=dict)  # label -> claims, most frequent first
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,7 +272,10 @@ def evaluate_pipeline(
                     "ci_high": round(t.ci_high, 4),
                     "p_value": round(t.p_value, 4),
                 }
-        results.append(SystemResult(name=name, metrics=m, versus_claim_only=versus))
+        counts = dict(Counter(pred).most_common())
+        results.append(
+            SystemResult(name=name, metrics=m, versus_claim_only=versus, predicted=counts)
+        )
         write_predictions(
             out / f"predictions-{name}.jsonl",
             [
@@ -355,6 +360,13 @@ def results_table(r: EvalResult) -> str:
                 else " |"
             )
         lines.append(row)
+    if r.systems:
+        lines.append("")
+        lines.append("Labels given:")
+        lines += [
+            f"- {s.name}: " + ", ".join(f"{k} {v}" for k, v in s.predicted.items())
+            for s in r.systems
+        ]
     if r.gap_closed:
         lines.append("")
         lines.append(
