@@ -202,6 +202,9 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
     cfg = json.loads((judge / "config.json").read_text())
     assert (cfg["reads"], cfg["stance"], cfg["bow"]) == ("passages", "none", 2048)
     assert cfg["selection"]["n_dev_claims"] == 2  # chosen on held-out training claims
+    sel = cfg["selection"]
+    best = max(g["value"] for g in sel["grid"])
+    assert sel["held_out_score"] == best and f"(held-out score {best:.4f})" in r.output
     r = CliRunner().invoke(
         app, ["eval", "pipeline", *run, "--out", str(tmp_path / "dev"), "--judge", str(judge)]
     )

@@ -402,5 +402,5 @@ def train_evidence(
     sel = judge.config["selection"]
     typer.echo(
         f"trained on {sel['n_examples']} inputs of {sel['n_claims']} claims {sel['kinds']}; "
-        f"selected {sel['selected']}; wrote {out}"
+        f"selected {sel['selected']} (held-out score {sel['held_out_score']:.4f}); wrote {out}"
     )

@@ -259,12 +259,13 @@ def fit(
                     }
             value = float(np.mean([(s["accuracy"] + s["macro_f1"]) / 2 for s in scores.values()]))
             grid.append({"l2": l2, "balance": balance, "dev": scores, "value": round(value, 4)})
-            log(f"l2 {l2:g} balance {balance:g}: {json.dumps(scores)}")
+            log(f"l2 {l2:g} balance {balance:g}: {json.dumps(scores)} score {value:.4f}")
     best = max(grid, key=lambda g: (g["value"], -g["l2"], -g["balance"]))
     mu, sd = standardise(feats)
     w, b = _fit((feats - mu) / sd, y, len(labels), l2=best["l2"], balance=best["balance"], cfg=cfg)
     report = {
         "selected": {"l2": best["l2"], "balance": best["balance"]},
+        "held_out_score": best["value"],
         "grid": grid,
         "n_examples": len(examples),
         "n_claims": len(groups),
