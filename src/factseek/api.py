@@ -160,7 +160,8 @@ def build_parts(opts: CheckOptions) -> Parts:
         summarizer = extractive
     names["decomposer"] = decomposer_name
     names["summarizer"] = summarizer_name
-    stance, evidence_judge, answerer = _evidence_parts(opts, llm, names)
+    notes: list[str] = []
+    stance, evidence_judge, answerer = _evidence_parts(opts, llm, names, notes)
 
     judge: Any = None
     _choice(opts.scale, SCALES, "verdict scale")
@@ -205,6 +206,7 @@ def build_parts(opts: CheckOptions) -> Parts:
         answerer=answerer,
         usage=(lambda: dict(usage() if callable(usage) else usage)) if usage is not None else None,
         names=names,
+        notes=tuple(notes),
     )
 
 
@@ -214,7 +216,9 @@ def is_evidence_judge(judge: Any) -> bool:
     return isinstance(judge, EvidenceJudge)
 
 
-def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tuple[Any, Any, Any]:
+def _evidence_parts(
+    opts: CheckOptions, llm: Any, names: dict[str, str], notes: list[str]
+) -> tuple[Any, Any, Any]:
     """The stance model, the default evidence judge (rules over stance) and the LLM answerer."""
     stance = None
     if str(opts.stance) != "none":
@@ -228,7 +232,8 @@ def _evidence_parts(opts: CheckOptions, llm: Any, names: dict[str, str]) -> tupl
             if str(opts.stance) != "default":
                 raise  # a model the user asked for by name: say what to install
             # the shipped default on a base install: run without cards, and say why
-            names["stance"] = f"none ({e})"
+            names["stance"] = "none"
+            notes.append(f"no evidence cards or verdict: {e}")
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):
         from factseek.judge.verdict import StanceRules

@@ -113,6 +113,7 @@ class Parts:
     answerer: Answerer | None = None  # answers the subquestions from the cards (an LLM)
     usage: Callable[[], dict[str, Any]] | None = None  # LLM token/cost accounting, if any
     names: dict[str, str] = field(default_factory=dict)  # what the report's config shows
+    notes: tuple[str, ...] = ()  # what building the parts left out, said in every report
 
 
 def validate_claim(claim: Claim, *, today: _dt.date | None = None) -> Claim:
@@ -297,8 +298,6 @@ def _evidence(
     """Evidence cards, and whether a stance model read them. Without a stance model there are
     no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
     if parts.stance is None:
-        if parts.names.get("stance", "").startswith("none ("):  # the default could not load
-            notes.append(f"no evidence cards or verdict: stance model {parts.names['stance']}")
         return [], False
     candidates = evidence_candidates(claim, questions, documents, cfg)
     if not candidates:
@@ -376,7 +375,7 @@ def run(
     """
     claim = validate_claim(claim)
     clock = _Clock(progress)
-    notes: list[str] = []
+    notes: list[str] = list(parts.notes)
     constraints = Constraints(before=claim.date, undated=config.undated).with_sites(
         *config.exclude_sites
     )
