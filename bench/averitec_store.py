@@ -19,29 +19,37 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from factseek.datasets.claims import averitec_answer_text
 
 
-def corpus(path: Path) -> tuple[list[dict[str, str]], dict[str, int]]:
+def corpus(path: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
     """Store records for every answer of every claim in an AVeriTeC JSON file, and counts."""
     data = json.loads(path.read_text(encoding="utf-8"))
     texts: dict[str, list[str]] = {}
-    counts = {"claims": len(data), "answers": 0, "no_url": 0}
+    counts: dict[str, Any] = {"claims": len(data), "answers": 0, "no_url": 0}
+    by_label: dict[str, dict[str, int]] = {}  # label -> answers, without a page, "No answer..."
     for claim in data:
+        seen = by_label.setdefault(str(claim.get("label")), {"answers": 0, "no_url": 0, "none": 0})
         for q in claim.get("questions") or []:
             for a in q.get("answers") or []:
                 counts["answers"] += 1
+                seen["answers"] += 1
                 url = " ".join(str(a.get("source_url") or "").split())
                 text = averitec_answer_text(a)
+                seen["none"] += text.startswith("No answer could be found")
                 if not url.startswith(("http://", "https://")) or not text:
                     counts["no_url"] += 1
+                    seen["no_url"] += 1
                     continue
                 page = texts.setdefault(url, [])
                 if text not in page:
                     page.append(text)
     records = [{"url": u, "title": "", "text": "\n".join(t)} for u, t in texts.items()]
     counts["documents"] = len(records)
+    counts["by_label"] = by_label  # answers per claim label: how many have no page (not in the
+    # store) and how many read "No answer could be found." (docs/verdicts.md, gold-pages)
     return records, counts
 
 

@@ -104,12 +104,18 @@ def result(tmp_path_factory: pytest.TempPathFactory):
 def test_metrics_are_the_hand_computed_ones(result) -> None:
     res, _, _, _ = result
     by = {s.name: s for s in res.systems}
-    assert list(by) == ["claim-only", "gold", "retrieved"] and res.n == 10 and res.failed == 0
+    assert list(by) == ["claim-only", "gold", "gold-pages", "retrieved"]
+    assert res.n == 10 and res.failed == 0
     # claim-only: the rules judge says not-enough-evidence for all: right only for claim 8.
     assert by["claim-only"].metrics["accuracy"] == pytest.approx(0.1)
     assert by["claim-only"].metrics["macro_f1"] == pytest.approx((2 / 11) / 4)
     # gold: every claim right (claim 7's answer has no page but is gold evidence).
     assert by["gold"].metrics["accuracy"] == 1.0 and by["gold"].metrics["macro_f1"] == 1.0
+    # gold-pages: claim 7's gold answer has no page, so it reads the claim alone (wrong); claim
+    # 8's "No answer could be found." has none either (right either way): as retrieved.
+    assert by["gold-pages"].metrics["accuracy"] == pytest.approx(0.9)
+    assert by["gold-pages"].metrics["macro_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3 + 1) / 4)
+    assert res.gap_closed_pages == {"accuracy": 1.0, "macro_f1": 1.0}
     # retrieved: all but claim 7 (refuted, its page is not in the store: not enough evidence).
     assert by["retrieved"].metrics["accuracy"] == pytest.approx(0.9)
     assert by["retrieved"].metrics["macro_f1"] == pytest.approx((1 + 6 / 7 + 2 / 3 + 1) / 4)
@@ -129,11 +135,13 @@ def test_outputs_and_resume(result) -> None:
     assert saved["n"] == 10 and [s["name"] for s in saved["systems"]] == [
         "claim-only",
         "gold",
+        "gold-pages",
         "retrieved",
     ]
     md = (out / "results.md").read_text()
     assert "| retrieved | 10 | 90.0 |" in md and "+80.0 [" in md
     assert "- claim-only: not-enough-evidence 10" in md
+    assert "claim-only → gold-pages gap closed by retrieved evidence: accuracy 100%" in md
     preds = (out / "predictions-retrieved.jsonl").read_text().splitlines()
     assert len(preds) == 10 and json.loads(preds[7])["label"] == "not-enough-evidence"
     # A rerun resumes: nothing is checked again, the journal keeps one line per claim.

@@ -10,12 +10,17 @@
    ``claim-only`` (the claim, no evidence), ``retrieved`` (the report's evidence cards and
    answers, or its summaries for a summaries judge) and, when the data set has gold evidence
    (AVeriTeC: the claim's question-answer answers), ``gold`` (each gold text as a card about
-   the claim, its stance read by the same stance model). When the judge is not the one the
-   pipeline ran with, the report's own verdict is scored too, as ``pipeline``.
+   the claim, its stance read by the same stance model), and ``gold-pages``: only the gold texts
+   that have a page (an http(s) source URL), i.e. what a perfect retrieval from a store of the
+   answer pages could return. They differ on AVeriTeC, whose annotators also wrote answers with no
+   source ("No answer could be found.", 21% of the Not Enough Evidence claims' answers on dev):
+   such a text is not evidence any search can find, yet it names the label; ``gold-pages`` is
+   shown only when some claim has one. When the judge is not the one the pipeline ran with, the
+   report's own verdict is scored too, as ``pipeline``.
 3. **Metrics** per system: accuracy and macro-F1, plus soft accuracy and MAE on ordinal label
    sets (``metrics.veracity``). Each system against claim-only: the difference and its 95%
    paired-bootstrap interval (``resamples`` resamples, seed 0), and for ``retrieved`` the share
-   of the claim-only-to-gold gap it closes.
+   of the claim-only-to-gold gap it closes (and of the claim-only-to-gold-pages gap).
 4. **Evidence recall** (when gold evidence pages are known): per claim, the share of its gold
    pages among the documents the pipeline kept, and among its evidence cards; averaged over the
    claims with at least one gold page.
@@ -48,7 +53,8 @@ from factseek.stance import StanceModel
 from factseek.types import Claim, Evidence, Report, Summary, Verdict, from_json
 
 DEFAULT_RESAMPLES = 2000
-SYSTEMS = ("claim-only", "gold", "retrieved", "pipeline")
+PAGE_SCHEMES = ("http://", "https://")  # a gold text with such a source URL is a page
+SYSTEMS = ("claim-only", "gold", "gold-pages", "retrieved", "pipeline")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +76,7 @@ class EvalResult:
     stance: str
     systems: tuple[SystemResult, ...]
     gap_closed: dict[str, float] = field(default_factory=dict)
+    gap_closed_pages: dict[str, float] = field(default_factory=dict)  # vs gold-pages
     evidence_recall: dict[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -230,8 +237,13 @@ def evaluate_pipeline(
     gold = gold_cards(done, parts.stance) if has_gold else {}
     pipeline_judge = parts.judge or parts.evidence_judge
     systems: dict[str, list[str]] = {"claim-only": [], "retrieved": []}
+    pages = {
+        cid: [c for c in cards if c.url.startswith(PAGE_SCHEMES)] for cid, cards in gold.items()
+    }
     if has_gold:
         systems["gold"] = []
+        if any(len(pages[cid]) != len(gold[cid]) for cid in gold):
+            systems["gold-pages"] = []
     if pipeline_judge is not None and pipeline_judge is not judge:
         systems["pipeline"] = []
     from rich.progress import Progress
@@ -245,6 +257,8 @@ def evaluate_pipeline(
             systems["retrieved"].append(_label(verdicts(r.claim, report, None), labels))
             if "gold" in systems:
                 systems["gold"].append(_label(verdicts(r.claim, None, gold[cid]), labels))
+            if "gold-pages" in systems:
+                systems["gold-pages"].append(_label(verdicts(r.claim, None, pages[cid]), labels))
             if "pipeline" in systems:
                 systems["pipeline"].append(_label(report.verdict, labels))
             bar.advance(task)
@@ -283,13 +297,8 @@ def evaluate_pipeline(
                 for r, p in zip(done, pred, strict=True)
             ],
         )
-    gap: dict[str, float] = {}
     by = {s.name: s.metrics for s in results}
-    if "gold" in by:
-        for metric in ("accuracy", "macro_f1"):
-            span = by["gold"][metric] - by["claim-only"][metric]
-            if span > 0:
-                gap[metric] = round((by["retrieved"][metric] - by["claim-only"][metric]) / span, 4)
+    gap, gap_pages = _gap(by, "gold"), _gap(by, "gold-pages")
     notes = []
     if _name(judge).startswith("stance-rules"):
         notes.append(
@@ -304,12 +313,24 @@ def evaluate_pipeline(
         stance=getattr(parts.stance, "name", "none") if parts.stance else "none",
         systems=tuple(results),
         gap_closed=gap,
+        gap_closed_pages=gap_pages,
         evidence_recall=_recall(done, reports),
         notes=tuple(notes),
     )
     atomic_write(out / "results.json", json.dumps(asdict(result), indent=2) + "\n")
     atomic_write(out / "results.md", results_table(result))
     return result
+
+
+def _gap(by: dict[str, dict[str, Any]], ceiling: str) -> dict[str, float]:
+    """Per metric, (retrieved - claim-only) / (ceiling - claim-only) where the span is positive."""
+    gap: dict[str, float] = {}
+    if ceiling in by:
+        for metric in ("accuracy", "macro_f1"):
+            span = by[ceiling][metric] - by["claim-only"][metric]
+            if span > 0:
+                gap[metric] = round((by["retrieved"][metric] - by["claim-only"][metric]) / span, 4)
+    return gap
 
 
 def _name(judge: Any) -> str:
@@ -372,6 +393,13 @@ def results_table(r: EvalResult) -> str:
         lines.append(
             "Share of the claim-only → gold gap closed by retrieved evidence: "
             + ", ".join(f"{k.replace('_', '-')} {100 * v:.0f}%" for k, v in r.gap_closed.items())
+        )
+    if r.gap_closed_pages:
+        lines.append(
+            "Share of the claim-only → gold-pages gap closed by retrieved evidence: "
+            + ", ".join(
+                f"{k.replace('_', '-')} {100 * v:.0f}%" for k, v in r.gap_closed_pages.items()
+            )
         )
     if r.evidence_recall:
         e = r.evidence_recall
