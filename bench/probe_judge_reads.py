@@ -32,14 +32,12 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
 VARIANTS = ("passages", "all-words", "docs10", "weighted", "docs10-weighted", "cards")
-WORD_RE = re.compile(r"[a-z0-9]+")
 
 
 def _args() -> argparse.Namespace:
@@ -75,6 +73,7 @@ def main() -> int:
     from factseek.judge.evidence_model import FitConfig, _fit
     from factseek.metrics.veracity import veracity_metrics
     from factseek.text import tokenize
+    from factseek.text import words as all_words
 
     df = data_format("averitec", data)
     rows = [r for r in with_ids(df.load(data)) if r.label is not None]
@@ -106,7 +105,7 @@ def main() -> int:
     def bag(ts: list[str], words: str) -> np.ndarray:
         out = np.zeros(args.bow, dtype=np.float32)
         for t in ts:
-            terms = tokenize(t) if words == "index" else WORD_RE.findall(t.lower())
+            terms = tokenize(t) if words == "index" else all_words(t)
             for x in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
                 out[hash_term(x) % args.bow] += 1.0
         return np.log1p(out)

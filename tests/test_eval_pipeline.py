@@ -208,7 +208,12 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
     assert r.exit_code == 0, r.output
     assert "trained on 30 inputs of 10 claims" in r.output
     cfg = json.loads((judge / "config.json").read_text())
-    assert (cfg["reads"], cfg["stance"], cfg["bow"]) == ("passages", "none", 2048)
+    assert (cfg["reads"], cfg["stance"], cfg["bow"], cfg["words"]) == (
+        "passages",
+        "none",
+        2048,
+        "all",
+    )
     assert cfg["selection"]["n_dev_claims"] == 2  # chosen on held-out training claims
     sel = cfg["selection"]
     best = max(g["value"] for g in sel["grid"])

@@ -126,3 +126,23 @@ def test_judge_texts_reads_passages_cards_or_both() -> None:
         ("passage 2", "card text"),
     ]
     assert judge_texts("passages", cards, []) == [("E1", "card text")]  # gold evidence: cards only
+
+
+def test_bags_of_all_words_keep_no_and_not_and_round_trip(tmp_path) -> None:
+    texts = ["No. The mayor did not sign it.", "The mayor did sign it."]
+    claim = Claim(text="The mayor signed it")
+    index = Featurizer(ENCODER, None, max_texts=2, bow=256)
+    every = Featurizer(ENCODER, None, max_texts=2, bow=256, words="all")
+    a, b = (index([(claim, [t])])[0, -256:] for t in texts)
+    assert np.allclose(a, b)  # "no" and "not" are stop words of the index
+    a, b = (every([(claim, [t])])[0, -256:] for t in texts)
+    assert not np.allclose(a, b)
+    with pytest.raises(InputError, match="unknown bag words"):
+        Featurizer(ENCODER, None, max_texts=2, bow=8, words="some")
+    cfg = FitConfig(l2=(1e-2,), balance=(0.0,), steps=200, bow=64, words="all")
+    out = tmp_path / "judge"
+    judge = train_evidence_judge(examples(20), AVERITEC, out, encoder=ENCODER, stance=None, cfg=cfg)
+    loaded = EvidenceModelJudge.load(out, encoder=ENCODER)
+    assert loaded.featurize.words == "all" and loaded.config["words"] == "all"
+    items = [(claim, [texts[0]]), (claim, [])]
+    assert np.allclose(loaded.probabilities(items), judge.probabilities(items))

@@ -336,6 +336,14 @@ def train_evidence(
             "held-out AVeriTeC train claims, docs/verdicts.md).",
         ),
     ] = 2048,
+    bow_words: Annotated[
+        str,
+        typer.Option(
+            "--bow-words",
+            help="The bags' words: all (keeps no / not / never; chose itself over index on "
+            "held-out AVeriTeC train claims, docs/verdicts.md) or index (no stop words).",
+        ),
+    ] = "all",
 ) -> None:
     """Train a judge on claim + evidence features: every claim alone, with its gold evidence and
     with the evidence the pipeline retrieved for it (what ``--reads`` names in the run folders'
@@ -345,6 +353,7 @@ def train_evidence(
     from factseek.errors import InputError
     from factseek.evaluate import load_reports
     from factseek.judge.evidence_model import (
+        BAG_WORDS,
         READS,
         Example,
         FitConfig,
@@ -354,6 +363,10 @@ def train_evidence(
 
     if reads not in READS:
         raise InputError(f"unknown --reads {reads!r}; choose one of: {', '.join(READS)}")
+    if bow_words not in BAG_WORDS:
+        raise InputError(
+            f"unknown --bow-words {bow_words!r}; choose one of: {', '.join(BAG_WORDS)}"
+        )
 
     rows, df = _load(data, fmt.value)
     found = {}
@@ -395,7 +408,7 @@ def train_evidence(
         encoder_name=encoder,
         stance_name=stance,
         reads=reads,
-        cfg=FitConfig(bow=bow),
+        cfg=FitConfig(bow=bow, words=bow_words),
         info={"data": data.name, "reports": len(found)},
         log=lambda m: typer.echo(m, err=True),
     )

@@ -9,9 +9,11 @@ Features of a claim and its evidence texts (at most ``max_texts``, in the order 
   largest and the mean probability of ``supports`` and of ``refutes``, the mean of ``nei``, and
   the share of texts labelled each way;
 - whether there is evidence at all, and ``log(1 + n)``;
-- with ``bow > 0``: hashed bags of words (``factseek.text.tokenize`` terms and their bigrams,
-  ``log(1 + count)``, ``bow`` buckets each) of the claim and of the evidence texts together, so
-  that cue words ("hoax", "satire", "no evidence") count as they are, not only as embeddings.
+- with ``bow > 0``: hashed bags of words (terms and their bigrams, ``log(1 + count)``, ``bow``
+  buckets each) of the claim and of the evidence texts together, so that cue words ("hoax",
+  "satire", "no evidence") count as they are, not only as embeddings. ``words="index"`` takes the
+  terms ``factseek.text.tokenize`` indexes (no stop words); ``words="all"`` keeps every word, so
+  "no", "not" and "never" count too (AVeriTeC answers begin "Yes." or "No.").
 
 The classifier is a multinomial logistic regression over the standardised features with an L2
 penalty, fitted with scikit-learn's L-BFGS (the ``train`` extra); predicting needs numpy only. ``fit`` holds out a fifth of the
@@ -47,10 +49,12 @@ from factseek.metrics.veracity import veracity_metrics
 from factseek.modelfolder import read_model_config
 from factseek.stance import StanceModel
 from factseek.text import tokenize
+from factseek.text import words as all_words
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
 FORMAT_VERSION = 1
 KIND = "factseek-evidence-judge"
+BAG_WORDS: tuple[str, ...] = ("index", "all")
 STANCE_FEATURES = (
     "max_supports",
     "mean_supports",
@@ -70,6 +74,7 @@ class FitConfig:
     dev_fraction: float = 0.2
     max_texts: int = 20
     bow: int = 0  # hashed bag-of-words buckets for the claim and for the evidence (0: none)
+    words: str = "index"  # the bags' words: "index" (no stop words) or "all"
     seed: int = 0
 
 
@@ -91,12 +96,20 @@ class Featurizer:
     """Claim + evidence texts -> feature rows (one encoder batch, one stance batch per call)."""
 
     def __init__(
-        self, encoder: Encoder, stance: StanceModel | None, max_texts: int, bow: int = 0
+        self,
+        encoder: Encoder,
+        stance: StanceModel | None,
+        max_texts: int,
+        bow: int = 0,
+        words: str = "index",
     ) -> None:
+        if words not in BAG_WORDS:
+            raise InputError(f"unknown bag words {words!r}; choose one of: {', '.join(BAG_WORDS)}")
         self.encoder = encoder
         self.stance = stance
         self.max_texts = max_texts
         self.bow = bow
+        self.words = words
 
     @property
     def dim(self) -> int:
@@ -106,7 +119,7 @@ class Featurizer:
         """``log(1 + count)`` of hashed terms and bigrams, ``self.bow`` buckets."""
         out = np.zeros(self.bow, dtype=np.float32)
         for text in texts:
-            terms = tokenize(text)
+            terms = tokenize(text) if self.words == "index" else all_words(text)
             for t in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
                 h = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=4).digest(), "little")
                 out[h % self.bow] += 1.0
@@ -357,6 +370,7 @@ class EvidenceModelJudge:
             "labels": list(self.labels.labels),
             "max_texts": self.featurize.max_texts,
             "bow": self.featurize.bow,
+            "words": self.featurize.words,
             "encoder": self.config.get("encoder", "minilm"),
             "stance": self.config.get("stance", "none"),
             "mean": self.mean.tolist(),
@@ -392,7 +406,13 @@ class EvidenceModelJudge:
             mean=np.asarray(cfg["mean"], dtype=np.float64),
             std=np.asarray(cfg["std"], dtype=np.float64),
             labels=labels,
-            featurize=Featurizer(encoder, stance, int(cfg["max_texts"]), int(cfg.get("bow", 0))),
+            featurize=Featurizer(
+                encoder,
+                stance,
+                int(cfg["max_texts"]),
+                int(cfg.get("bow", 0)),
+                str(cfg.get("words", "index")),
+            ),
             name=str(cfg.get("name") or path.name),
             config=cfg,
         )
@@ -445,7 +465,7 @@ def train_evidence_judge(
     log: Callable[[str], None] = lambda _: None,
 ) -> EvidenceModelJudge:
     """Fit and save a judge folder at ``out``."""
-    featurize = Featurizer(encoder, stance, cfg.max_texts, cfg.bow)
+    featurize = Featurizer(encoder, stance, cfg.max_texts, cfg.bow, cfg.words)
     w, b, mu, sd, report = fit(examples, featurize, labels, cfg, log=log)
     judge = EvidenceModelJudge(
         weights=w,
