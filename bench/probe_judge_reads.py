@@ -30,7 +30,6 @@ share of read texts that hold a gold answer). The numbers are in docs/verdicts.m
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
 import sys
 from pathlib import Path
@@ -70,10 +69,8 @@ def main() -> int:
     from factseek.datasets.claims import data_format, with_ids
     from factseek.encode import encoder_from_name
     from factseek.evaluate import load_reports
-    from factseek.judge.evidence_model import FitConfig, _fit
+    from factseek.judge.evidence_model import FitConfig, _fit, bag_of_words
     from factseek.metrics.veracity import veracity_metrics
-    from factseek.text import tokenize
-    from factseek.text import words as all_words
 
     df = data_format("averitec", data)
     rows = [r for r in with_ids(df.load(data)) if r.label is not None]
@@ -102,14 +99,6 @@ def main() -> int:
     enc = encoder_from_name("minilm")
     vecs = np.concatenate([enc.encode(keys[i : i + 256]) for i in range(0, len(keys), 256)])
 
-    def bag(ts: list[str], words: str) -> np.ndarray:
-        out = np.zeros(args.bow, dtype=np.float32)
-        for t in ts:
-            terms = tokenize(t) if words == "index" else all_words(t)
-            for x in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
-                out[hash_term(x) % args.bow] += 1.0
-        return np.log1p(out)
-
     def features(claim: str, ts: list[str], tau: float, words: str) -> np.ndarray:
         c = vecs[texts[claim]]
         ts = list(dict.fromkeys(t for t in ts if t.strip()))[:20]
@@ -123,7 +112,7 @@ def main() -> int:
             m, extra = np.zeros_like(c), [0.0] * 4
         parts = [c, m, c * m, np.array(extra, dtype=np.float32)]
         if args.bow:
-            parts += [bag([claim], words), bag(ts, words)]
+            parts += [bag_of_words([claim], args.bow, words), bag_of_words(ts, args.bow, words)]
         return np.concatenate(parts)
 
     rng = np.random.default_rng(1)
@@ -179,12 +168,6 @@ def main() -> int:
             flush=True,
         )
     return 0
-
-
-def hash_term(term: str) -> int:
-    import hashlib
-
-    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=4).digest(), "little")
 
 
 def _share(part: float, whole: float) -> str:

@@ -146,3 +146,7 @@ def test_bags_of_all_words_keep_no_and_not_and_round_trip(tmp_path) -> None:
     assert loaded.featurize.words == "all" and loaded.config["words"] == "all"
     items = [(claim, [texts[0]]), (claim, [])]
     assert np.allclose(loaded.probabilities(items), judge.probabilities(items))
+    cfg_file = out / "config.json"
+    cfg_file.write_text(cfg_file.read_text().replace('"words": "all"', '"words": "some"'))
+    with pytest.raises(ModelError, match="unknown bag words 'some'"):
+        EvidenceModelJudge.load(out, encoder=ENCODER)

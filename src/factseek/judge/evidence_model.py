@@ -30,6 +30,7 @@ trained on AVeriTeC (CC BY-NC 4.0) it must not be shipped.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -92,6 +93,23 @@ class Example:
     group: str  # the claim's id: held-out splits keep a claim's inputs together
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _term_hash(term: str) -> int:
+    """A stable 32-bit hash of a term (the same in every process, unlike ``hash``)."""
+    return int.from_bytes(hashlib.blake2b(term.encode(), digest_size=4).digest(), "little")
+
+
+def bag_of_words(texts: Sequence[str], buckets: int, words: str = "index") -> np.ndarray:
+    """``log(1 + count)`` of the texts' hashed terms and bigrams in ``buckets`` buckets; ``words``
+    is ``"index"`` (``factseek.text.tokenize``: no stop words) or ``"all"`` (every word)."""
+    out = np.zeros(buckets, dtype=np.float32)
+    for text in texts:
+        terms = tokenize(text) if words == "index" else all_words(text)
+        for t in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
+            out[_term_hash(t) % buckets] += 1.0
+    return np.log1p(out)
+
+
 class Featurizer:
     """Claim + evidence texts -> feature rows (one encoder batch, one stance batch per call)."""
 
@@ -116,14 +134,7 @@ class Featurizer:
         return 3 * self.encoder.dim + len(STANCE_FEATURES) + 4 + 2 * self.bow
 
     def _bag(self, texts: Sequence[str]) -> np.ndarray:
-        """``log(1 + count)`` of hashed terms and bigrams, ``self.bow`` buckets."""
-        out = np.zeros(self.bow, dtype=np.float32)
-        for text in texts:
-            terms = tokenize(text) if self.words == "index" else all_words(text)
-            for t in [*terms, *(f"{a} {b}" for a, b in itertools.pairwise(terms))]:
-                h = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=4).digest(), "little")
-                out[h % self.bow] += 1.0
-        return np.log1p(out)
+        return bag_of_words(texts, self.bow, self.words)
 
     def __call__(self, items: Sequence[tuple[Claim, Sequence[str]]]) -> np.ndarray:
         items = [
@@ -447,6 +458,8 @@ def read_config(path: Path) -> dict[str, Any]:
     cfg = read_model_config(path, kind=KIND, version=FORMAT_VERSION, what="evidence judge")
     if cfg.get("label_set") not in LABEL_SETS or not (path / "weights.npy").is_file():
         raise ModelError(f"{path}: unknown label set or missing weights.npy")
+    if cfg.get("words", "index") not in BAG_WORDS:
+        raise ModelError(f"{path}: unknown bag words {cfg.get('words')!r}")
     return cfg
 
 

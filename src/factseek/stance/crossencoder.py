@@ -62,20 +62,26 @@ def bound(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
 def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
     """``(input_ids, mask, token_type_ids)``, each a padded (len(pairs), tokens) long tensor of
     ``[CLS] question [SEP] evidence [SEP]`` (cut to the tokenizer's truncation length)."""
-    import torch
-
     questions, evidence = bound(pairs)
     encodings = tokenizer.encode_batch(list(zip(questions, evidence, strict=True)))
-    width = max((len(e.ids) for e in encodings), default=0)
-    ids = torch.zeros((len(encodings), width), dtype=torch.long)
-    mask = torch.zeros_like(ids)
-    types = torch.zeros_like(ids)
-    for i, e in enumerate(encodings):
-        n = len(e.ids)
-        ids[i, :n] = torch.tensor(e.ids)
+    return pad([e.ids for e in encodings], [e.type_ids for e in encodings])
+
+
+def pad(ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]]) -> tuple[Any, Any, Any]:
+    """Token ids and type ids of several pairs -> padded (n, longest) ``input_ids``, ``mask``
+    and ``token_type_ids`` long tensors."""
+    import torch
+
+    width = max((len(x) for x in ids), default=0)
+    out = torch.zeros((len(ids), width), dtype=torch.long)
+    mask = torch.zeros_like(out)
+    type_ids = torch.zeros_like(out)
+    for i, (row, kinds) in enumerate(zip(ids, types, strict=True)):
+        n = len(row)
+        out[i, :n] = torch.tensor(row)
         mask[i, :n] = 1
-        types[i, :n] = torch.tensor(e.type_ids)
-    return ids, mask, types
+        type_ids[i, :n] = torch.tensor(kinds)
+    return out, mask, type_ids
 
 
 def read_config(path: str | Path) -> dict[str, Any]:

@@ -229,18 +229,9 @@ class TokenCache:
 
     def batch(self, idx: Sequence[int]) -> tuple[Any, Any, Any]:
         """Padded (b, t) ``input_ids``, ``mask`` and ``token_type_ids`` of pairs ``idx``."""
-        import torch
+        from factseek.stance.crossencoder import pad
 
-        width = max(len(self.ids[i]) for i in idx)
-        ids = torch.zeros((len(idx), width), dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        types = torch.zeros_like(ids)
-        for row, i in enumerate(idx):
-            n = len(self.ids[i])
-            ids[row, :n] = torch.tensor(self.ids[i])
-            mask[row, :n] = 1
-            types[row, :n] = torch.tensor(self.types[i])
-        return ids, mask, types
+        return pad([self.ids[i] for i in idx], [self.types[i] for i in idx])
 
 
 def _token_cache(tokenizer: Any, pairs: Sequence[StancePair]) -> TokenCache:
