@@ -390,17 +390,12 @@ def results_table(r: EvalResult) -> str:
         ]
     if r.gap_closed:
         lines.append("")
-        lines.append(
-            "Share of the claim-only → gold gap closed by retrieved evidence: "
-            + ", ".join(f"{k.replace('_', '-')} {100 * v:.0f}%" for k, v in r.gap_closed.items())
-        )
-    if r.gap_closed_pages:
-        lines.append(
-            "Share of the claim-only → gold-pages gap closed by retrieved evidence: "
-            + ", ".join(
-                f"{k.replace('_', '-')} {100 * v:.0f}%" for k, v in r.gap_closed_pages.items()
+    for ceiling, gap in (("gold", r.gap_closed), ("gold-pages", r.gap_closed_pages)):
+        if gap:
+            lines.append(
+                f"Share of the claim-only → {ceiling} gap closed by retrieved evidence: "
+                + ", ".join(f"{k.replace('_', '-')} {100 * v:.0f}%" for k, v in gap.items())
             )
-        )
     if r.evidence_recall:
         e = r.evidence_recall
         lines.append(
