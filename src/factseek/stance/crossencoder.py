@@ -126,7 +126,7 @@ def save_model(net: Any, out: str | Path, config: dict[str, Any]) -> Path:
 def quantize_int8(net: Any) -> Any:
     """Dynamic int8 quantisation of every linear map, in place (``net`` itself is changed: no
     copy of the embeddings): weights int8 with one scale per output channel (per-tensor
-    scales cost ~3 points of accuracy, per-channel ~0.3, at the same speed), activations
+    scales cost accuracy, per-channel nothing measurable: docs/stance.md), activations
     quantised per batch."""
     import torch
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
