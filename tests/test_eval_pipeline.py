@@ -214,10 +214,11 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
         2048,
         "all",
     )
-    assert cfg["selection"]["n_dev_claims"] == 2  # chosen on held-out training claims
     sel = cfg["selection"]
+    assert sel["folds"] == 5  # chosen by cross-validation over the training claims
+    assert len(sel["grid"]) == 4 * 3  # l2 x balance
     best = max(g["value"] for g in sel["grid"])
-    assert sel["held_out_score"] == best and f"(held-out score {best:.4f})" in r.output
+    assert sel["cv_score"] == best and f"(cross-validated score {best:.4f})" in r.output
     r = CliRunner().invoke(
         app, ["eval", "pipeline", *run, "--out", str(tmp_path / "dev"), "--judge", str(judge)]
     )

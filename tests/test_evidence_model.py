@@ -98,6 +98,22 @@ def test_bad_labels_are_an_input_error(tmp_path) -> None:
         train_evidence_judge(bad, AVERITEC, tmp_path / "j", encoder=ENCODER, stance=None)
 
 
+def test_selection_cross_validates_over_whole_claims(tmp_path) -> None:
+    cfg = FitConfig(l2=(1e-2, 1e-1), balance=(0.0,), steps=200, folds=3)
+    logs: list[str] = []
+    judge = train_evidence_judge(
+        examples(), AVERITEC, tmp_path / "j", encoder=ENCODER, stance=None, cfg=cfg, log=logs.append
+    )
+    sel = judge.config["selection"]
+    assert sel["folds"] == 3 and [g["l2"] for g in sel["grid"]] == [1e-2, 1e-1]
+    assert sel["cv_score"] == max(g["value"] for g in sel["grid"])
+    assert sum(line.startswith("l2 ") for line in logs) == 2
+    assert any("at the edge of the grid" in line for line in logs)  # two values: both edges
+    one = [e for e in examples() if e.group == examples()[0].group]
+    with pytest.raises(InputError, match="at least 2 claims"):
+        train_evidence_judge(one, AVERITEC, tmp_path / "k", encoder=ENCODER, stance=None, cfg=cfg)
+
+
 def test_judge_texts_reads_passages_cards_or_both() -> None:
     from factseek.judge.evidence_model import judge_texts
     from factseek.types import Passage

@@ -347,7 +347,8 @@ def train_evidence(
 ) -> None:
     """Train a judge on claim + evidence features: every claim alone, with its gold evidence and
     with the evidence the pipeline retrieved for it (what ``--reads`` names in the run folders'
-    reports). The penalty and class weighting are chosen on a held-out fifth of the claims."""
+    reports). The penalty and class weighting are chosen by 5-fold cross-validation over
+    the claims."""
     from factseek.batch import claim_id
     from factseek.encode import encoder_from_name
     from factseek.errors import InputError
@@ -415,5 +416,5 @@ def train_evidence(
     sel = judge.config["selection"]
     typer.echo(
         f"trained on {sel['n_examples']} inputs of {sel['n_claims']} claims {sel['kinds']}; "
-        f"selected {sel['selected']} (held-out score {sel['held_out_score']:.4f}); wrote {out}"
+        f"selected {sel['selected']} (cross-validated score {sel['cv_score']:.4f}); wrote {out}"
     )
