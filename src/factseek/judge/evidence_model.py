@@ -285,7 +285,7 @@ def fit(
                 )
                 scores[kd] = {"accuracy": round(m.accuracy, 4), "macro_f1": round(m.macro_f1, 4)}
             value = float(np.mean([(s["accuracy"] + s["macro_f1"]) / 2 for s in scores.values()]))
-            grid.append({"l2": l2, "balance": balance, "dev": scores, "value": round(value, 4)})
+            grid.append({"l2": l2, "balance": balance, "cv": scores, "value": round(value, 4)})
             log(f"l2 {l2:g} balance {balance:g}: {json.dumps(scores)} score {value:.4f}")
     best = max(grid, key=lambda g: (g["value"], -g["l2"], -g["balance"]))
     if len(cfg.l2) > 1 and best["l2"] in (min(cfg.l2), max(cfg.l2)):
