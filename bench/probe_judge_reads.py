@@ -9,7 +9,8 @@
 Cross-validates (5 folds of whole claims, AVeriTeC **train** only: never dev) the evidence
 judge's features and classifier (``judge/evidence_model.py``: MiniLM embeddings of the claim and
 the evidence mean, their product, cosines, hashed bags of words; multinomial logistic
-regression, ``l2`` 0.1, ``balance`` 0.5 = what ``judge train-evidence`` selected) with the
+regression, ``l2`` 0.1, ``balance`` 0.5 = what ``judge train-evidence`` selected on one held-out
+fifth, before it cross-validated; ``evidence_model.cross_predict``) with the
 retrieved evidence read in other ways, each claim alone, with its gold answers and with the
 retrieved texts, as in training. Variants:
 
@@ -69,7 +70,7 @@ def main() -> int:
     from factseek.datasets.claims import data_format, with_ids
     from factseek.encode import encoder_from_name
     from factseek.evaluate import load_reports
-    from factseek.judge.evidence_model import FitConfig, _fit, bag_of_words
+    from factseek.judge.evidence_model import FitConfig, bag_of_words, cross_predict
     from factseek.metrics.veracity import veracity_metrics
 
     df = data_format("averitec", data)
@@ -139,15 +140,7 @@ def main() -> int:
                 kind.append(k)
                 f.append(fold[i])
         xa, ya, ka, fa = np.array(x), np.array(y), np.array(kind), np.array(f)
-        pred = np.zeros(len(ya), dtype=int)
-        for k in range(args.folds):
-            tr = fa != k
-            mu, sd = xa[tr].mean(0), xa[tr].std(0)
-            sd[sd < 1e-8] = 1.0
-            w, b = _fit(
-                (xa[tr] - mu) / sd, ya[tr], len(labels), l2=0.1, balance=0.5, cfg=FitConfig()
-            )
-            pred[~tr] = ((xa[~tr] - mu) / sd @ w + b).argmax(1)
+        pred = cross_predict(xa, ya, fa, len(labels), l2=0.1, balance=0.5, cfg=FitConfig())
         m = {}
         for k in ("claim-only", "gold", "retrieved"):
             s = veracity_metrics(

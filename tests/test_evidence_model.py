@@ -114,6 +114,21 @@ def test_selection_cross_validates_over_whole_claims(tmp_path) -> None:
         train_evidence_judge(one, AVERITEC, tmp_path / "k", encoder=ENCODER, stance=None, cfg=cfg)
 
 
+def test_cross_predict_never_sees_the_fold_it_predicts() -> None:
+    from factseek.judge.evidence_model import cross_predict
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 3))
+    y = (x[:, 0] > 0).astype(int)
+    fold = np.arange(60) % 3
+    pred = cross_predict(x, y, fold, 2, l2=1e-3, balance=0.0, cfg=FitConfig(steps=200))
+    assert (pred == y).mean() > 0.9  # the other folds teach the rule
+    flipped = np.where(fold == 0, 1 - y, y)  # fold 0's own labels are never used for fold 0
+    again = cross_predict(x, flipped, fold, 2, l2=1e-3, balance=0.0, cfg=FitConfig(steps=200))
+    assert (again[fold == 0] == pred[fold == 0]).all()
+    assert (again[fold != 0] != pred[fold != 0]).any()
+
+
 def test_judge_texts_reads_passages_cards_or_both() -> None:
     from factseek.judge.evidence_model import judge_texts
     from factseek.types import Passage

@@ -228,6 +228,33 @@ def _fit(
     return w, b
 
 
+def _standardise(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-feature mean and standard deviation (1 where a feature is constant)."""
+    sd = rows.std(axis=0)
+    return rows.mean(axis=0), np.where(sd > 1e-8, sd, 1.0)
+
+
+def cross_predict(
+    x: np.ndarray,
+    y: np.ndarray,
+    fold: np.ndarray,
+    k: int,
+    *,
+    l2: float,
+    balance: float,
+    cfg: FitConfig,
+) -> np.ndarray:
+    """Label indices of every row predicted by the model fitted (standardised, ``_fit``) on the
+    rows of the other folds; ``fold`` gives each row's fold."""
+    pred = np.zeros(len(y), dtype=int)
+    for f in np.unique(fold):
+        train = fold != f
+        mu, sd = _standardise(x[train])
+        w, b = _fit((x[train] - mu) / sd, y[train], k, l2=l2, balance=balance, cfg=cfg)
+        pred[~train] = ((x[~train] - mu) / sd @ w + b).argmax(axis=1)
+    return pred
+
+
 def fit(
     examples: Sequence[Example],
     featurize: Featurizer,
@@ -260,22 +287,10 @@ def fit(
     kind = np.array([e.kind for e in examples])
     kinds = sorted(set(kind.tolist()))
 
-    def standardise(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mu = rows.mean(axis=0)
-        sd = rows.std(axis=0)
-        return mu, np.where(sd > 1e-8, sd, 1.0)
-
     grid = []
     for l2 in cfg.l2:
         for balance in cfg.balance:
-            pred = np.zeros(len(y), dtype=int)  # every input predicted by the fold without it
-            for k in range(folds):
-                train = fold != k
-                mu, sd = standardise(feats[train])
-                w, b = _fit(
-                    (feats[train] - mu) / sd, y[train], len(labels), l2=l2, balance=balance, cfg=cfg
-                )
-                pred[~train] = ((feats[~train] - mu) / sd @ w + b).argmax(axis=1)
+            pred = cross_predict(feats, y, fold, len(labels), l2=l2, balance=balance, cfg=cfg)
             scores = {}
             for kd in kinds:
                 m = veracity_metrics(
@@ -290,7 +305,7 @@ def fit(
     best = max(grid, key=lambda g: (g["value"], -g["l2"], -g["balance"]))
     if len(cfg.l2) > 1 and best["l2"] in (min(cfg.l2), max(cfg.l2)):
         log(f"note: the chosen l2 {best['l2']:g} is at the edge of the grid {list(cfg.l2)}")
-    mu, sd = standardise(feats)
+    mu, sd = _standardise(feats)
     w, b = _fit((feats - mu) / sd, y, len(labels), l2=best["l2"], balance=best["balance"], cfg=cfg)
     report = {
         "selected": {"l2": best["l2"], "balance": best["balance"]},
