@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.datasets.claims import averitec_answer_text
+from factseek.evaluate import PAGE_SCHEMES
 
 
 def corpus(path: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
@@ -39,7 +40,7 @@ def corpus(path: Path) -> tuple[list[dict[str, str]], dict[str, Any]]:
                 url = " ".join(str(a.get("source_url") or "").split())
                 text = averitec_answer_text(a)
                 seen["none"] += text.startswith("No answer could be found")
-                if not url.startswith(("http://", "https://")) or not text:
+                if not url.startswith(PAGE_SCHEMES) or not text:  # as eval pipeline's gold-pages
                     counts["no_url"] += 1
                     seen["no_url"] += 1
                     continue
