@@ -341,7 +341,8 @@ def train_evidence(
         typer.Option(
             "--bow-words",
             help="The bags' words: all (keeps no / not / never; chose itself over index on "
-            "held-out AVeriTeC train claims, docs/verdicts.md) or index (no stop words).",
+            "AVeriTeC train claims, held out and cross-validated, docs/verdicts.md) or index "
+            "(no stop words).",
         ),
     ] = "all",
 ) -> None:
