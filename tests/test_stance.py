@@ -348,6 +348,83 @@ def test_a_killed_training_run_resumes_from_its_checkpoint(
     assert not (tmp_path / "m" / ".work").exists()
 
 
+def test_a_narrower_feed_forward_keeps_the_strongest_units(tiny_base):
+    from safetensors.torch import load_file
+
+    from factseek.errors import ConfigError
+    from factseek.stance.model import NetConfig, StanceNet
+
+    base = load_file(str(tiny_base / "model.safetensors"))
+    net = StanceNet.from_base(NetConfig(base=str(tiny_base), layers=2, train_layers=2, ffn=8))
+    for i, layer in enumerate(net.layers):
+        w_in = base[f"encoder.layer.{i}.intermediate.dense.weight"]  # (32, 16)
+        w_out = base[f"encoder.layer.{i}.output.dense.weight"]  # (16, 32)
+        score = w_in.norm(dim=1) * w_out.norm(dim=0)
+        top = [int(j) for j in sorted(torch.argsort(score, descending=True)[:8])]
+        assert layer.ffn_in.base.weight.shape == (8, 16)  # the adapter sits on the narrowed map
+        assert torch.equal(layer.ffn_in.base.weight, w_in[top])
+        assert torch.equal(layer.ffn_out.base.weight, w_out[:, top])
+        assert layer.ffn_out.lora_a.shape == (net.config.lora_rank, 8)
+    full = StanceNet.from_base(NetConfig(base=str(tiny_base), layers=2))
+    assert full.layers[0].ffn_in.weight.shape == (32, 16)  # ffn=0: the base's width
+    with pytest.raises(ConfigError, match="ffn=40"):
+        StanceNet.from_base(NetConfig(base=str(tiny_base), layers=2, ffn=40))
+    with pytest.raises(ConfigError):
+        NetConfig(ffn=-1)
+
+
+def test_distillation_mixes_the_teachers_softened_probabilities(tiny_base, tiny_model, tmp_path, monkeypatch):  # fmt: skip
+    import factseek.stance.train as st
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    teacher, _ = tiny_model
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+    gold = torch.tensor([0, 2])
+    cfg = st.StanceTrainConfig(teacher="x", distill=1.0, temperature=1.0)
+    same = torch.softmax(logits, -1)  # a student that already matches its teacher: KL 0
+    assert float(st.distill_loss(logits, gold, same, cfg)) == pytest.approx(0.0, abs=1e-6)
+    ce = float(torch.nn.functional.cross_entropy(logits, gold))
+    half = st.StanceTrainConfig(teacher="x", distill=0.5, temperature=2.0)
+    soft = torch.tensor([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]])
+    kl = float((soft * (soft.log() - torch.log_softmax(logits / 2, -1))).sum(-1).mean()) * 4
+    assert float(st.distill_loss(logits, gold, soft, half)) == pytest.approx(0.5 * ce + 0.5 * kl)
+    assert float(st.distill_loss(logits, gold, None, half)) == pytest.approx(ce)  # no teacher
+
+    seen = []
+    real = st.distill_loss
+    monkeypatch.setattr(st, "distill_loss", lambda lo, t, s, c: seen.append(s) or real(lo, t, s, c))
+    config = st.StanceTrainConfig(
+        base=str(tiny_base),
+        layers=2,
+        ffn=8,
+        train_layers=2,
+        lora_rank=4,
+        max_length=24,
+        batch_size=24,
+        epochs=1,
+        quantize="none",
+        teacher=str(teacher),
+        temperature=2.0,
+    )
+    logs: list[str] = []
+    result = st.train_stance(
+        _pairs(), _pairs()[:6], tmp_path / "student", config, progress=False, log=logs.append
+    )
+    assert any(line.startswith("teacher ") for line in logs)
+    probs = CrossEncoderStance.load(teacher).probabilities([(p.question, p.evidence) for p in _pairs()])  # fmt: skip
+    want = torch.softmax(torch.tensor(probs).log() / 2.0, -1).float()
+    assert len(seen) == 1  # one batch of all 24 pairs, in the batch's own order
+
+    def rows(t):
+        return sorted(tuple(round(float(x), 4) for x in row) for row in t)
+
+    assert rows(seen[0]) == rows(want)
+    cfg_out = json.loads((result.path / "config.json").read_text())
+    assert cfg_out["net"]["ffn"] == 8 and cfg_out["hyperparameters"]["teacher"] == teacher.name
+    student = load_stance(result.path)  # reloads as a narrower network, same probabilities
+    assert student.net.layers[0].ffn_in.out_features == 8
+
+
 def test_wrong_adapter_is_a_model_error(tiny_model, tmp_path):
     import shutil
 

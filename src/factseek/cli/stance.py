@@ -79,6 +79,14 @@ def train(
     layers: Annotated[
         int, typer.Option("--layers", min=1, help="First base layers kept.")
     ] = D.layers,
+    ffn: Annotated[
+        int,
+        typer.Option(
+            "--ffn",
+            min=0,
+            help="Feed-forward units kept per layer, those with the largest weights (0: all).",
+        ),
+    ] = D.ffn,
     train_layers: Annotated[
         int | None,
         typer.Option(
@@ -126,6 +134,21 @@ def train(
     threads: Annotated[
         int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
     ] = None,
+    teacher: Annotated[
+        str | None,
+        typer.Option(
+            "--teacher",
+            help="Distil from this stance model ('default' or a folder): its probabilities are "
+            "soft targets beside the gold labels.",
+        ),
+    ] = None,
+    distill: Annotated[
+        float,
+        typer.Option("--distill", min=0.0, max=1.0, help="With --teacher: weight of its targets."),
+    ] = D.distill,
+    temperature: Annotated[
+        float, typer.Option("--temperature", min=0.01, help="With --teacher: softening of both.")
+    ] = D.temperature,
     extra: Annotated[
         list[Path] | None,
         typer.Option(
@@ -153,6 +176,7 @@ def train(
     config = StanceTrainConfig(
         base=base,
         layers=layers,
+        ffn=ffn,
         train_layers=train_layers or layers,
         lora_rank=lora_rank,
         lora_alpha=lora_alpha,
@@ -162,6 +186,9 @@ def train(
         epochs=epochs,
         seed=seed,
         quantize=quantize,
+        teacher=teacher or "",
+        distill=distill,
+        temperature=temperature,
     )
     pairs = build_pairs(_data_root(data), names)
     for path in extra or ():

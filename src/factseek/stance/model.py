@@ -47,6 +47,7 @@ class NetConfig:
 
     base: str = "minilm"  # a name in BASES or a local BERT folder
     layers: int = 4  # first layers of the base that are kept
+    ffn: int = 0  # feed-forward units kept per layer (0: all of the base's; see prune_ffn)
     train_layers: int = 1  # of those, the top ones that learn (adapters + layer norms)
     lora_rank: int = 32
     lora_alpha: float = 64.0
@@ -57,6 +58,8 @@ class NetConfig:
     def __post_init__(self) -> None:
         if self.layers < 1 or self.lora_rank < 1 or self.n_labels < 2:
             raise ConfigError("layers and lora_rank must be >= 1 and n_labels >= 2")
+        if self.ffn < 0:
+            raise ConfigError("ffn must be >= 0 (0 keeps the base's feed-forward width)")
         if not 1 <= self.train_layers <= self.layers:
             raise ConfigError("train_layers must be between 1 and layers")
         if not (0 <= self.dropout < 1 and 0 <= self.lora_dropout < 1):
@@ -146,6 +149,27 @@ class Layer(nn.Module):
         return self.ffn_norm(x + self.ffn_out(F.gelu(self.ffn_in(x))))
 
 
+def prune_ffn(layer: Layer, keep: int) -> None:
+    """Keep the ``keep`` feed-forward units of ``layer`` with the largest weight product
+    ``|W_in[j, :]| * |W_out[:, j]|`` (in the base's order), in place.
+
+    The choice reads the base weights only, so loading a model repeats it exactly and a trained
+    model stores no indices; the training that follows (adapters on the narrowed maps, and a
+    teacher when given) makes up for what the dropped units did."""
+    w_in, w_out = layer.ffn_in.weight, layer.ffn_out.weight  # (ffn, hidden), (hidden, ffn)
+    if not 0 < keep < w_in.shape[0]:
+        raise ConfigError(f"ffn={keep}: must be between 1 and the base's {w_in.shape[0] - 1}")
+    score = w_in.norm(dim=1) * w_out.norm(dim=0)  # (ffn,)
+    kept = torch.sort(torch.argsort(score, descending=True, stable=True)[:keep]).values
+    ffn_in, ffn_out = nn.Linear(w_in.shape[1], keep), nn.Linear(keep, w_out.shape[0])
+    with torch.no_grad():
+        ffn_in.weight.copy_(w_in[kept])
+        ffn_in.bias.copy_(layer.ffn_in.bias[kept])
+        ffn_out.weight.copy_(w_out[:, kept])
+        ffn_out.bias.copy_(layer.ffn_out.bias)
+    layer.ffn_in, layer.ffn_out = ffn_in, ffn_out
+
+
 class StanceNet(nn.Module):
     """Cross-encoder over (question, evidence) -> logits over supports / refutes / nei."""
 
@@ -189,6 +213,9 @@ class StanceNet(nn.Module):
             raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
         net = cls(config, base_cfg)
         net.load_base(tensors)
+        if config.ffn and config.ffn != int(base_cfg["intermediate_size"]):
+            for layer in net.layers:
+                prune_ffn(layer, config.ffn)
         for p in net.parameters():
             p.requires_grad_(False)
         for layer in net.layers[net.frozen :]:

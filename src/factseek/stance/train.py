@@ -46,6 +46,7 @@ class StanceTrainConfig:
 
     base: str = "minilm"
     layers: int = 4
+    ffn: int = 0  # feed-forward units kept per layer (0: the base's width)
     train_layers: int = 4
     lora_rank: int = 16
     lora_alpha: float = 32.0
@@ -59,6 +60,9 @@ class StanceTrainConfig:
     epochs: int = 1
     seed: int = 0
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
+    teacher: str = ""  # a stance model ("default" or a folder) whose probabilities are soft targets
+    distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
+    temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
 
     def __post_init__(self) -> None:
         for name in ("layers", "train_layers", "lora_rank", "max_length", "batch_size", "epochs"):
@@ -72,6 +76,10 @@ class StanceTrainConfig:
             raise ConfigError("warmup must be a fraction in [0, 1)")
         if self.quantize not in QUANTIZE:
             raise ConfigError(f"quantize must be one of {', '.join(QUANTIZE)}")
+        if not 0 <= self.distill <= 1:
+            raise ConfigError("distill must be a weight in [0, 1]")
+        if self.temperature <= 0:
+            raise ConfigError("temperature must be above 0")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +113,7 @@ def _net_config(config: StanceTrainConfig) -> Any:
     return NetConfig(
         base=config.base,
         layers=config.layers,
+        ffn=config.ffn,
         train_layers=config.train_layers,
         lora_rank=config.lora_rank,
         lora_alpha=config.lora_alpha,
@@ -242,6 +251,56 @@ def _token_cache(tokenizer: Any, pairs: Sequence[StancePair]) -> TokenCache:
     return TokenCache(ids=[e.ids for e in encodings], types=[e.type_ids for e in encodings])
 
 
+# ----------------------------------------------------------------------------- the teacher
+
+
+def _soft_targets(
+    config: StanceTrainConfig,
+    pairs: Sequence[StancePair],
+    work: Path,
+    fp: str,
+    log: Callable[[str], None],
+) -> Any:
+    """The teacher's probabilities for every training pair, softened by ``temperature``
+    (``softmax(log p / T)``), as a float32 (n, 3) tensor; computed once and kept in ``work``."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from factseek.files import atomic_path
+    from factseek.stance import load_stance
+
+    path = work / f"teacher-{fp}.safetensors"
+    if path.is_file():
+        log("teacher probabilities read from the previous run")
+        return load_file(str(path))["soft"]
+    teacher = load_stance(config.teacher)
+    probabilities = getattr(teacher, "probabilities", None)
+    if probabilities is None:
+        raise ConfigError(f"teacher {config.teacher!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
+    log(f"teacher {config.teacher}: reading {len(pairs)} training pairs")
+    probs = torch.as_tensor(probabilities([(p.question, p.evidence) for p in pairs]))
+    soft = torch.softmax(probs.clamp(min=1e-8).log() / config.temperature, -1).float()
+    work.mkdir(parents=True, exist_ok=True)
+    for old in work.glob("teacher-*.safetensors"):
+        old.unlink()
+    with atomic_path(path, suffix=".safetensors") as tmp:
+        save_file({"soft": soft.contiguous()}, str(tmp))
+    return soft
+
+
+def distill_loss(logits: Any, targets: Any, soft: Any | None, config: StanceTrainConfig) -> Any:
+    """Cross-entropy on the gold labels, mixed with ``distill`` x the temperature-scaled KL
+    divergence from the teacher's softened probabilities ``soft`` (when there is a teacher)."""
+    from torch.nn import functional as F
+
+    ce = F.cross_entropy(logits, targets)
+    if soft is None:
+        return ce
+    t = config.temperature
+    kl = F.kl_div(F.log_softmax(logits / t, -1), soft, reduction="batchmean") * (t * t)
+    return (1 - config.distill) * ce + config.distill * kl
+
+
 # ----------------------------------------------------------------------------- checkpoints
 
 
@@ -345,6 +404,7 @@ def train_stance(
             cache = _lower_cache(net, tokenizer, train, work, fp, bar, log)
         else:  # every layer learns: the whole network runs at each step
             cache = _token_cache(tokenizer, train)
+        soft = _soft_targets(config, train, work, fp, log) if config.teacher else None
         done = _load_checkpoint(work, net, optimizer, fp)
         if done:
             log(f"resuming after step {done} of {total}")
@@ -373,10 +433,13 @@ def train_stance(
                     continue
                 if isinstance(cache, LowerCache):
                     states, mask = cache.batch(idx)  # (b, t, hidden), (b, t)
-                    _, loss = net.upper(states, mask, targets[idx])
+                    logits, _ = net.upper(states, mask)
                 else:
                     ids, mask, types = cache.batch(idx)  # (b, t) each
-                    _, loss = net(ids, mask, types, targets[idx])
+                    logits, _ = net(ids, mask, types)  # (b, 3)
+                loss = distill_loss(
+                    logits, targets[idx], None if soft is None else soft[idx], config
+                )
                 running = smooth(running, train_step(loss, params, optimizer, scheduler), i)
                 bar.update(task, advance=1, loss=f"loss {running:.3f}")
                 if not progress and tick(i):
@@ -398,7 +461,8 @@ def train_stance(
         "max_length": config.max_length,
         "quantize": config.quantize,
         "thresholds": thresholds,
-        "hyperparameters": asdict(config),
+        # a teacher folder by its name only: no machine paths in a model that may be shared
+        "hyperparameters": {**asdict(config), "teacher": Path(config.teacher).name},
         "train": {
             "n_train": len(train),
             "n_dev": len(dev),
