@@ -555,6 +555,25 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
     label, _, rest = r.output.strip().partition(" ")
     assert label in STANCE_LABELS and "supports" in rest and "nei" in rest
 
+    student = tmp_path / "student"  # distilled from the model above, half its feed-forward units
+    args = [
+        "stance",
+        "train",
+        "--out",
+        str(student),
+        "--sources",
+        "fever",
+        "--base",
+        str(tiny_base),
+    ]
+    args += ["--layers", "2", "--max-length", "24", "--quantize", "none", "--quiet", "--ffn", "16"]
+    r = runner.invoke(app, [*args, "--teacher", str(model), "--distill", "0.7"])
+    assert r.exit_code == 0, r.output
+    assert f"teacher {model}: reading 15 training pairs" in r.output
+    cfg = json.loads((student / "config.json").read_text())
+    assert cfg["net"]["ffn"] == 16 and cfg["hyperparameters"]["distill"] == 0.7
+    assert cfg["hyperparameters"]["teacher"] == "model"  # the folder's name, not its path
+
 
 def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch):
     from typer.testing import CliRunner

@@ -63,7 +63,8 @@ def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
     """``(input_ids, mask, token_type_ids)``, each a padded (len(pairs), tokens) long tensor of
     ``[CLS] question [SEP] evidence [SEP]`` (cut to the tokenizer's truncation length)."""
     questions, evidence = bound(pairs)
-    encodings = tokenizer.encode_batch(list(zip(questions, evidence, strict=True)))
+    batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # fast: no offsets
+    encodings = batch(list(zip(questions, evidence, strict=True)))
     return pad([e.ids for e in encodings], [e.type_ids for e in encodings])
 
 
@@ -73,15 +74,15 @@ def pad(ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]]) -> tuple[A
     import torch
 
     width = max((len(x) for x in ids), default=0)
-    out = torch.zeros((len(ids), width), dtype=torch.long)
-    mask = torch.zeros_like(out)
-    type_ids = torch.zeros_like(out)
+    out = np.zeros((len(ids), width), dtype=np.int64)
+    mask = np.zeros_like(out)
+    type_ids = np.zeros_like(out)
     for i, (row, kinds) in enumerate(zip(ids, types, strict=True)):
         n = len(row)
-        out[i, :n] = torch.tensor(row)
+        out[i, :n] = row
         mask[i, :n] = 1
-        type_ids[i, :n] = torch.tensor(kinds)
-    return out, mask, type_ids
+        type_ids[i, :n] = kinds
+    return torch.from_numpy(out), torch.from_numpy(mask), torch.from_numpy(type_ids)
 
 
 def read_config(path: str | Path) -> dict[str, Any]:

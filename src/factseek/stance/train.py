@@ -38,6 +38,7 @@ from factseek.types import STANCE_LABELS
 
 WORK_DIR = ".work"
 CHECKPOINT_STEPS = 100
+TEACHER_CHUNK = 512  # pairs the teacher reads between progress updates
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -259,6 +260,7 @@ def _soft_targets(
     pairs: Sequence[StancePair],
     work: Path,
     fp: str,
+    bar: Any,
     log: Callable[[str], None],
 ) -> Any:
     """The teacher's probabilities for every training pair, softened by ``temperature``
@@ -278,7 +280,17 @@ def _soft_targets(
     if probabilities is None:
         raise ConfigError(f"teacher {config.teacher!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
     log(f"teacher {config.teacher}: reading {len(pairs)} training pairs")
-    probs = torch.as_tensor(probabilities([(p.question, p.evidence) for p in pairs]))
+    task = bar.add_task("teacher, once", total=len(pairs), loss="")
+    chunks = range(0, len(pairs), TEACHER_CHUNK)
+    tick = every_tenth(len(chunks))
+    parts = []
+    for k, start in enumerate(chunks, start=1):
+        chunk = pairs[start : start + TEACHER_CHUNK]
+        parts.append(torch.as_tensor(probabilities([(p.question, p.evidence) for p in chunk])))
+        bar.update(task, advance=len(chunk))
+        if bar.disable and tick(k):
+            log(f"teacher: {start + len(chunk)}/{len(pairs)} pairs")
+    probs = torch.cat(parts)  # (n, 3)
     soft = torch.softmax(probs.clamp(min=1e-8).log() / config.temperature, -1).float()
     work.mkdir(parents=True, exist_ok=True)
     for old in work.glob("teacher-*.safetensors"):
@@ -404,7 +416,7 @@ def train_stance(
             cache = _lower_cache(net, tokenizer, train, work, fp, bar, log)
         else:  # every layer learns: the whole network runs at each step
             cache = _token_cache(tokenizer, train)
-        soft = _soft_targets(config, train, work, fp, log) if config.teacher else None
+        soft = _soft_targets(config, train, work, fp, bar, log) if config.teacher else None
         done = _load_checkpoint(work, net, optimizer, fp)
         if done:
             log(f"resuming after step {done} of {total}")
