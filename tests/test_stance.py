@@ -348,6 +348,43 @@ def test_a_killed_training_run_resumes_from_its_checkpoint(
     assert not (tmp_path / "m" / ".work").exists()
 
 
+def test_a_killed_distillation_reads_its_teacher_once(tiny_base, tiny_model, tmp_path, monkeypatch):  # fmt: skip
+    import factseek.stance.train as st
+
+    teacher, _ = tiny_model
+    config = st.StanceTrainConfig(
+        base=str(tiny_base),
+        layers=2,
+        train_layers=2,
+        lora_rank=4,
+        max_length=24,
+        batch_size=8,
+        epochs=1,
+        quantize="none",
+        teacher=str(teacher),
+    )
+    monkeypatch.setattr(st, "CHECKPOINT_STEPS", 1)
+    real_step, calls = st.train_step, []
+
+    def dying_step(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_step(*args)
+
+    monkeypatch.setattr(st, "train_step", dying_step)
+    with pytest.raises(KeyboardInterrupt):
+        st.train_stance(_pairs(), _pairs()[:6], tmp_path / "m", config, progress=False)
+    assert len(list((tmp_path / "m" / ".work").glob("teacher-*.safetensors"))) == 1
+    logs: list[str] = []
+    result = st.train_stance(
+        _pairs(), _pairs()[:6], tmp_path / "m", config, progress=False, log=logs.append
+    )
+    assert result.resumed_from == 1
+    assert "teacher probabilities read from the previous run" in logs
+    assert not any(line.endswith("training pairs") for line in logs)  # not read again
+
+
 def test_a_narrower_feed_forward_keeps_the_strongest_units(tiny_base):
     from safetensors.torch import load_file
 
