@@ -307,6 +307,23 @@ def test_empty_and_huge_inputs_are_bounded(tiny_model):
     assert model.classify([]) == []
 
 
+def _killed_run(st, config, out, monkeypatch, *, at_step: int) -> list[int]:
+    """Train until step ``at_step`` raises KeyboardInterrupt (as a kill would); the steps taken
+    so far, a list that keeps counting when the run is started again."""
+    real_step, calls = st.train_step, []
+
+    def dying_step(*args):
+        calls.append(1)
+        if len(calls) == at_step:
+            raise KeyboardInterrupt
+        return real_step(*args)
+
+    monkeypatch.setattr(st, "train_step", dying_step)
+    with pytest.raises(KeyboardInterrupt):
+        st.train_stance(_pairs(), _pairs()[:6], out, config, progress=False)
+    return calls
+
+
 @pytest.mark.parametrize("train_layers", [1, 2])  # on cached frozen states / end to end
 def test_a_killed_training_run_resumes_from_its_checkpoint(
     tiny_base, tmp_path, monkeypatch, train_layers
@@ -324,17 +341,7 @@ def test_a_killed_training_run_resumes_from_its_checkpoint(
         quantize="none",
     )
     monkeypatch.setattr(st, "CHECKPOINT_STEPS", 2)
-    real_step, calls = st.train_step, []
-
-    def dying_step(*args):
-        calls.append(1)
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        return real_step(*args)
-
-    monkeypatch.setattr(st, "train_step", dying_step)
-    with pytest.raises(KeyboardInterrupt):
-        st.train_stance(_pairs(), _pairs()[:6], tmp_path / "m", config, progress=False)
+    calls = _killed_run(st, config, tmp_path / "m", monkeypatch, at_step=4)
     assert (tmp_path / "m" / ".work" / "checkpoint.json").is_file()
     assert not (tmp_path / "m" / "config.json").exists()
     logs: list[str] = []
@@ -364,17 +371,7 @@ def test_a_killed_distillation_reads_its_teacher_once(tiny_base, tiny_model, tmp
         teacher=str(teacher),
     )
     monkeypatch.setattr(st, "CHECKPOINT_STEPS", 1)
-    real_step, calls = st.train_step, []
-
-    def dying_step(*args):
-        calls.append(1)
-        if len(calls) == 2:
-            raise KeyboardInterrupt
-        return real_step(*args)
-
-    monkeypatch.setattr(st, "train_step", dying_step)
-    with pytest.raises(KeyboardInterrupt):
-        st.train_stance(_pairs(), _pairs()[:6], tmp_path / "m", config, progress=False)
+    _killed_run(st, config, tmp_path / "m", monkeypatch, at_step=2)
     assert len(list((tmp_path / "m" / ".work").glob("teacher-*.safetensors"))) == 1
     logs: list[str] = []
     result = st.train_stance(
