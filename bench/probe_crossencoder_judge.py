@@ -88,7 +88,7 @@ def main() -> int:
     from torch.nn import functional as F
 
     from factseek.metrics.veracity import paired_test, veracity_metrics
-    from factseek.stance.crossencoder import bound, pad
+    from factseek.stance.crossencoder import pad, tokenize
     from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
     from factseek.training import adamw, length_batches, smooth, train_step
 
@@ -100,9 +100,7 @@ def main() -> int:
     tokenizer = load_tokenizer("minilm", args.max_length)
 
     def tokens(rows: list[dict[str, Any]]) -> tuple[list[list[int]], list[list[int]]]:
-        q, e = bound([(r["claim"], " | ".join(r["texts"])) for r in rows])
-        enc = tokenizer.encode_batch(list(zip(q, e, strict=True)))
-        return [x.ids for x in enc], [x.type_ids for x in enc]
+        return tokenize(tokenizer, [(r["claim"], " | ".join(r["texts"])) for r in rows])
 
     ids, types = tokens(train)
     y = torch.tensor([names.index(r["label"]) for r in train])

@@ -59,13 +59,19 @@ def bound(pairs: Sequence[Pair]) -> tuple[list[str], list[str]]:
     return questions, evidence
 
 
-def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
-    """``(input_ids, mask, token_type_ids)``, each a padded (len(pairs), tokens) long tensor of
-    ``[CLS] question [SEP] evidence [SEP]`` (cut to the tokenizer's truncation length)."""
+def tokenize(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[list[list[int]], list[list[int]]]:
+    """Token ids and type ids of ``[CLS] question [SEP] evidence [SEP]`` for each pair, the texts
+    bounded first (``bound``) and the pair cut to the tokenizer's truncation length."""
     questions, evidence = bound(pairs)
     batch = getattr(tokenizer, "encode_batch_fast", tokenizer.encode_batch)  # fast: no offsets
     encodings = batch(list(zip(questions, evidence, strict=True)))
-    return pad([e.ids for e in encodings], [e.type_ids for e in encodings])
+    return [e.ids for e in encodings], [e.type_ids for e in encodings]
+
+
+def encode(tokenizer: Any, pairs: Sequence[Pair]) -> tuple[Any, Any, Any]:
+    """``(input_ids, mask, token_type_ids)``, each a padded (len(pairs), tokens) long tensor
+    (``tokenize``, then ``pad``)."""
+    return pad(*tokenize(tokenizer, pairs))
 
 
 def pad(ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]]) -> tuple[Any, Any, Any]:

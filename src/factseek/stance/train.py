@@ -245,11 +245,10 @@ class TokenCache:
 
 
 def _token_cache(tokenizer: Any, pairs: Sequence[StancePair]) -> TokenCache:
-    from factseek.stance.crossencoder import bound
+    from factseek.stance.crossencoder import tokenize
 
-    questions, evidence = bound([(p.question, p.evidence) for p in pairs])
-    encodings = tokenizer.encode_batch(list(zip(questions, evidence, strict=True)))
-    return TokenCache(ids=[e.ids for e in encodings], types=[e.type_ids for e in encodings])
+    ids, types = tokenize(tokenizer, [(p.question, p.evidence) for p in pairs])
+    return TokenCache(ids=ids, types=types)
 
 
 # ----------------------------------------------------------------------------- the teacher
