@@ -307,6 +307,15 @@ def test_empty_and_huge_inputs_are_bounded(tiny_model):
     assert model.classify([]) == []
 
 
+def _tiny_config(tiny_base, **changes):
+    """The small training configuration of the resume and distillation tests, with ``changes``."""
+    from factseek.stance.train import StanceTrainConfig
+
+    base = dict(base=str(tiny_base), layers=2, train_layers=2, lora_rank=4, max_length=24)
+    base.update(batch_size=8, epochs=1, quantize="none")
+    return StanceTrainConfig(**{**base, **changes})
+
+
 def _killed_run(st, config, out, monkeypatch, *, at_step: int) -> list[int]:
     """Train until step ``at_step`` raises KeyboardInterrupt (as a kill would); the steps taken
     so far, a list that keeps counting when the run is started again."""
@@ -330,16 +339,7 @@ def test_a_killed_training_run_resumes_from_its_checkpoint(
 ):
     import factseek.stance.train as st
 
-    config = st.StanceTrainConfig(
-        base=str(tiny_base),
-        layers=2,
-        train_layers=train_layers,
-        lora_rank=4,
-        max_length=24,
-        batch_size=8,
-        epochs=2,
-        quantize="none",
-    )
+    config = _tiny_config(tiny_base, train_layers=train_layers, epochs=2)
     monkeypatch.setattr(st, "CHECKPOINT_STEPS", 2)
     calls = _killed_run(st, config, tmp_path / "m", monkeypatch, at_step=4)
     assert (tmp_path / "m" / ".work" / "checkpoint.json").is_file()
@@ -359,17 +359,7 @@ def test_a_killed_distillation_reads_its_teacher_once(tiny_base, tiny_model, tmp
     import factseek.stance.train as st
 
     teacher, _ = tiny_model
-    config = st.StanceTrainConfig(
-        base=str(tiny_base),
-        layers=2,
-        train_layers=2,
-        lora_rank=4,
-        max_length=24,
-        batch_size=8,
-        epochs=1,
-        quantize="none",
-        teacher=str(teacher),
-    )
+    config = _tiny_config(tiny_base, teacher=str(teacher))
     monkeypatch.setattr(st, "CHECKPOINT_STEPS", 1)
     _killed_run(st, config, tmp_path / "m", monkeypatch, at_step=2)
     assert len(list((tmp_path / "m" / ".work").glob("teacher-*.safetensors"))) == 1
@@ -427,19 +417,7 @@ def test_distillation_mixes_the_teachers_softened_probabilities(tiny_base, tiny_
     seen = []
     real = st.distill_loss
     monkeypatch.setattr(st, "distill_loss", lambda lo, t, s, c: seen.append(s) or real(lo, t, s, c))
-    config = st.StanceTrainConfig(
-        base=str(tiny_base),
-        layers=2,
-        ffn=8,
-        train_layers=2,
-        lora_rank=4,
-        max_length=24,
-        batch_size=24,
-        epochs=1,
-        quantize="none",
-        teacher=str(teacher),
-        temperature=2.0,
-    )
+    config = _tiny_config(tiny_base, ffn=8, batch_size=24, teacher=str(teacher), temperature=2.0)
     logs: list[str] = []
     result = st.train_stance(
         _pairs(), _pairs()[:6], tmp_path / "student", config, progress=False, log=logs.append
