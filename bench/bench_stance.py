@@ -46,6 +46,9 @@ def _args() -> argparse.Namespace:
         help="read pairs cut to this many tokens instead of the model's own max_length",
     )
     p.add_argument("--only", choices=("accuracy", "speed"), default=None)
+    p.add_argument(
+        "--batch-size", type=int, default=0, help="pairs per forward pass (0: the model's own)"
+    )
     p.add_argument("--out", type=Path, default=Path("/tmp/factseek-stance-bench"))
     return p.parse_args()
 
@@ -60,6 +63,8 @@ def _load(args: argparse.Namespace, quantize: str):
     if args.max_length:
         model.tokenizer = load_tokenizer(model.config["net"]["base"], args.max_length)
         model.max_length = args.max_length
+    if args.batch_size:
+        model.batch_size = args.batch_size
     return model
 
 
