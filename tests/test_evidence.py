@@ -12,8 +12,10 @@ from factseek.stance import FunctionStance
 from factseek.summarize.evidence import (
     EvidenceConfig,
     evidence_candidates,
+    match_terms,
     select_evidence,
 )
+from factseek.text import stem
 from factseek.types import Claim, Document, Question
 
 CLAIM = Claim(
@@ -152,8 +154,53 @@ def test_candidates_rank_by_relevance_then_document_order() -> None:
     assert cands[0].relevance == cands[1].relevance > 0
 
 
+def test_terms_are_stems_and_quantity_slots() -> None:
+    percent, million = "#" + stem("percent"), "#" + stem("million")
+    # Stems: plural and verb forms match.
+    assert {"bill", "ris"} <= match_terms("Bills are rising") & match_terms("the bill rises")
+    # A number followed by a word is a slot: a question keeps the slot, not the number.
+    q = match_terms("Have water bills risen 40 percent since 2019?", question=True)
+    assert percent in q and "40" not in q and "2019" in q  # a year is no quantity
+    unit = match_terms("The bill rose from $48.20 to $56.90, or 18% in all.")
+    assert percent in unit and "18" in unit  # "%" is "percent"; a unit keeps its numbers
+    assert million in match_terms("It cost $44.5 million.", question=True)
+    # A number glued to a word is a name, not a quantity; "40 of them" has no quantity word.
+    assert not any(
+        t.startswith("#") for t in match_terms("COVID-19 cases, 40 of them", question=True)
+    )
+    # The peers: stems without slots, and the words alone.
+    assert "40" in match_terms("risen 40 percent", "stems", question=True)
+    assert match_terms("Bills risen 40 percent", "words") == {"bills", "risen", "40", "percent"}
+
+
+def test_stems_and_quantity_slots_bring_the_actual_figure_that_words_miss() -> None:
+    question = Question(text="Have water bills risen 40 percent?")
+    texts = [
+        "My water bills have gone up 40 percent, I tell you.",  # repeats the claim
+        "Water bills are due on the first of the month, the water office says.",  # the setting
+        "The water office is open on weekdays.",
+        "The typical household bill rose from $48.20 to $56.90, about 18 percent.",  # the figure
+    ]
+    docs = [Document(url=f"https://d{i}.example/", text=t) for i, t in enumerate(texts)]
+
+    def ranked(terms: str) -> list[tuple[int, float]]:
+        cfg = EvidenceConfig(terms=terms)
+        cands = evidence_candidates(CLAIM, [question], docs, cfg)
+        return [(texts.index(c.text), c.relevance) for c in cands]
+
+    assert [i for i, _ in ranked("words")] == [0, 1]  # "bill" is not "bills": no figure
+    assert [i for i, _ in ranked("stems")] == [0, 3, 1]
+    # The slot matches "18 percent" to "40 percent": the figure gains what the number gave
+    # the restatement, and now clearly outranks the setting.
+    slots = dict(ranked("quantities"))
+    assert [i for i, _ in ranked("quantities")] == [0, 3, 1]
+    assert slots[3] > dict(ranked("stems"))[3] + 0.1 and slots[3] > slots[1] + 0.1
+
+
 def test_bad_config_is_one_clear_error() -> None:
     with pytest.raises(ConfigError, match="cards"):
         EvidenceConfig(cards=5, candidates=2)
     with pytest.raises(ConfigError, match="top_docs"):
         EvidenceConfig(top_docs=0)
+    with pytest.raises(ConfigError, match="terms"):
+        EvidenceConfig(terms="lemmas")

@@ -152,3 +152,17 @@ def words(text: str) -> list[str]:
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens without stop words: the terms every factseek BM25 indexes."""
     return [w for w in WORD_RE.findall(text.lower()) if w not in STOPWORDS]
+
+
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(token: str) -> str:
+    """A light stem for matching words across forms: one suffix (-ing, -ed, -es, -s) off when 3
+    letters stay, then the first 5 letters ("bills" and "billing" -> "bill", "rising" ->
+    "ris"). Permissive on purpose: used to match words, never shown."""
+    for suffix in _SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
+            token = token[: -len(suffix)]
+            break
+    return token[:5]

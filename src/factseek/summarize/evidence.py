@@ -10,10 +10,18 @@ pipeline calls it between the two):
    first ``cfg.max_chars`` characters. A document of at most ``cfg.short_doc`` words is one unit,
    whole (a short answer, a post, a snippet). Sentences under ``cfg.min_words`` words are not
    units; nor are exact repeats of an earlier unit's text.
-2. **Relevance** of a unit to a question is the share of the question's terms
-   (``factseek.text.tokenize``) that the unit contains, each term weighted 1 to 2 by its IDF over
-   all units of the call (1 + Lucene IDF / its value at df = 0): names and numbers count more
-   than words every unit has.
+2. **Relevance** of a unit to a question is the share of the question's terms that the unit
+   contains, each term weighted 1 to 2 by its IDF over all units of the call (1 + Lucene IDF /
+   its value at df = 0): names count more than words every unit has. Terms (``match_terms``,
+   ``cfg.terms="quantities"``) are ``factseek.text.tokenize``'s words, stemmed
+   (``factseek.text.stem``, the support check's light stem: "bills" matches "bill", "rising"
+   matches "rises"), and a number followed by a word is
+   a **quantity slot** ``#word``: in a question, "40 percent" is the term ``#percent``, which
+   any unit with a number of percent has ("18 percent" as well as "40 percent"). A number is a
+   value to compare, not a word to repeat, so the sentence that gives the actual figure ranks
+   with the ones that restate the claim's figure. A year ("since 2019") and a number glued to a
+   word ("COVID-19") are not quantities: they match only themselves. ``"stems"`` drops the
+   slots, ``"words"`` the stems too (the selection before either; benchmarks' peers).
 3. **Candidates.** Each question (the claim itself included) keeps its ``cfg.candidates``
    most relevant units with relevance of at least ``cfg.min_relevance``, ordered by
    ``(-relevance, document order, start)``. These are the pairs the stance model reads.
@@ -52,7 +60,7 @@ from dataclasses import dataclass, replace
 from factseek.constraints import url_host_path
 from factseek.errors import ConfigError
 from factseek.summarize.extractive import sentence_spans
-from factseek.text import tokenize
+from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
 __all__ = [
@@ -60,8 +68,12 @@ __all__ = [
     "Candidate",
     "EvidenceConfig",
     "evidence_candidates",
+    "match_terms",
     "select_evidence",
 ]
+
+
+TERMS = ("quantities", "stems", "words")  # what relevance matches (rule 2, ``match_terms``)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,6 +82,7 @@ class EvidenceConfig:
 
     top_docs: int | None = None  # documents searched for evidence (None: every kept document)
     candidates: int = 6  # units per question sent to the stance model
+    terms: str = "quantities"  # what relevance matches: "quantities", "stems" or "words"
     cards: int = 3  # cards shown per question
     min_relevance: float = 0.2
     min_words: int = 4
@@ -84,6 +97,8 @@ class EvidenceConfig:
             raise ConfigError(f"top_docs must be >= 1, got {self.top_docs}")
         if min(self.candidates, self.cards, self.min_words, self.max_chars) < 1:
             raise ConfigError("candidates, cards, min_words and max_chars must be >= 1")
+        if self.terms not in TERMS:
+            raise ConfigError(f"terms must be one of {', '.join(TERMS)}, got {self.terms!r}")
         if self.cards > self.candidates:
             raise ConfigError(f"cards ({self.cards}) cannot exceed candidates ({self.candidates})")
         for name in ("min_relevance", "stance_weight", "duplicate"):
@@ -122,6 +137,40 @@ class _Unit:
     terms: frozenset[str]
 
 
+# A number (not glued to a word, as in "COVID-19") and the word after it: "40 percent", "18%",
+# "$44.5 million", "5,000 gallons". A year ("in 2019 Nigeria") is a date, not a quantity.
+_QUANTITY = re.compile(r"(?<![\w.,-])[$€£]?(\d+(?:[.,]\d+)*)\s*(%|[^\W\d_]+)")
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
+
+
+def _quantities(text: str) -> list[tuple[list[str], str]]:
+    """(number tokens, slot term) of every quantity in ``text`` (lower-cased)."""
+    out = []
+    for m in _QUANTITY.finditer(text):
+        number, word = m.group(1), m.group(2)
+        if _YEAR.fullmatch(number) or word in STOPWORDS:
+            continue
+        out.append((WORD_RE.findall(number), "#" + stem("percent" if word == "%" else word)))
+    return out
+
+
+def match_terms(text: str, terms: str = "quantities", *, question: bool = False) -> frozenset[str]:
+    """The terms relevance matches on (rule 2). ``"words"``: ``tokenize``'s words; ``"stems"``:
+    their stems; ``"quantities"``: stems, plus a quantity slot ``#word`` for every number followed
+    by a word, a unit keeping its numbers too, a question's numbers replaced by their slots (a
+    bare number stays: there is nothing to compare it by)."""
+    low = text.lower()
+    if terms == "words":
+        return frozenset(tokenize(low))
+    out = {stem(w) for w in tokenize(low)}
+    if terms == "quantities":
+        quantities = _quantities(low)
+        out.update(slot for _, slot in quantities)
+        if question:
+            out.difference_update(t for numbers, _ in quantities for t in numbers)
+    return frozenset(out)
+
+
 def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
     out: list[_Unit] = []
     seen: set[str] = set()
@@ -141,7 +190,7 @@ def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(_Unit(d, s, e, text[s:e], frozenset(tokenize(text[s:e]))))
+            out.append(_Unit(d, s, e, text[s:e], match_terms(text[s:e], cfg.terms)))
     return out
 
 
@@ -166,7 +215,7 @@ def evidence_candidates(
     weights = _weights(units)
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
-        qterms = frozenset(tokenize(q.text))
+        qterms = match_terms(q.text, cfg.terms, question=True)
         if not qterms:
             continue
         total = sum(weights.get(t, 2.0) for t in qterms)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from factseek.encode import Encoder
-from factseek.text import tokenize
+from factseek.text import stem, tokenize
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,7 +52,6 @@ class SupportCheck:
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])([\"'”’)]*)\s+(?=[\"'“‘(]?[A-Z0-9])")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_SUFFIXES = ("ing", "ed", "es", "s")
 _VERDICT_WORDS = (
     r"(?:true|untrue|false|accurate|inaccurate|correct|incorrect|misleading|wrong|right|"
     r"verified|unverified|debunked|fake|valid|invalid|a lie|lies|baseless|unfounded|"
@@ -108,14 +107,6 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in joined if s.strip()]
 
 
-def _stem(token: str) -> str:
-    for suffix in _SUFFIXES:
-        if token.endswith(suffix) and len(token) - len(suffix) >= 3:
-            token = token[: -len(suffix)]
-            break
-    return token[:5]
-
-
 def _numbers(text: str) -> set[str]:
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
 
@@ -144,10 +135,10 @@ def states_verdict(sentence: str, source: str) -> bool:
 
 def lexical_support(sentence: str, source: str) -> float:
     """Share of the sentence's content words found (by stem) in ``source``; 1.0 if it has none."""
-    terms = [_stem(t) for t in tokenize(sentence)]
+    terms = [stem(t) for t in tokenize(sentence)]
     if not terms:
         return 1.0
-    vocab = {_stem(t) for t in tokenize(source)}
+    vocab = {stem(t) for t in tokenize(source)}
     return sum(t in vocab for t in terms) / len(terms)
 
 

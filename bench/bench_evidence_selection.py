@@ -1,0 +1,151 @@
+"""Which evidence selection decides real claims better? Candidates, cards and the rules verdict.
+
+    python bench/bench_evidence_selection.py --data "$FACTSEEK_DATA" --run runs/dev-rules \
+        [--variants words,stems,quantities] [--stance default] [--limit N]
+
+``--run`` is a run folder of ``factseek eval pipeline`` over ``averitec/dev.json`` (docs/verdicts.md,
+"Reproduce", step 1). Nothing is searched again: for every claim, the run's report gives the
+questions and the kept documents, and each variant of ``summarize.evidence`` picks candidates from
+them, the stance model reads them (all variants' pairs in one call, so a pair shared by two
+variants gets the same reading), cards are selected, and the rules judge (``judge.verdict``)
+gives the verdict. Variants are the choices of ``EvidenceConfig.terms`` (``match_terms``):
+
+- ``words``: relevance on the words alone (the selection before stems and slots; the peer);
+- ``stems``: on stemmed words;
+- ``quantities``: the default, stems plus quantity slots ("40 percent" matches "18 percent").
+
+Per variant: stance pairs per claim (the cost), the share of claims whose candidates / cards hold
+a gold answer's page (of the claims with a gold page among the kept documents), the refuting
+cards per claim, and the rules verdict's accuracy and macro-F1 against the AVeriTeC labels with
+a paired bootstrap 95% CI against ``words``. The numbers are in docs/verdicts.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+VARIANTS = ("words", "stems", "quantities")
+
+
+def _args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=os.environ.get("FACTSEEK_DATA"),
+        help="data root holding averitec/dev.json (default: $FACTSEEK_DATA)",
+    )
+    p.add_argument("--run", type=Path, required=True, help="eval pipeline run folder (dev)")
+    p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument("--stance", default="default", help="stance model: 'default' or a folder")
+    p.add_argument("--limit", type=int, default=0, help="first N claims only (0: all)")
+    p.add_argument("--resamples", type=int, default=2000)
+    return p.parse_args()
+
+
+def main() -> int:
+    args = _args()
+    variants = [v for v in args.variants.split(",") if v]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        print(f"unknown variants {unknown}; choose from {', '.join(VARIANTS)}", file=sys.stderr)
+        return 2
+    data = Path(args.data or ".") / "averitec" / "dev.json"
+    if not data.is_file() or not (args.run / "journal.jsonl").is_file():
+        print(f"skipped: needs {data} and a run folder at {args.run}")
+        return 0
+    from factseek.batch import claim_id
+    from factseek.datasets.claims import data_format, with_ids
+    from factseek.evaluate import PAGE_SCHEMES, load_reports
+    from factseek.judge.verdict import StanceRules
+    from factseek.metrics.veracity import paired_test, veracity_metrics
+    from factseek.stance import load_stance
+    from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
+
+    df = data_format("averitec", data)
+    rows = [r for r in with_ids(df.load(data)) if r.label is not None]
+    found = load_reports(args.run)
+    items = [(r, found[claim_id(r.claim)]) for r in rows if claim_id(r.claim) in found]
+    if args.limit:
+        items = items[: args.limit]
+    print(f"{len(items)} claims with a report in {args.run}", file=sys.stderr)
+
+    picked = {}
+    for v in variants:
+        picked[v] = []
+        for _, rep in items:
+            base = {k: w for k, w in dict(rep.config.get("evidence") or {}).items()}
+            known = set(EvidenceConfig.__dataclass_fields__)
+            cfg = replace(EvidenceConfig(**{k: w for k, w in base.items() if k in known}), terms=v)
+            cands = evidence_candidates(rep.claim, rep.questions, rep.documents, cfg)
+            picked[v].append((cfg, cands))
+    pairs = list(
+        dict.fromkeys((c.question, c.text) for v in variants for _, cs in picked[v] for c in cs)
+    )
+    print(f"{len(pairs)} distinct pairs for the stance model", file=sys.stderr)
+    model = load_stance(args.stance)
+    reading = dict(zip(pairs, model.classify(pairs), strict=True))
+    judge = StanceRules(model.name)
+
+    gold = [r.label for r, _ in items]
+    preds: dict[str, list[str]] = {}
+    print(
+        "| selection | pairs / claim | gold page among candidates | among cards "
+        "| refuting cards / claim | rules verdict acc / F1 | Δ acc vs words [95% CI] "
+        "| Δ F1 vs words [95% CI] | verdicts (S / R / N / C) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for v in variants:
+        n_pairs = n_ref = 0
+        has_gold = in_cands = in_cards = 0
+        preds[v] = []
+        for (r, rep), (cfg, cands) in zip(items, picked[v], strict=True):
+            stances = [reading[(c.question, c.text)] for c in cands]
+            cards = select_evidence(rep.claim, cands, stances, rep.documents, cfg)
+            verdict = judge.judge(rep.claim, rep.questions, cards)
+            preds[v].append(verdict.label if verdict.label in df.labels else "not-enough-evidence")
+            n_pairs += len(cands)
+            n_ref += sum(1 for e in cards if e.stance and e.stance.label == "refutes")
+            pages = {u for u in r.evidence_urls if u.startswith(PAGE_SCHEMES)}
+            if pages & {d.url for d in rep.documents}:
+                has_gold += 1
+                in_cands += bool(pages & {rep.documents[c.doc].url for c in cands})
+                in_cards += bool(pages & {e.url for e in cards})
+        m = veracity_metrics(gold, preds[v], df.labels)
+        delta = {"accuracy": "", "macro_f1": ""}
+        if v != variants[0]:
+            for metric in delta:
+                t = paired_test(
+                    gold,
+                    preds[v],
+                    preds[variants[0]],
+                    df.labels,
+                    metric=metric,  # type: ignore[arg-type]
+                    method="bootstrap",
+                    resamples=args.resamples,
+                )
+                delta[metric] = (
+                    f"{100 * t.delta:+.1f} [{100 * t.ci_low:+.1f}, {100 * t.ci_high:+.1f}]"
+                )
+        counts = Counter(preds[v])
+        short = "/".join(
+            str(counts[k])
+            for k in ("supported", "refuted", "not-enough-evidence", "conflicting-evidence")
+        )
+        print(
+            f"| {v} | {n_pairs / len(items):.1f} | {100 * in_cands / max(has_gold, 1):.1f}% "
+            f"| {100 * in_cards / max(has_gold, 1):.1f}% | {n_ref / len(items):.2f} "
+            f"| {100 * m.accuracy:.1f} / {100 * m.macro_f1:.1f} | {delta['accuracy']} "
+            f"| {delta['macro_f1']} | {short} |"
+        )
+    print(f"({has_gold} of {len(items)} claims have a gold page among their kept documents)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
