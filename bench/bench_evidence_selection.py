@@ -26,8 +26,10 @@ import argparse
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 VARIANTS = ("words", "stems", "quantities")
 
@@ -61,11 +63,8 @@ def main() -> int:
         return 0
     from factseek.batch import claim_id
     from factseek.datasets.claims import data_format, with_ids
-    from factseek.evaluate import PAGE_SCHEMES, load_reports
-    from factseek.judge.verdict import StanceRules
-    from factseek.metrics.veracity import paired_test, veracity_metrics
+    from factseek.evaluate import load_reports
     from factseek.stance import load_stance
-    from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
 
     df = data_format("averitec", data)
     rows = [r for r in with_ids(df.load(data)) if r.label is not None]
@@ -75,40 +74,78 @@ def main() -> int:
         items = items[: args.limit]
     print(f"{len(items)} claims with a report in {args.run}", file=sys.stderr)
 
-    picked = {}
-    for v in variants:
-        picked[v] = []
-        for _, rep in items:
-            base = {k: w for k, w in dict(rep.config.get("evidence") or {}).items()}
-            known = set(EvidenceConfig.__dataclass_fields__)
-            cfg = replace(EvidenceConfig(**{k: w for k, w in base.items() if k in known}), terms=v)
-            cands = evidence_candidates(rep.claim, rep.questions, rep.documents, cfg)
-            picked[v].append((cfg, cands))
-    pairs = list(
-        dict.fromkeys((c.question, c.text) for v in variants for _, cs in picked[v] for c in cs)
-    )
-    print(f"{len(pairs)} distinct pairs for the stance model", file=sys.stderr)
-    model = load_stance(args.stance)
-    reading = dict(zip(pairs, model.classify(pairs), strict=True))
-    judge = StanceRules(model.name)
-
-    gold = [r.label for r, _ in items]
-    preds: dict[str, list[str]] = {}
+    rows_out = measure(items, variants, load_stance(args.stance), resamples=args.resamples)
     print(
         "| selection | pairs / claim | gold page among candidates | among cards "
         "| refuting cards / claim | rules verdict acc / F1 | Δ acc vs words [95% CI] "
         "| Δ F1 vs words [95% CI] | verdicts (S / R / N / C) |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows_out:
+        delta = {
+            k: f"{100 * d[0]:+.1f} [{100 * d[1]:+.1f}, {100 * d[2]:+.1f}]" if d else ""
+            for k, d in row["delta"].items()
+        }
+        short = "/".join(str(row["verdicts"].get(k, 0)) for k in LABELS)
+        print(
+            f"| {row['variant']} | {row['pairs_per_claim']:.1f} "
+            f"| {100 * row['gold_in_candidates']:.1f}% | {100 * row['gold_in_cards']:.1f}% "
+            f"| {row['refuting_cards_per_claim']:.2f} "
+            f"| {100 * row['accuracy']:.1f} / {100 * row['macro_f1']:.1f} | {delta['accuracy']} "
+            f"| {delta['macro_f1']} | {short} |"
+        )
+    has_gold = rows_out[0]["claims_with_gold_page"] if rows_out else 0
+    print(f"({has_gold} of {len(items)} claims have a gold page among their kept documents)")
+    return 0
+
+
+LABELS = ("supported", "refuted", "not-enough-evidence", "conflicting-evidence")
+
+
+def measure(
+    items: Sequence[tuple[Any, Any]],
+    variants: Sequence[str],
+    model: Any,
+    *,
+    resamples: int = 2000,
+) -> list[dict[str, Any]]:
+    """One row per variant for ``(labelled claim, report)`` items; ``model`` is a stance model.
+
+    All variants' pairs are read in one call, so a pair two variants share gets one reading. The
+    first variant is the peer the others' verdict deltas are measured against."""
+    from factseek.evaluate import PAGE_SCHEMES
+    from factseek.judge.verdict import StanceRules
+    from factseek.labels import AVERITEC
+    from factseek.metrics.veracity import paired_test, veracity_metrics
+    from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
+
+    known = set(EvidenceConfig.__dataclass_fields__)
+    picked: dict[str, list[tuple[Any, list[Any]]]] = {}
     for v in variants:
-        n_pairs = n_ref = 0
-        has_gold = in_cands = in_cards = 0
+        picked[v] = []
+        for _, rep in items:
+            base = {k: w for k, w in dict(rep.config.get("evidence") or {}).items() if k in known}
+            cfg = replace(EvidenceConfig(**base), terms=v)
+            picked[v].append(
+                (cfg, evidence_candidates(rep.claim, rep.questions, rep.documents, cfg))
+            )
+    pairs = list(
+        dict.fromkeys((c.question, c.text) for v in variants for _, cs in picked[v] for c in cs)
+    )
+    print(f"{len(pairs)} distinct pairs for the stance model", file=sys.stderr)
+    reading = dict(zip(pairs, model.classify(pairs), strict=True))
+    judge = StanceRules(model.name)
+    gold = [r.label for r, _ in items]
+    preds: dict[str, list[str]] = {}
+    out = []
+    for v in variants:
+        n_pairs = n_ref = has_gold = in_cands = in_cards = 0
         preds[v] = []
         for (r, rep), (cfg, cands) in zip(items, picked[v], strict=True):
             stances = [reading[(c.question, c.text)] for c in cands]
             cards = select_evidence(rep.claim, cands, stances, rep.documents, cfg)
             verdict = judge.judge(rep.claim, rep.questions, cards)
-            preds[v].append(verdict.label if verdict.label in df.labels else "not-enough-evidence")
+            preds[v].append(verdict.label if verdict.label in AVERITEC else "not-enough-evidence")
             n_pairs += len(cands)
             n_ref += sum(1 for e in cards if e.stance and e.stance.label == "refutes")
             pages = {u for u in r.evidence_urls if u.startswith(PAGE_SCHEMES)}
@@ -116,35 +153,36 @@ def main() -> int:
                 has_gold += 1
                 in_cands += bool(pages & {rep.documents[c.doc].url for c in cands})
                 in_cards += bool(pages & {e.url for e in cards})
-        m = veracity_metrics(gold, preds[v], df.labels)
-        delta = {"accuracy": "", "macro_f1": ""}
+        m = veracity_metrics(gold, preds[v], AVERITEC)
+        delta: dict[str, tuple[float, float, float] | None] = {"accuracy": None, "macro_f1": None}
         if v != variants[0]:
             for metric in delta:
                 t = paired_test(
                     gold,
                     preds[v],
                     preds[variants[0]],
-                    df.labels,
+                    AVERITEC,
                     metric=metric,  # type: ignore[arg-type]
                     method="bootstrap",
-                    resamples=args.resamples,
+                    resamples=resamples,
                 )
-                delta[metric] = (
-                    f"{100 * t.delta:+.1f} [{100 * t.ci_low:+.1f}, {100 * t.ci_high:+.1f}]"
-                )
-        counts = Counter(preds[v])
-        short = "/".join(
-            str(counts[k])
-            for k in ("supported", "refuted", "not-enough-evidence", "conflicting-evidence")
+                delta[metric] = (t.delta, t.ci_low, t.ci_high)
+        out.append(
+            {
+                "variant": v,
+                "pairs_per_claim": n_pairs / max(len(items), 1),
+                "claims_with_gold_page": has_gold,
+                "gold_in_candidates": in_cands / max(has_gold, 1),
+                "gold_in_cards": in_cards / max(has_gold, 1),
+                "refuting_cards_per_claim": n_ref / max(len(items), 1),
+                "accuracy": m.accuracy,
+                "macro_f1": m.macro_f1,
+                "delta": delta,
+                "verdicts": dict(Counter(preds[v])),
+                "predictions": preds[v],
+            }
         )
-        print(
-            f"| {v} | {n_pairs / len(items):.1f} | {100 * in_cands / max(has_gold, 1):.1f}% "
-            f"| {100 * in_cards / max(has_gold, 1):.1f}% | {n_ref / len(items):.2f} "
-            f"| {100 * m.accuracy:.1f} / {100 * m.macro_f1:.1f} | {delta['accuracy']} "
-            f"| {delta['macro_f1']} | {short} |"
-        )
-    print(f"({has_gold} of {len(items)} claims have a gold page among their kept documents)")
-    return 0
+    return out
 
 
 if __name__ == "__main__":
