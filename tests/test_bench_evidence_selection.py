@@ -2,14 +2,13 @@
 (the bench itself reads an AVeriTeC dev run and the shipped stance model)."""
 
 import importlib.util
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from factseek.datasets.claims import LabeledClaim
-from factseek.stance import FunctionStance
 from factseek.types import Claim, Document, Question, Report
+from test_evidence import STANCE  # same percentage supports, a different one refutes
 
 SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "bench_evidence_selection.py"
 
@@ -25,17 +24,6 @@ def test_missing_data_is_skipped_and_an_unknown_variant_is_bad_usage(tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("skipped: needs"), r.stderr
     r = _run("--data", str(tmp_path), "--run", str(tmp_path), "--variants", "words,lemmas")
     assert r.returncode == 2 and "unknown variants ['lemmas']" in r.stderr
-
-
-def _percent_stance(question: str, evidence: str) -> dict[str, float]:
-    """The same percentage supports, a different one refutes, else nothing."""
-    q = set(re.findall(r"(\d+) percent", question))
-    e = set(re.findall(r"(\d+) percent", evidence))
-    if q and q & e:
-        return {"supports": 0.9, "refutes": 0.05, "nei": 0.05}
-    if q and e:
-        return {"supports": 0.05, "refutes": 0.85, "nei": 0.1}
-    return {"supports": 0.1, "refutes": 0.1, "nei": 0.8}
 
 
 def test_measure_counts_gold_pages_cards_and_verdicts_per_variant():
@@ -57,8 +45,7 @@ def test_measure_counts_gold_pages_cards_and_verdicts_per_variant():
         evidence=("About 18 percent.",),
         evidence_urls=("https://news.example/rates",),
     )
-    stance = FunctionStance(_percent_stance, name="percent")
-    rows = bench.measure([(gold, report)], ["words", "quantities"], stance, resamples=10)
+    rows = bench.measure([(gold, report)], ["words", "quantities"], STANCE, resamples=10)
     words, quantities = rows
     # Words alone miss the page with the figure; stems and the quantity slot find it, and its
     # refutation beside the letter's support makes the verdict "conflicting evidence".
