@@ -204,3 +204,5 @@ def test_bad_config_is_one_clear_error() -> None:
         EvidenceConfig(top_docs=0)
     with pytest.raises(ConfigError, match="terms"):
         EvidenceConfig(terms="lemmas")
+    with pytest.raises(ConfigError, match="terms"):
+        match_terms("Bills rose", "lemmas")

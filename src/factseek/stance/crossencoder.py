@@ -11,7 +11,7 @@ A stance folder holds::
 
 ``CrossEncoderStance.load(path)`` opens it offline: the base's first layers, the adapter folded
 in, and (``quantize: "int8"``) dynamic int8 quantisation of the linear maps. ``classify`` reads
-pairs in batches of similar length; each text is cut to ``MAX_QUESTION_CHARS`` /
+pairs in length order (in batches without int8, below); each text is cut to ``MAX_QUESTION_CHARS`` /
 ``MAX_EVIDENCE_CHARS`` characters and the pair to ``max_length`` tokens (the longer side is cut
 first), so empty and huge inputs are both fine. Labels come from ``stance.thresholds.decide``.
 

@@ -15,13 +15,13 @@ pipeline calls it between the two):
    its value at df = 0): names count more than words every unit has. Terms (``match_terms``,
    ``cfg.terms="quantities"``) are ``factseek.text.tokenize``'s words, stemmed
    (``factseek.text.stem``, the support check's light stem: "bills" matches "bill", "rising"
-   matches "rises"), and a number followed by a word is
-   a **quantity slot** ``#word``: in a question, "40 percent" is the term ``#percent``, which
-   any unit with a number of percent has ("18 percent" as well as "40 percent"). A number is a
-   value to compare, not a word to repeat, so the sentence that gives the actual figure ranks
-   with the ones that restate the claim's figure. A year ("since 2019") and a number glued to a
-   word ("COVID-19") are not quantities: they match only themselves. ``"stems"`` drops the
-   slots, ``"words"`` the stems too (the selection before either; benchmarks' peers).
+   matches "rises"), and a number followed by a word is a **quantity slot** (``#`` and the
+   word's stem): in a question, "40 percent" is the slot of percent, which any unit with a
+   number of percent has ("18 percent" as well as "40 percent"). A number is a value to compare,
+   not a word to repeat, so the sentence that gives the actual figure ranks with the ones that
+   restate the claim's figure. A year ("since 2019") and a number glued to a word ("COVID-19")
+   are not quantities: they match only themselves. ``"stems"`` drops the slots, ``"words"`` the
+   stems too (the selection before either; benchmarks' peers).
 3. **Candidates.** Each question (the claim itself included) keeps its ``cfg.candidates``
    most relevant units with relevance of at least ``cfg.min_relevance``, ordered by
    ``(-relevance, document order, start)``. These are the pairs the stance model reads.
@@ -159,6 +159,8 @@ def match_terms(text: str, terms: str = "quantities", *, question: bool = False)
     their stems; ``"quantities"``: stems, plus a quantity slot ``#word`` for every number followed
     by a word, a unit keeping its numbers too, a question's numbers replaced by their slots (a
     bare number stays: there is nothing to compare it by)."""
+    if terms not in TERMS:
+        raise ConfigError(f"terms must be one of {', '.join(TERMS)}, got {terms!r}")
     low = text.lower()
     if terms == "words":
         return frozenset(tokenize(low))
