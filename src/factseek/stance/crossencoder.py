@@ -234,14 +234,12 @@ class CrossEncoderStance:
         out = np.zeros((len(pairs), len(STANCE_LABELS)))
         if not pairs:
             return out
-        questions, evidence = bound(pairs)
-        order = sorted(range(len(pairs)), key=lambda i: (len(questions[i]) + len(evidence[i]), i))
+        token_ids, type_ids = tokenize(self.tokenizer, pairs)  # one call for all pairs
+        order = sorted(range(len(pairs)), key=lambda i: (len(token_ids[i]), i))
         with torch.inference_mode():
             for start in range(0, len(order), self.batch_size):
                 idx = order[start : start + self.batch_size]
-                ids, mask, types = encode(
-                    self.tokenizer, [(questions[i], evidence[i]) for i in idx]
-                )
+                ids, mask, types = pad([token_ids[i] for i in idx], [type_ids[i] for i in idx])
                 logits, _ = self.net(ids, mask, types)  # (batch, 3)
                 out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
         return out
