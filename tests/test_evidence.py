@@ -173,6 +173,15 @@ def test_terms_are_stems_and_quantity_slots() -> None:
     assert match_terms("Bills risen 40 percent", "words") == {"bills", "risen", "40", "percent"}
 
 
+def test_quantity_matching_is_linear_on_hostile_numbers() -> None:
+    import time
+
+    for text in ("1" * 50_000 + "!", "1." * 25_000 + "!", "$1," * 16_000 + "x"):
+        start = time.perf_counter()
+        match_terms(text, question=True)
+        assert time.perf_counter() - start < 1.0
+
+
 def test_stems_and_quantity_slots_bring_the_actual_figure_that_words_miss() -> None:
     question = Question(text="Have water bills risen 40 percent?")
     texts = [
