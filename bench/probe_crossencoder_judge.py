@@ -88,7 +88,7 @@ def main() -> int:
     from torch.nn import functional as F
 
     from factseek.metrics.veracity import paired_test, veracity_metrics
-    from factseek.stance.crossencoder import pad, tokenize
+    from factseek.stance.crossencoder import pad, read_probabilities, tokenize
     from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
     from factseek.training import adamw, length_batches, smooth, train_step
 
@@ -134,14 +134,7 @@ def main() -> int:
     seconds = time.perf_counter() - started
 
     net.eval()
-    dev_ids, dev_types = tokens(dev)
-    probs = np.zeros((len(dev), len(names)))
-    order = sorted(range(len(dev)), key=lambda i: len(dev_ids[i]))
-    with torch.inference_mode():
-        for s in range(0, len(order), 32):
-            idx = order[s : s + 32]
-            logits, _ = net(*pad([dev_ids[j] for j in idx], [dev_types[j] for j in idx]))
-            probs[idx] = torch.softmax(logits, -1).numpy()
+    probs = read_probabilities(net, *tokens(dev), 32)
     by_kind: dict[str, dict[str, str]] = {k: {} for k in KINDS}
     for r, p in zip(dev, probs, strict=True):
         by_kind[r["kind"]][r["group"]] = names[int(p.argmax())]

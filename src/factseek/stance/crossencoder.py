@@ -11,9 +11,9 @@ A stance folder holds::
 
 ``CrossEncoderStance.load(path)`` opens it offline: the base's first layers, the adapter folded
 in, and (``quantize: "int8"``) dynamic int8 quantisation of the linear maps. ``classify`` reads
-pairs in length order (in batches without int8, below); each text is cut to ``MAX_QUESTION_CHARS`` /
-``MAX_EVIDENCE_CHARS`` characters and the pair to ``max_length`` tokens (the longer side is cut
-first), so empty and huge inputs are both fine. Labels come from ``stance.thresholds.decide``.
+pairs in order of token count (``read_probabilities``; in batches without int8, below); each text
+is cut to ``MAX_QUESTION_CHARS`` / ``MAX_EVIDENCE_CHARS`` characters and the pair to
+``max_length`` tokens (the longer side is cut first), so empty and huge inputs are both fine. Labels come from ``stance.thresholds.decide``.
 
 With int8, each forward pass quantises its activations with that pass's own range, so pairs read
 together would change each other's probabilities (on AVeriTeC dev candidates, reading them in
@@ -94,6 +94,24 @@ def pad(ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]]) -> tuple[A
         mask[i, :n] = 1
         type_ids[i, :n] = kinds
     return torch.from_numpy(out), torch.from_numpy(mask), torch.from_numpy(type_ids)
+
+
+def read_probabilities(
+    net: Any, ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]], batch_size: int
+) -> np.ndarray:
+    """float64 (len(ids), net.config.n_labels) softmax of a ``StanceNet`` over tokenised pairs
+    (``tokenize``), in input order, read ``batch_size`` at a time in order of token count
+    (inference mode; the caller puts a training network in eval mode)."""
+    import torch
+
+    out = np.zeros((len(ids), net.config.n_labels))
+    order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            logits, _ = net(*pad([ids[i] for i in idx], [types[i] for i in idx]))
+            out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
+    return out
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -229,20 +247,9 @@ class CrossEncoderStance:
 
     def probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
         """float64 (len(pairs), 3) probabilities of (supports, refutes, nei), in input order."""
-        import torch
-
-        out = np.zeros((len(pairs), len(STANCE_LABELS)))
         if not pairs:
-            return out
-        token_ids, type_ids = tokenize(self.tokenizer, pairs)  # one call for all pairs
-        order = sorted(range(len(pairs)), key=lambda i: (len(token_ids[i]), i))
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start : start + self.batch_size]
-                ids, mask, types = pad([token_ids[i] for i in idx], [type_ids[i] for i in idx])
-                logits, _ = self.net(ids, mask, types)  # (batch, 3)
-                out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
-        return out
+            return np.zeros((0, len(STANCE_LABELS)))
+        return read_probabilities(self.net, *tokenize(self.tokenizer, pairs), self.batch_size)
 
     def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
         probs = self.probabilities(pairs)

@@ -127,23 +127,11 @@ def predict_probs(
     net: Any, tokenizer: Any, pairs: Sequence[StancePair], batch_size: int = 64
 ) -> Any:
     """(len(pairs), 3) probabilities from a training-time network (eval mode, no adapters merged)."""
-    import numpy as np
-    import torch
+    from factseek.stance.crossencoder import read_probabilities, tokenize
 
-    out = np.zeros((len(pairs), len(STANCE_LABELS)))
-    order = sorted(
-        range(len(pairs)), key=lambda i: (len(pairs[i].question) + len(pairs[i].evidence), i)
-    )
     net.eval()
-    with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            ids, mask, types = encode(
-                tokenizer, [(pairs[i].question, pairs[i].evidence) for i in idx]
-            )
-            logits, _ = net(ids, mask, types)  # (batch, 3)
-            out[idx] = torch.softmax(logits.float(), -1).double().numpy()
-    return out
+    ids, types = tokenize(tokenizer, [(p.question, p.evidence) for p in pairs])
+    return read_probabilities(net, ids, types, batch_size)
 
 
 # ----------------------------------------------------------------------------- the frozen part, once
