@@ -57,3 +57,14 @@ def test_measure_counts_gold_pages_cards_and_verdicts_per_variant():
     assert quantities["refuting_cards_per_claim"] == 1.0 and words["refuting_cards_per_claim"] == 0
     assert words["delta"]["accuracy"] is None and quantities["delta"]["accuracy"][0] == 1.0
     assert words["pairs_per_claim"] == 2 and quantities["pairs_per_claim"] == 3
+
+
+def test_the_int8_batching_probe_skips_without_a_run(tmp_path):
+    script = SCRIPT.with_name("probe_int8_batching.py")
+    r = subprocess.run(
+        [sys.executable, str(script), "--run", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0 and r.stdout.startswith("skipped: needs a run folder"), r.stderr

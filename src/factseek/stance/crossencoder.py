@@ -13,15 +13,17 @@ A stance folder holds::
 in, and (``quantize: "int8"``) dynamic int8 quantisation of the linear maps. ``classify`` reads
 pairs in order of token count (``read_probabilities``; in batches without int8, below); each text
 is cut to ``MAX_QUESTION_CHARS`` / ``MAX_EVIDENCE_CHARS`` characters and the pair to
-``max_length`` tokens (the longer side is cut first), so empty and huge inputs are both fine. Labels come from ``stance.thresholds.decide``.
+``max_length`` tokens (the longer side is cut first), so empty and huge inputs are both fine.
+Labels come from ``stance.thresholds.decide``.
 
 With int8, each forward pass quantises its activations with that pass's own range, so pairs read
-together would change each other's probabilities (on AVeriTeC dev candidates, reading them in
-other batches of 32 moved probabilities by 0.046 on average, up to 0.56, and changed 5% of the
-labels). An int8 model therefore reads **one pair per pass** (``INT8_BATCH_SIZE``): a pair's
-reading depends on that pair alone, at about 13% fewer pairs per second than batches of 16. With
-``"none"`` pairs are read ``BATCH_SIZE`` at a time and agree with one-by-one reading to float
-precision.
+together would change each other's probabilities (1,000 AVeriTeC dev candidate pairs read in
+batches of 32 with other batch mates: 0.041 on average, up to 0.39, 3.8% of labels changed;
+``bench/probe_int8_batching.py``). An int8 model therefore reads **one pair per pass**
+(``INT8_BATCH_SIZE``): a pair's reading depends on that pair alone, for 35% fewer pairs per
+second on those pairs than batches of 32 (still faster than fp32, the other reading that does
+not depend on its company). With ``"none"`` pairs are read ``BATCH_SIZE`` at a time and agree
+with one-by-one reading to float precision.
 """
 
 from __future__ import annotations
