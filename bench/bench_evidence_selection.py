@@ -118,14 +118,13 @@ def measure(
     from factseek.labels import AVERITEC
     from factseek.metrics.veracity import paired_test, veracity_metrics
     from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
+    from factseek.types import from_dict
 
-    known = set(EvidenceConfig.__dataclass_fields__)
     picked: dict[str, list[tuple[Any, list[Any]]]] = {}
     for v in variants:
         picked[v] = []
         for _, rep in items:
-            base = {k: w for k, w in dict(rep.config.get("evidence") or {}).items() if k in known}
-            cfg = replace(EvidenceConfig(**base), terms=v)
+            cfg = replace(from_dict(EvidenceConfig, rep.config.get("evidence") or {}), terms=v)
             picked[v].append(
                 (cfg, evidence_candidates(rep.claim, rep.questions, rep.documents, cfg))
             )

@@ -44,13 +44,13 @@ def main() -> int:
     from factseek.stance.crossencoder import CrossEncoderStance
     from factseek.stance.thresholds import decide_many
     from factseek.summarize.evidence import EvidenceConfig, evidence_candidates
+    from factseek.types import from_dict
 
     torch.set_num_threads(1)
-    known = set(EvidenceConfig.__dataclass_fields__)
     pairs: dict[tuple[str, str], None] = {}
     for rep in load_reports(args.run).values():
-        base = {k: v for k, v in dict(rep.config.get("evidence") or {}).items() if k in known}
-        for c in evidence_candidates(rep.claim, rep.questions, rep.documents, EvidenceConfig(**base)):  # fmt: skip
+        cfg = from_dict(EvidenceConfig, rep.config.get("evidence") or {})
+        for c in evidence_candidates(rep.claim, rep.questions, rep.documents, cfg):
             pairs.setdefault((c.question, c.text), None)
     chosen = list(pairs)[: args.pairs]
     print(f"{len(chosen)} distinct candidate pairs from {args.run}", file=sys.stderr)
