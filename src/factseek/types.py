@@ -218,7 +218,8 @@ class Evidence:
     note: str = ""
 
 
-AnswerLabel = Literal["yes", "no", "unknown"]
+AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]
+"""``unknown``: no usable evidence; ``conflicting``: evidence on both sides that does not settle it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -242,7 +243,9 @@ class Verdict:
 
     ``scale`` names the label set ("politifact" 6-way, "averitec" 4-way); ``confidence`` is the
     judge's probability for ``label`` (None when it has none); ``rationale`` is a short reason
-    that cites ``evidence_ids``.
+    that cites ``evidence_ids``. ``precision`` is how often the judge's ``label`` was right on
+    ``precision_basis`` (None when never measured); ``abstained`` marks a verdict the judge
+    declined to give (too little or too weak evidence).
     """
 
     judged: bool
@@ -254,6 +257,9 @@ class Verdict:
     confidence: float | None = None
     rationale: str = ""
     evidence_ids: tuple[str, ...] = ()
+    precision: float | None = None  # how often this label was right where it was measured
+    precision_basis: str = ""  # where: "AVeriTeC dev, 500 claims"
+    abstained: bool = False  # the judge declined to decide (``label`` says not enough evidence)
 
     @classmethod
     def not_judged(cls, why: str = "no judge configured") -> Verdict:
