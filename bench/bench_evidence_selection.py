@@ -8,11 +8,14 @@
 questions and the kept documents, and each variant of ``summarize.evidence`` picks candidates from
 them, the stance model reads them (all variants' pairs in one call, so a pair shared by two
 variants gets the same reading), cards are selected, and the rules judge (``judge.verdict``)
-gives the verdict. Variants are the choices of ``EvidenceConfig.terms`` (``match_terms``):
+gives the verdict. Variants are choices of ``EvidenceConfig`` (``VARIANTS``):
 
 - ``words``: relevance on the words alone (the selection before stems and slots; the peer);
 - ``stems``: on stemmed words;
-- ``quantities``: the default, stems plus quantity slots ("40 percent" matches "18 percent").
+- ``quantities``: stems plus quantity slots ("40 percent" matches "18 percent");
+- ``typed``: and up to 2 more units per question that state the figure, date or name it asks
+  for, sharing one of its rarer words;
+- ``quoted``: and up to 4 more that the report's summaries quote (the default).
 
 Per variant: stance pairs per claim (the cost), the share of claims whose candidates / cards hold
 a gold answer's page (of the claims with a gold page among the kept documents), the refuting
@@ -31,7 +34,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-VARIANTS = ("words", "stems", "quantities")
+#: Variant -> what it changes in the run's evidence settings.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "words": {"terms": "words", "typed": 0, "quoted": 0},
+    "stems": {"terms": "stems", "typed": 0, "quoted": 0},
+    "quantities": {"terms": "quantities", "typed": 0, "quoted": 0},
+    "typed": {"terms": "quantities", "quoted": 0, "typed": 2},
+    "quoted": {"terms": "quantities", "typed": 2, "quoted": 4},
+}
 
 
 def _args() -> argparse.Namespace:
@@ -43,7 +53,9 @@ def _args() -> argparse.Namespace:
         help="data root holding averitec/dev.json (default: $FACTSEEK_DATA)",
     )
     p.add_argument("--run", type=Path, required=True, help="eval pipeline run folder (dev)")
-    p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma-separated: " + ", ".join(VARIANTS)
+    )
     p.add_argument("--stance", default="default", help="stance model: 'default' or a folder")
     p.add_argument("--limit", type=int, default=0, help="first N claims only (0: all)")
     p.add_argument("--resamples", type=int, default=2000)
@@ -117,6 +129,7 @@ def measure(
     from factseek.judge.verdict import StanceRules
     from factseek.labels import AVERITEC
     from factseek.metrics.veracity import paired_test, veracity_metrics
+    from factseek.pipeline import quoted_spans
     from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
     from factseek.types import from_dict
 
@@ -124,9 +137,11 @@ def measure(
     for v in variants:
         picked[v] = []
         for _, rep in items:
-            cfg = replace(from_dict(EvidenceConfig, rep.config.get("evidence") or {}), terms=v)
+            base = from_dict(EvidenceConfig, rep.config.get("evidence") or {})
+            cfg = replace(base, **VARIANTS[v])
+            quoted = quoted_spans(rep.documents, rep.summaries)
             picked[v].append(
-                (cfg, evidence_candidates(rep.claim, rep.questions, rep.documents, cfg))
+                (cfg, evidence_candidates(rep.claim, rep.questions, rep.documents, cfg, quoted))
             )
     pairs = list(
         dict.fromkeys((c.question, c.text) for v in variants for _, cs in picked[v] for c in cs)

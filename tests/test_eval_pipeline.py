@@ -122,7 +122,17 @@ def test_metrics_are_the_hand_computed_ones(result) -> None:
     assert res.gap_closed["accuracy"] == pytest.approx(0.8 / 0.9, abs=1e-4)
     v = by["retrieved"].versus_claim_only["accuracy"]
     assert v["delta"] == pytest.approx(0.8) and v["ci_low"] <= 0.8 <= v["ci_high"]
-    assert res.evidence_recall == {"claims": 8, "documents": 1.0, "cards": 1.0}
+    assert res.evidence_recall == {
+        "claims": 8,
+        "documents": 1.0,
+        "cards": 1.0,
+        "claims_with_gold_document": 1.0,
+        "claims_with_gold_card": 1.0,
+    }
+    # what each label is worth: retrieved says not-enough-evidence for claims 7 (wrong) and 8
+    nee = by["retrieved"].precision["not-enough-evidence"]
+    assert nee == {"precision": 0.5, "n": 2, "share": 0.2}
+    assert all(p["precision"] == 1.0 for k, p in by["retrieved"].precision.items() if k != "not-enough-evidence")  # fmt: skip
     assert any("floor" in n for n in res.notes)
     assert by["claim-only"].predicted == {"not-enough-evidence": 10}
     assert sum(by["retrieved"].predicted.values()) == 10

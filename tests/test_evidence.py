@@ -134,8 +134,11 @@ def test_short_documents_are_one_unit_and_candidates_are_bounded() -> None:
         Document(url=f"https://n{i}.example/", text=f"The transit budget grew {i} percent.")
         for i in range(30)
     ]
-    cands = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(candidates=4))
+    cands = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(candidates=4, typed=0))
     assert max(sum(c.question_index == i for c in cands) for i in range(3)) == 4
+    # a question that asks for a figure reads up to `typed` more units that state one
+    cands = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(candidates=4, typed=2))
+    assert max(sum(c.question_index == i for c in cands) for i in range(3)) == 6
     top = evidence_candidates(CLAIM, QUESTIONS, many, EvidenceConfig(top_docs=2))
     assert {c.doc for c in top} <= {0, 1}
 
@@ -193,7 +196,7 @@ def test_stems_and_quantity_slots_bring_the_actual_figure_that_words_miss() -> N
     docs = [Document(url=f"https://d{i}.example/", text=t) for i, t in enumerate(texts)]
 
     def ranked(terms: str) -> list[tuple[int, float]]:
-        cfg = EvidenceConfig(terms=terms)
+        cfg = EvidenceConfig(terms=terms, typed=0)
         cands = evidence_candidates(CLAIM, [question], docs, cfg)
         return [(texts.index(c.text), c.relevance) for c in cands]
 

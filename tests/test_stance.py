@@ -251,7 +251,11 @@ def test_merged_adapter_equals_the_training_network(tiny_base, tiny_model):
     pairs = [(p.question, p.evidence) for p in _pairs()[:6]]
     with torch.no_grad():
         logits, _ = net(*encode(model.tokenizer, pairs))
-    assert np.allclose(torch.softmax(logits, -1).numpy(), model.probabilities(pairs), atol=1e-5)
+    raw = torch.softmax(logits, -1).numpy()
+    assert np.allclose(raw, model.raw_probabilities(pairs), atol=1e-5)
+    # what a caller gets is the same reading through the folder's calibration map
+    assert np.allclose(model.calibration.apply(raw), model.probabilities(pairs), atol=1e-5)
+    assert cfg["calibration"]["fitted_on"].startswith("validation side")
 
 
 def test_batches_equal_one_by_one(tiny_model):
@@ -535,7 +539,9 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
     )
     assert r.exit_code == 0, r.output
     assert "saved" in r.output and "validation, thresholds" in r.output
-    assert "extra 2)" in r.output.splitlines()[0]  # the train side counts the user's pairs
+    first = r.output.splitlines()[0]
+    assert "extra 2," in first  # the train side counts the user's pairs
+    assert "contrast:negation" in first  # and the generated contrast pairs (on by default)
     cfg = json.loads((model / "config.json").read_text())
     assert cfg["train"]["sources"] == ["fever"] and cfg["train"]["shareable"] is True
     assert cfg["train"]["extra"] == ["mine.jsonl"]
@@ -580,6 +586,7 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
         str(tiny_base),
     ]
     args += ["--layers", "2", "--max-length", "24", "--quantize", "none", "--quiet", "--ffn", "16"]
+    args += ["--no-contrast"]
     r = runner.invoke(app, [*args, "--teacher", str(model), "--distill", "0.7"])
     assert r.exit_code == 0, r.output
     assert f"teacher {model}: reading 15 training pairs" in r.output
@@ -612,7 +619,9 @@ def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch)
             "wiki",
         ],
     )
-    assert r.exit_code == 2 and "fever, fmt, climate, averitec" in r.output
+    from factseek.stance.data import SOURCES
+
+    assert r.exit_code == 2 and ", ".join(SOURCES) in r.output
 
 
 # ----------------------------------------------------------------------------- the shipped model

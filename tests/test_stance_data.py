@@ -10,7 +10,6 @@ from factseek.stance.data import (
     SOURCES,
     Source,
     StancePair,
-    averitec_pairs,
     balance_nei,
     bm25_nearest,
     build_pairs,
@@ -22,6 +21,7 @@ from factseek.stance.data import (
     with_form,
 )
 from factseek.stance.questions import invert
+from factseek.stance.realworld import averitec_pairs
 from factseek.text import tokenize
 
 
@@ -207,7 +207,7 @@ def test_climate_and_averitec_pairs(tmp_path):
     pairs = [p for ps in averitec_pairs(tmp_path / "averitec").values() for p in ps]
     assert (pairs[0].question, pairs[0].evidence, pairs[0].label, pairs[0].form) == (
         "Did the fleet double?",
-        "No. It grew 10%.",
+        "It grew 10%.",  # the annotator's explanation, without the "No" that gives it away
         "refutes",
         "question",
     )

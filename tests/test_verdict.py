@@ -11,6 +11,7 @@ import pytest
 
 from factseek.judge import EvidenceJudge
 from factseek.judge.llm_answers import LLMAnswerer, parse_answer
+from factseek.judge.rules import VerdictRules
 from factseek.judge.verdict import StanceRules, aggregate, answer_questions
 from factseek.llm.base import FunctionLLM, Unusable
 from factseek.pipeline import CheckConfig, Parts, run
@@ -45,9 +46,12 @@ def card(n: int, q: int, label: str, p: float = 0.9, *, independent: bool = True
     )
 
 
-def verdict_of(cards: list[Evidence]):
-    answers = answer_questions(Q, cards)
-    return answers, aggregate(CLAIM, answers, cards, judge="rules")
+RULES = VerdictRules()  # the built-in numbers, whatever the shipped file says
+
+
+def verdict_of(cards: list[Evidence], rules: VerdictRules = RULES):
+    answers = answer_questions(Q, cards, rules)
+    return answers, aggregate(CLAIM, answers, cards, judge="rules", rules=rules)
 
 
 def test_all_supported() -> None:
@@ -72,12 +76,13 @@ def test_none_found() -> None:
     answers, v = verdict_of([])
     assert [a.answer for a in answers] == ["unknown"] * 3
     assert all(a.rationale == "no evidence found" and not a.evidence_ids for a in answers)
-    assert (v.label, v.confidence, v.evidence_ids) == ("not-enough-evidence", 1.0, ())
+    assert (v.label, v.confidence, v.evidence_ids) == ("not-enough-evidence", None, ())
+    assert not v.abstained
 
 
 def test_conflict() -> None:
     answers, v = verdict_of([card(1, 1, "supports", 0.8), card(2, 1, "refutes", 0.7)])
-    assert answers[1].answer == "unknown" and answers[1].evidence_ids == ("E1", "E2")
+    assert answers[1].answer == "conflicting" and answers[1].evidence_ids == ("E1", "E2")
     assert answers[1].rationale.startswith("conflicting evidence")
     assert (v.label, v.confidence) == ("conflicting-evidence", 0.7)
 
@@ -93,13 +98,13 @@ def test_claimants_words_never_confirm_but_can_refute() -> None:
 def test_partial_support_is_not_enough() -> None:
     many = [*Q, Question(text="Was it built by the county?"), Question(text="Is it 2 km long?")]
     cards = [card(1, 1, "supports")]
-    answers = answer_questions(many, cards)
-    v = aggregate(CLAIM, answers, cards, judge="rules")
+    answers = answer_questions(many, cards, RULES)
+    v = aggregate(CLAIM, answers, cards, judge="rules", rules=RULES)
     assert v.label == "not-enough-evidence" and v.evidence_ids == ("E1",)
 
 
 def test_stance_rules_is_an_evidence_judge() -> None:
-    rules = StanceRules("hand")
+    rules = StanceRules("hand", RULES)
     assert isinstance(rules, EvidenceJudge) and rules.scale == "averitec"
     v = rules.judge(CLAIM, Q, [card(1, 2, "refutes")])
     assert v.label == "refuted" and v.judge == "stance-rules:hand"
@@ -111,8 +116,8 @@ def test_stance_rules_is_an_evidence_judge() -> None:
 def _report() -> Report:
     cards = [card(1, 1, "refutes", 0.93), card(2, 0, "supports", independent=False)]
     cards[0] = replace(cards[0], published=dt.date(2023, 1, 2), text="It cost <b>5</b> million.")
-    answers = answer_questions(Q, cards)
-    v = aggregate(CLAIM, answers, cards, judge="rules")
+    answers = answer_questions(Q, cards, RULES)
+    v = aggregate(CLAIM, answers, cards, judge="rules", rules=RULES)
     return Report(
         claim=CLAIM, questions=tuple(Q), evidence=tuple(cards), answers=tuple(answers), verdict=v
     )
@@ -176,14 +181,14 @@ def _parts(**kw) -> Parts:
         decomposer=Fixed(),
         summarizer=ExtractiveSummarizer(),
         stance=FunctionStance(toy_stance, name="toy"),
-        evidence_judge=StanceRules("toy"),
+        evidence_judge=StanceRules("toy", RULES),
         **kw,
     )
 
 
 def test_pipeline_answers_each_question_and_judges_from_evidence() -> None:
     report = run(CLAIM, _parts())
-    assert [a.answer for a in report.answers] == ["unknown", "no", "yes"]
+    assert [a.answer for a in report.answers] == ["conflicting", "no", "yes"]
     assert report.answers[0].rationale.startswith("conflicting evidence")  # both documents
     assert report.verdict.label == "refuted" and report.verdict.judge == "stance-rules:toy"
     cited = set(report.verdict.evidence_ids)

@@ -18,12 +18,16 @@
    shown only when some claim has one. When the judge is not the one the pipeline ran with, the
    report's own verdict is scored too, as ``pipeline``.
 3. **Metrics** per system: accuracy and macro-F1, plus soft accuracy and MAE on ordinal label
-   sets (``metrics.veracity``). Each system against claim-only: the difference and its 95%
+   sets (``metrics.veracity``); how often each label it gives is right and its share of the
+   claims, the calibration error of its confidences and its risk-coverage table
+   (``metrics.selective``; a verdict that abstains or says not-enough-evidence has no
+   confidence). Each system against claim-only: the difference and its 95%
    paired-bootstrap interval (``resamples`` resamples, seed 0), and for ``retrieved`` the share
    of the claim-only-to-gold gap it closes (and of the claim-only-to-gold-pages gap).
 4. **Evidence recall** (when gold evidence pages are known): per claim, the share of its gold
    pages among the documents the pipeline kept, and among its evidence cards; averaged over the
-   claims with at least one gold page.
+   claims with at least one gold page; and the share of those claims with at least one gold
+   page among the kept documents, and among the cards.
 5. **Output**: ``OUT/results.json``, ``OUT/results.md`` (the table) and
    ``OUT/predictions-<system>.jsonl`` (``judge.evaluate`` format).
 """
@@ -47,6 +51,7 @@ from factseek.judge import EvidenceJudge, Judge
 from factseek.judge.evaluate import Prediction, write_predictions
 from factseek.judge.verdict import answer_questions
 from factseek.labels import LabelSet
+from factseek.metrics.selective import label_precision, risk_coverage, selective_ece
 from factseek.metrics.veracity import METRICS, paired_test, veracity_metrics
 from factseek.pipeline import CheckConfig, Parts
 from factseek.stance import StanceModel
@@ -63,6 +68,11 @@ class SystemResult:
     metrics: dict[str, Any]
     versus_claim_only: dict[str, dict[str, float]] = field(default_factory=dict)
     predicted: dict[str, int] = field(default_factory=dict)  # label -> claims, most frequent first
+    precision: dict[str, dict[str, float]] = field(
+        default_factory=dict
+    )  # label -> precision, n, share
+    risk_coverage: dict[str, Any] = field(default_factory=dict)  # metrics.selective.risk_coverage
+    ece: float | None = None  # of the verdicts that carry a confidence
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,20 +175,28 @@ def load_reports(out: Path) -> dict[str, Report]:
 
 
 def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[str, float]:
-    docs, cards = [], []
+    docs, cards, any_doc, any_card = [], [], [], []
     for r in rows:
         gold = {u for u in r.evidence_urls if u}
         report = reports.get(claim_id(r.claim))
         if not gold or report is None:
             continue
-        docs.append(len(gold & {d.url for d in report.documents}) / len(gold))
-        cards.append(len(gold & {e.url for e in report.evidence}) / len(gold))
+        kept, carded = (
+            gold & {d.url for d in report.documents},
+            gold & {e.url for e in report.evidence},
+        )
+        docs.append(len(kept) / len(gold))
+        cards.append(len(carded) / len(gold))
+        any_doc.append(bool(kept))
+        any_card.append(bool(carded))
     if not docs:
         return {}
     return {
         "claims": len(docs),
         "documents": round(sum(docs) / len(docs), 4),
         "cards": round(sum(cards) / len(cards), 4),
+        "claims_with_gold_document": round(sum(any_doc) / len(docs), 4),
+        "claims_with_gold_card": round(sum(any_card) / len(docs), 4),
     }
 
 
@@ -237,6 +255,7 @@ def evaluate_pipeline(
     gold = gold_cards(done, parts.stance) if has_gold else {}
     pipeline_judge = parts.judge or parts.evidence_judge
     systems: dict[str, list[str]] = {"claim-only": [], "retrieved": []}
+    confidences: dict[str, list[float | None]] = {}
     pages = {
         cid: [c for c in cards if c.url.startswith(PAGE_SCHEMES)] for cid, cards in gold.items()
     }
@@ -253,14 +272,19 @@ def evaluate_pipeline(
         for r in done:
             cid = claim_id(r.claim)
             report = reports[cid]
-            systems["claim-only"].append(_label(verdicts(r.claim, None, []), labels))
-            systems["retrieved"].append(_label(verdicts(r.claim, report, None), labels))
+            given = {
+                "claim-only": verdicts(r.claim, None, []),
+                "retrieved": verdicts(r.claim, report, None),
+            }
             if "gold" in systems:
-                systems["gold"].append(_label(verdicts(r.claim, None, gold[cid]), labels))
+                given["gold"] = verdicts(r.claim, None, gold[cid])
             if "gold-pages" in systems:
-                systems["gold-pages"].append(_label(verdicts(r.claim, None, pages[cid]), labels))
+                given["gold-pages"] = verdicts(r.claim, None, pages[cid])
             if "pipeline" in systems:
-                systems["pipeline"].append(_label(report.verdict, labels))
+                given["pipeline"] = report.verdict
+            for name, v in given.items():
+                systems[name].append(_label(v, labels))
+                confidences.setdefault(name, []).append(_confidence(v, labels))
             bar.advance(task)
 
     gold_labels = [r.label for r in done]
@@ -287,8 +311,17 @@ def evaluate_pipeline(
                     "p_value": round(t.p_value, 4),
                 }
         counts = dict(Counter(pred).most_common())
+        conf = confidences[name]
         results.append(
-            SystemResult(name=name, metrics=m, versus_claim_only=versus, predicted=counts)
+            SystemResult(
+                name=name,
+                metrics=m,
+                versus_claim_only=versus,
+                predicted=counts,
+                precision=label_precision(gold_labels, pred),  # type: ignore[arg-type]
+                risk_coverage=risk_coverage(gold_labels, pred, conf),  # type: ignore[arg-type]
+                ece=selective_ece(gold_labels, pred, conf),  # type: ignore[arg-type]
+            )
         )
         write_predictions(
             out / f"predictions-{name}.jsonl",
@@ -347,6 +380,40 @@ def _label(v: Verdict, labels: LabelSet) -> str:
     raise InputError(f"the judge gave no {labels.name} label ({v.explanation or v.label})")
 
 
+def _confidence(v: Verdict, labels: LabelSet) -> float | None:
+    """A verdict's confidence where it commits to a label of the scale (None: abstained, not
+    judged, not enough evidence, or no confidence given)."""
+    if not v.judged or v.abstained or v.label not in labels or v.label == "not-enough-evidence":
+        return None
+    return v.confidence
+
+
+def _selective_lines(r: EvalResult) -> list[str]:
+    """Per system: each label's precision and share, the calibration error and risk-coverage."""
+    lines: list[str] = []
+    for s in r.systems:
+        if not s.precision:
+            continue
+        lines += ["", f"**{s.name}**: when it says a label, how often it is right"]
+        lines += ["", "| label | right | claims | share of claims |", "|---|---|---|---|"]
+        for label, p in s.precision.items():
+            lines.append(
+                f"| {label} | {_pct(p['precision'])}% | {int(p['n'])} | {_pct(p['share'])}% |"
+            )
+        if s.ece is not None:
+            lines += ["", f"Expected calibration error of its confidences: {s.ece:.3f}"]
+        rows = s.risk_coverage.get("rows") if s.risk_coverage else None
+        if rows:
+            lines += ["", "| coverage | claims | accuracy |", "|---|---|---|"]
+            lines += [
+                f"| {_pct(x['coverage'])}% | {x['n']} | {_pct(x['accuracy'])}% |" for x in rows
+            ]
+            lines.append(
+                f"(most confident first; its confident verdicts reach {_pct(s.risk_coverage['max_coverage'])}% of the claims)"
+            )
+    return lines
+
+
 def _pct(x: float | None) -> str:
     return "" if x is None else f"{100 * x:.1f}"
 
@@ -388,6 +455,7 @@ def results_table(r: EvalResult) -> str:
             f"- {s.name}: " + ", ".join(f"{k} {v}" for k, v in s.predicted.items())
             for s in r.systems
         ]
+    lines += _selective_lines(r)
     if r.gap_closed:
         lines.append("")
     for ceiling, gap in (("gold", r.gap_closed), ("gold-pages", r.gap_closed_pages)):
@@ -402,5 +470,10 @@ def results_table(r: EvalResult) -> str:
             f"Gold evidence pages found ({int(e['claims'])} claims): among kept documents "
             f"{100 * e['documents']:.1f}%, among evidence cards {100 * e['cards']:.1f}%"
         )
+        if "claims_with_gold_document" in e:
+            lines.append(
+                f"Claims with a gold page among kept documents: {100 * e['claims_with_gold_document']:.1f}%;"
+                f" among evidence cards: {100 * e['claims_with_gold_card']:.1f}%"
+            )
     lines.extend(f"\nNote: {n}" for n in r.notes)
     return "\n".join(lines) + "\n"

@@ -287,10 +287,25 @@ def _judge(claim: Claim, summaries: Sequence[Summary], parts: Parts, notes: list
         return Verdict.not_judged(f"judge failed: {e}")
 
 
+def quoted_spans(
+    documents: Sequence[Document], summaries: Sequence[Summary]
+) -> list[tuple[int, int, int]]:
+    """``(document index, start, end)`` of every sentence the summaries quote verbatim."""
+    index = {d.url: i for i, d in reversed(list(enumerate(documents)))}
+    return [
+        (index[s.url], q.start_char, q.end_char)
+        for s in summaries
+        if s.url in index
+        for q in s.sentences
+        if q.start_char is not None and q.end_char is not None
+    ]
+
+
 def _evidence(
     claim: Claim,
     questions: Sequence[Question],
     documents: Sequence[Document],
+    summaries: Sequence[Summary],
     parts: Parts,
     cfg: EvidenceConfig,
     notes: list[str],
@@ -299,7 +314,9 @@ def _evidence(
     no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
     if parts.stance is None:
         return [], False
-    candidates = evidence_candidates(claim, questions, documents, cfg)
+    candidates = evidence_candidates(
+        claim, questions, documents, cfg, quoted_spans(documents, summaries)
+    )
     if not candidates:
         return [], True  # nothing to read: every question says "no evidence found"
     try:
@@ -317,8 +334,10 @@ def _answers(
     parts: Parts,
     notes: list[str],
 ) -> list[Answer]:
-    """Stance answers, replaced by the answerer's (an LLM's) where it gave a checked one."""
-    answers = answer_questions(questions, evidence)
+    """Stance answers (with the evidence judge's rules when it has some), replaced by the
+    answerer's (an LLM's) where it gave a checked one."""
+    rules = getattr(parts.evidence_judge, "rules", None)
+    answers = answer_questions(questions, evidence, *([rules] if rules is not None else []))
     if parts.answerer is None:
         return answers
     try:
@@ -413,7 +432,9 @@ def run(
     with clock.stage("summarize"):
         summaries = _summarize(claim, questions, passages, parts, notes)
     with clock.stage("evidence"):
-        evidence, stance_ran = _evidence(claim, questions, documents, parts, config.evidence, notes)
+        evidence, stance_ran = _evidence(
+            claim, questions, documents, summaries, parts, config.evidence, notes
+        )
     with clock.stage("judge"):
         answers = _answers(claim, questions, evidence, parts, notes) if stance_ran else []
         verdict = _verdict(

@@ -201,7 +201,8 @@ class Evidence:
     ``start_char``/``end_char`` index the document's text. ``stance`` is toward ``question``
     (a subquestion, or the claim itself). ``independent=False`` marks evidence that cannot count
     as independent confirmation (the claimant's own words, a syndicated copy of another card);
-    ``note`` says why.
+    ``note`` says why. ``genre`` marks letters, opinion pieces and blogs, which never confirm a
+    claim on their own.
     """
 
     id: str
@@ -216,6 +217,7 @@ class Evidence:
     stance: StanceResult | None = None
     independent: bool = True
     note: str = ""
+    genre: str = ""  # "" (reporting), "letter", "opinion" or "blog" (summarize.genre)
 
 
 AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]

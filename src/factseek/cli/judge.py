@@ -419,3 +419,75 @@ def train_evidence(
         f"trained on {sel['n_examples']} inputs of {sel['n_claims']} claims {sel['kinds']}; "
         f"selected {sel['selected']} (cross-validated score {sel['cv_score']:.4f}); wrote {out}"
     )
+
+
+@app.command("fit-rules")
+def fit_rules_(
+    data: Annotated[Path, typer.Option("--data", help="Labelled claims (a training split).")],
+    reports: Annotated[
+        list[Path],
+        typer.Option(
+            "--reports", help="Run folders of `factseek eval pipeline --stance ...` on them."
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Verdict rules file (JSON) to write.")],
+    fmt: FormatOpt = DataFormatName.auto,
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds.")] = 5,
+    levels: Annotated[
+        str,
+        typer.Option(
+            "--levels",
+            help="Precision each verdict label must reach to be given: LABEL=P,... "
+            "(below it the verdict abstains).",
+        ),
+    ] = "refuted=0.8,supported=0.6,conflicting-evidence=0.5",
+) -> None:
+    """Choose the rules verdict's thresholds and confidence maps by cross-validation over
+    labelled claims and the cards a run found for them (judge/fit_rules.py); write them."""
+    from factseek.batch import claim_id
+    from factseek.errors import InputError
+    from factseek.evaluate import load_reports
+    from factseek.judge.fit_rules import RuleItem, fit_rules
+    from factseek.judge.rules import LABELS
+
+    wanted: dict[str, float] = {}
+    for item in (x.strip() for x in levels.split(",") if x.strip()):
+        label, _, value = item.partition("=")
+        try:
+            wanted[label.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"bad --levels item {item!r}: expected LABEL=P") from None
+        if label.strip() not in LABELS or not 0 <= wanted[label.strip()] <= 1:
+            raise InputError(f"bad --levels item {item!r}: labels are {', '.join(LABELS)}")
+    rows, df = _load(data, fmt.value)
+    if df.labels.name != "averitec":
+        raise InputError("the rules verdict is on the AVeriTeC scale: give AVeriTeC-labelled data")
+    found = {}
+    for folder in reports:
+        if not (folder / "journal.jsonl").is_file():
+            raise InputError(f"{folder} is not a run folder (no journal.jsonl)")
+        found.update(load_reports(folder))
+    items = [
+        RuleItem(
+            gold=r.label,
+            claim=r.claim,
+            questions=found[claim_id(r.claim)].questions,
+            evidence=found[claim_id(r.claim)].evidence,
+        )
+        for r in rows
+        if r.label is not None and claim_id(r.claim) in found
+    ]
+    rules, report = fit_rules(
+        items,
+        levels=wanted,
+        folds=folds,
+        fitted_on=f"{folds}-fold cross-validation over {len(items)} {data.name} claims",
+    )
+    rules.save(out)
+    typer.echo(
+        f"chosen {report.chosen} on {report.n} claims: cross-validated coverage "
+        f"{100 * report.coverage:.1f}%, calibration error {report.ece:.3f}"
+    )
+    for label, p in report.precision.items():
+        typer.echo(f"  {label}: right {100 * p:.1f}% of {100 * report.share[label]:.1f}% of claims")
+    typer.echo(f"wrote {out}")

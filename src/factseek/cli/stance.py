@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from factseek.stance.crossencoder import CrossEncoderStance
 
 D = StanceTrainConfig()  # the defaults, which train the shipped model
+DEFAULT_OVERSAMPLE = "checkcovid=3,wice=2,liarplus=3"
 app = make_app("Train, evaluate and try the evidence stance model.")
 
 QuantizeName = enum.StrEnum("QuantizeName", {x: x for x in ("config", "int8", "none")})
@@ -31,7 +32,11 @@ DataOpt = Annotated[
 ]
 SourcesOpt = Annotated[
     str | None,
-    typer.Option("--sources", help="Comma-separated sources (default: fever,fmt,climate)."),
+    typer.Option(
+        "--sources",
+        help="Comma-separated sources (train default: every shareable source with a train side; "
+        "eval default: those, symmetric and averitec-dev).",
+    ),
 ]
 
 
@@ -157,9 +162,33 @@ def train(
             "side (repeatable; e.g. feedback/stance.jsonl from `factseek feedback export`).",
         ),
     ] = None,
+    contrast: Annotated[
+        bool,
+        typer.Option(
+            "--contrast/--no-contrast",
+            help="Add generated contrast pairs (changed numbers, dates, names; dropped clauses; "
+            "reported claims) to the train side (stance/contrast.py).",
+        ),
+    ] = True,
+    oversample: Annotated[
+        str,
+        typer.Option(
+            "--oversample",
+            help="Repeat the train pairs of small real-world sources: SOURCE=N,... ('' for none).",
+        ),
+    ] = DEFAULT_OVERSAMPLE,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate/--no-calibrate",
+            help="Fit a calibration map (temperature, label bias) on the validation side.",
+        ),
+    ] = D.calibrate,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
-    """Train a stance model on the train side, tune its thresholds on the validation side."""
+    """Train a stance model on the train side, calibrate it and tune its thresholds on the
+    validation side."""
+    from factseek.stance.contrast import contrast_pairs
     from factseek.stance.data import (
         SOURCES,
         add_extra,
@@ -167,6 +196,8 @@ def train(
         build_pairs,
         describe,
         extra_pairs,
+        parse_oversample,
+        repeat_sources,
         subsample,
         with_form,
     )
@@ -189,14 +220,16 @@ def train(
         teacher=teacher or "",
         distill=distill,
         temperature=temperature,
+        calibrate=calibrate,
     )
+    repeats = parse_oversample(oversample)
     pairs = build_pairs(_data_root(data), names)
     for path in extra or ():
         pairs = add_extra(pairs, extra_pairs(path))
     chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
-    train_pairs = with_form(
-        subsample(chosen, max_train, seed), "mixed", question_share=question_share
-    )
+    generated = contrast_pairs(pairs["train"]) if contrast else []
+    chosen = repeat_sources([*subsample(chosen, max_train, seed), *generated], repeats)
+    train_pairs = with_form(chosen, "mixed", question_share=question_share)
     dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
     typer.echo(f"train: {describe(train_pairs)}")
     typer.echo(f"validation: {describe(dev_pairs)}")
@@ -209,6 +242,8 @@ def train(
         "question_share": question_share,
         "max_train": max_train,
         "balance_nei": balance,
+        "contrast": len(generated),
+        "oversample": repeats,
         "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
     }
     result = train_stance(
@@ -259,10 +294,11 @@ def eval_(
 ) -> None:
     """Accuracy, macro-F1, per-class P/R/F1 and confusion matrices on one split, per source and form."""
     from factseek.files import atomic_write
-    from factseek.stance.data import build_pairs, subsample, with_form
+    from factseek.stance.data import EVAL_SOURCES, build_pairs, subsample, with_form
     from factseek.stance.evaluate import evaluate_pairs, metrics_table
+    from factseek.stance.realworld import scoring
 
-    names = _sources(sources)
+    names = EVAL_SOURCES if sources is None else _sources(sources)
     stance = _model(model, quantize.value)
     pairs = build_pairs(_data_root(data), names)[split.value]
     forms = ("statement", "question") if form.value == "both" else (form.value,)
@@ -275,8 +311,12 @@ def eval_(
             continue
         for f in forms:
             scored = with_form(chosen, f)  # type: ignore[arg-type]
-            m, seconds = evaluate_pairs(stance, scored)
-            results[f"{name}/{f}"] = {**m.to_dict(), "seconds": round(seconds, 2)}
+            m, seconds = evaluate_pairs(stance, scored, scoring(name))
+            results[f"{name}/{f}"] = {
+                **m.to_dict(),
+                "scoring": scoring(name),
+                "seconds": round(seconds, 2),
+            }
             typer.echo(
                 f"{name} ({f}): {metrics_table(m).splitlines()[0]}  [{len(scored) / seconds:.0f} pairs/s]"
             )

@@ -1,29 +1,50 @@
 """Answers to the subquestions and a 4-way AVeriTeC verdict, from evidence stances, by rules.
 
-``answer_questions(questions, evidence) -> [Answer]``: one answer per question, from the
-question's own evidence cards (``Evidence.question``) and their stance labels:
+The numbers the rules need live in a ``VerdictRules`` (``judge.rules``: the shipped file, chosen
+by cross-validation on AVeriTeC *train* claims, or one of your own).
 
-1. *Supporting* cards are independent cards labelled ``supports``; *refuting* cards are cards
-   labelled ``refutes`` (the claimant's own words and syndicated copies never confirm, but an
-   admission still refutes).
-2. **yes** when the question has supporting and no refuting cards; **no** when it has refuting
-   and no supporting cards; **unknown** otherwise, with the reason: "no evidence found" (no
-   card), "conflicting evidence" (both), or "only the claimant's own words or copies" (only
-   non-independent support). The confidence of yes/no is the strongest card's probability for
-   that label; the answer cites every card it rests on, strongest first.
+``answer_questions(questions, evidence, rules) -> [Answer]``, one per question, from the
+question's own cards (``Evidence.question``):
 
-``StanceRules.judge(claim, questions, evidence, answers) -> Verdict`` on the AVeriTeC scale, first rule
-that applies (questions are the claim and its yes/no subquestions, "yes" meaning the claim's
-part holds):
+1. **Weight** of a card: a card from a letter, opinion piece or blog (``Evidence.genre``)
+   weighs ``rules.genre_weight``, any other 1. A card that is not independent (the claimant's
+   own words, a syndicated copy) weighs 0 for support; for refutation the claimant's own words
+   weigh 1 (an admission refutes) and a copy 0 (its original counts already).
+2. **Mass** of each side: ``1 - prod(1 - weight x p)`` over that side's cards (cards labelled
+   ``supports`` with their calibrated p(supports), cards labelled ``refutes`` with
+   p(refutes)), the strongest card per site only, so one outlet saying it twice is one voice:
+   the probability that at least one of the independent cards is right, were they independent.
+3. The answer, first that applies:
+   - **yes**: support mass >= ``rules.decide``, refutation mass < ``rules.weak``, and some
+     supporting card weighs 1 (letters, opinion and blogs are never the only support);
+   - **no**: refutation mass >= ``rules.decide`` and support mass < ``rules.weak``;
+   - **conflicting**: both masses >= ``rules.weak``;
+   - **unknown**, with the reason: "no evidence found" (no card), "only the claimant's own
+     words or copies support it", "only letters, opinion pieces or blogs support it", or "too
+     weak to decide" (the best card of each side is named).
+   So a lone card decides only when its own calibrated probability (times its weight) reaches
+   ``decide``, and a weak misread (below ``weak``) cannot turn a well-supported answer.
+   The confidence of yes / no / conflicting is the deciding mass (for conflicting: the smaller
+   one); the answer cites its cards, strongest first.
 
-3. **none found**: no question is answered yes or no and none has conflicting evidence ->
-   ``not-enough-evidence`` (confidence: 1 minus the strongest card's stance strength).
-4. **one refuted**: some question is answered no -> ``refuted`` (confidence: the strongest "no").
-5. **conflict**: some question has conflicting evidence -> ``conflicting-evidence``
-   (confidence: the weaker of the strongest support and the strongest refutation).
-6. **all supported**: every question with any card is answered yes, and the claim itself or at
-   least half of the questions are -> ``supported`` (confidence: the weakest "yes").
-7. otherwise (support for some parts, nothing for the rest) -> ``not-enough-evidence``.
+``aggregate(claim, answers, evidence, judge=..., rules=...)`` (``StanceRules.judge``), the
+first rule that applies, questions being the claim and its yes/no subquestions:
+
+4. **refuted**: some question is answered no (strength: the largest refutation mass).
+5. **conflicting-evidence**: some question is answered conflicting (strength: its smaller mass).
+6. **supported**: every question answered yes/no/conflicting is answered yes, and the claim
+   itself or at least half of the questions are (strength: the smallest support mass).
+7. otherwise **not-enough-evidence**.
+
+8. **Confidence** of 4-6 is ``rules.calibrate(label, strength)``: the probability that the label
+   is right, fitted on the cross-validation claims (a logistic map per label; the raw strength
+   when the rules carry none, and the rationale says so). When it is below the label's level
+   ``rules.abstain[label]`` the judge **abstains**: the label becomes not-enough-evidence, ``abstained=True``, and the
+   rationale names what it leaned to and the best card on each side. A not-enough-evidence
+   verdict carries no confidence of its own.
+9. ``Verdict.precision`` is how often the label was right on ``rules.precision_basis``
+   (AVeriTeC dev for the shipped rules), so a reader sees "when factseek says refuted it was
+   right N% of the time" beside the verdict.
 
 The rationale names the rule and cites evidence ids; ``Verdict.evidence_ids`` lists them.
 """
@@ -31,94 +52,181 @@ The rationale names the rule and cites evidence ids; ``Verdict.evidence_ids`` li
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from factseek.judge.rules import DEFAULT_RULES, VerdictRules
 from factseek.labels import AVERITEC
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
-__all__ = ["StanceRules", "aggregate", "answer_questions"]
+__all__ = ["StanceRules", "aggregate", "answer_questions", "question_masses"]
 
 NO_EVIDENCE = "no evidence found"
 CONFLICT = "conflicting evidence"
 ONLY_CLAIMANT = "only the claimant's own words or copies support it"
+ONLY_OPINION = "only letters, opinion pieces or blogs support it"
+TOO_WEAK = "too weak to decide"
 
 
 def _p(e: Evidence, label: str) -> float:
     return float(e.stance.probs.get(label, 0.0)) if e.stance is not None else 0.0
 
 
+def _weight(e: Evidence, side: str, rules: VerdictRules) -> float:
+    """Rule 1."""
+    base = rules.genre_weight if e.genre else 1.0
+    if e.independent:
+        return base
+    if side == "refutes" and "near-copy" not in e.note:
+        return base  # the claimant's own admission
+    return 0.0
+
+
+@dataclass(frozen=True)
+class _Side:
+    mass: float
+    cards: tuple[Evidence, ...]  # strongest first
+    full: bool  # some card of weight 1
+
+
+def _side(cards: Sequence[Evidence], label: str, rules: VerdictRules) -> _Side:
+    """Rule 2 for one side of one question."""
+    best: dict[str, tuple[float, Evidence]] = {}
+    for e in cards:
+        if e.stance is None or e.stance.label != label:
+            continue
+        w = _weight(e, label, rules)
+        if w <= 0:
+            continue
+        site = e.domain or e.url
+        s = w * _p(e, label)
+        if site not in best or s > best[site][0]:
+            best[site] = (s, e)
+    ranked = sorted(best.values(), key=lambda x: (-x[0], x[1].id))
+    miss = 1.0
+    for s, _ in ranked:
+        miss *= 1.0 - s
+    full = any(_weight(e, label, rules) >= 1.0 for _, e in ranked)
+    return _Side(mass=1.0 - miss, cards=tuple(e for _, e in ranked), full=full)
+
+
+def question_masses(
+    cards: Sequence[Evidence], rules: VerdictRules = DEFAULT_RULES
+) -> tuple[float, float]:
+    """(support mass, refutation mass) of one question's cards (rules 1-2)."""
+    return _side(cards, "supports", rules).mass, _side(cards, "refutes", rules).mass
+
+
 def _cite(cards: Sequence[Evidence], label: str) -> str:
     return ", ".join(f"{e.id} ({e.domain or e.url}, {_p(e, label):.2f})" for e in cards)
 
 
-def _answer(question: str, cards: Sequence[Evidence]) -> Answer:
-    sup = sorted(
-        (e for e in cards if e.independent and e.stance and e.stance.label == "supports"),
-        key=lambda e: -_p(e, "supports"),
-    )
-    ref = sorted(
-        (e for e in cards if e.stance and e.stance.label == "refutes"),
-        key=lambda e: -_p(e, "refutes"),
-    )
-    if sup and not ref:
+def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> Answer:
+    """Rule 3."""
+    sup, ref = _side(cards, "supports", rules), _side(cards, "refutes", rules)
+
+    def answer(label: str, conf: float, ids: Sequence[Evidence], why: str) -> Answer:
         return Answer(
             question=question,
-            answer="yes",
-            confidence=round(_p(sup[0], "supports"), 4),
-            evidence_ids=tuple(e.id for e in sup),
+            answer=label,  # type: ignore[arg-type]
+            confidence=round(conf, 4),
+            evidence_ids=tuple(e.id for e in ids),
             method="stance",
-            rationale=f"supported by {_cite(sup, 'supports')}",
+            rationale=why,
         )
-    if ref and not sup:
-        return Answer(
-            question=question,
-            answer="no",
-            confidence=round(_p(ref[0], "refutes"), 4),
-            evidence_ids=tuple(e.id for e in ref),
-            method="stance",
-            rationale=f"refuted by {_cite(ref, 'refutes')}",
-        )
-    if sup and ref:
-        why = f"{CONFLICT}: {_cite(sup, 'supports')} support; {_cite(ref, 'refutes')} refute"
-        ids = tuple(e.id for e in (*sup, *ref))
-    elif any(e.stance and e.stance.label == "supports" for e in cards):
-        why, ids = ONLY_CLAIMANT, tuple(e.id for e in cards)
-    else:
+
+    if sup.mass >= rules.decide and ref.mass < rules.weak and sup.full:
+        return answer("yes", sup.mass, sup.cards, f"supported by {_cite(sup.cards, 'supports')}")
+    if ref.mass >= rules.decide and sup.mass < rules.weak:
+        return answer("no", ref.mass, ref.cards, f"refuted by {_cite(ref.cards, 'refutes')}")
+    if sup.mass >= rules.weak and ref.mass >= rules.weak:
+        why = f"{CONFLICT}: {_cite(sup.cards, 'supports')} support; {_cite(ref.cards, 'refutes')} refute"
+        return answer("conflicting", min(sup.mass, ref.mass), (*sup.cards, *ref.cards), why)
+    deciding = [e for e in cards if e.stance and e.stance.label in ("supports", "refutes")]
+    if not deciding:
         why, ids = NO_EVIDENCE, ()
+    elif not sup.cards and not ref.cards:
+        why, ids = ONLY_CLAIMANT, tuple(deciding)
+    elif sup.cards and not sup.full and ref.mass < rules.weak:
+        why, ids = ONLY_OPINION, sup.cards
+    else:
+        best = [f"support {_cite(sup.cards[:1], 'supports')}"] if sup.cards else []
+        best += [f"refutation {_cite(ref.cards[:1], 'refutes')}"] if ref.cards else []
+        why, ids = f"{TOO_WEAK} (best {'; best '.join(best)})", (*sup.cards[:1], *ref.cards[:1])
     return Answer(
-        question=question, answer="unknown", evidence_ids=ids, method="stance", rationale=why
+        question=question,
+        answer="unknown",
+        evidence_ids=tuple(e.id for e in ids),
+        method="stance",
+        rationale=why,
     )
 
 
-def answer_questions(questions: Sequence[Question], evidence: Sequence[Evidence]) -> list[Answer]:
-    """One answer per question, in order (rules 1-2 of the module docstring)."""
-    return [_answer(q.text, [e for e in evidence if e.question == q.text]) for q in questions]
+def answer_questions(
+    questions: Sequence[Question],
+    evidence: Sequence[Evidence],
+    rules: VerdictRules = DEFAULT_RULES,
+) -> list[Answer]:
+    """One answer per question, in order (rules 1-3 of the module docstring)."""
+    return [
+        _answer(q.text, [e for e in evidence if e.question == q.text], rules) for q in questions
+    ]
 
 
 def _short(text: str, n: int = 80) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _strength(label: str, answers: Sequence[Answer]) -> float:
+    return (
+        float(max((a.confidence or 0.0) for a in answers))
+        if label == "refuted"
+        else float(min((a.confidence or 0.0) for a in answers))
+    )
+
+
 def aggregate(
-    claim: Claim, answers: Sequence[Answer], evidence: Sequence[Evidence], *, judge: str
+    claim: Claim,
+    answers: Sequence[Answer],
+    evidence: Sequence[Evidence],
+    *,
+    judge: str,
+    rules: VerdictRules = DEFAULT_RULES,
 ) -> Verdict:
-    """The AVeriTeC verdict from answers (rules 3-7 of the module docstring)."""
+    """The AVeriTeC verdict from answers (rules 4-9 of the module docstring)."""
     by_id = {e.id: e for e in evidence}
     yes = [a for a in answers if a.answer == "yes"]
     no = [a for a in answers if a.answer == "no"]
-    conflict = [a for a in answers if a.rationale.startswith(CONFLICT)]
-    with_cards = [a for a in answers if any(e.question == a.question for e in evidence)]
+    conflict = [a for a in answers if a.answer == "conflicting"]
 
-    def verdict(label: str, confidence: float, rationale: str, cited: Sequence[Answer]) -> Verdict:
+    def verdict(
+        label: str, rationale: str, cited: Sequence[Answer], strength: float | None
+    ) -> Verdict:
         ids = tuple(dict.fromkeys(i for a in cited for i in a.evidence_ids))
+        confidence = None if strength is None else rules.calibrate(label, strength)
+        abstained = False
+        level = rules.abstain.get(label, 0.0)
+        if confidence is not None and confidence < level:
+            sides = _best_cards(evidence)
+            rationale = (
+                f"not enough evidence to decide: the evidence leans {label} with probability "
+                f"{confidence:.2f}, below the {level:.2f} at which factseek says {label} "
+                f"({rationale})" + (f"; best cards: {sides}" if sides else "")
+            )
+            label, confidence, abstained = "not-enough-evidence", None, True
+        elif confidence is not None and not rules.calibrated(label):
+            rationale += " (confidence not calibrated: the raw strength of the evidence)"
         return Verdict(
             judged=True,
             label=label,
             judge=judge,
             scale=AVERITEC.name,
-            confidence=round(confidence, 4),
+            confidence=None if confidence is None else round(confidence, 4),
             rationale=rationale,
             explanation=rationale,
             evidence_ids=ids,
+            precision=rules.precision.get(label),
+            precision_basis=rules.precision_basis if label in rules.precision else "",
+            abstained=abstained,
         )
 
     if no:
@@ -126,27 +234,41 @@ def aggregate(
         why = f"refuted: “{_short(best.question)}” is answered no ({best.rationale})"
         if len(no) > 1:
             why += f"; {len(no) - 1} more question(s) answered no"
-        return verdict("refuted", best.confidence or 0.0, why, no)
+        return verdict("refuted", why, no, _strength("refuted", no))
     if conflict:
-        a = conflict[0]
-        sup = max((_p(by_id[i], "supports") for i in a.evidence_ids if i in by_id), default=0.0)
-        ref = max((_p(by_id[i], "refutes") for i in a.evidence_ids if i in by_id), default=0.0)
+        a = max(conflict, key=lambda x: x.confidence or 0.0)
         why = f"conflicting evidence on “{_short(a.question)}”: {a.rationale.split(': ', 1)[-1]}"
-        return verdict("conflicting-evidence", min(sup, ref), why, conflict)
+        return verdict("conflicting-evidence", why, conflict, _strength("conflicting", conflict))
     claim_yes = any(a.question == claim.text for a in yes)
-    if yes and len(yes) == len(with_cards) and (claim_yes or 2 * len(yes) >= len(answers)):
-        weakest = min(yes, key=lambda a: a.confidence or 0.0)
+    if yes and (claim_yes or 2 * len(yes) >= len(answers)):
         why = f"supported: {len(yes)} of {len(answers)} question(s) answered yes ({'; '.join(a.rationale for a in yes)})"
-        return verdict("supported", weakest.confidence or 0.0, why, yes)
-    strongest = max(
-        (max(_p(e, "supports"), _p(e, "refutes")) for e in evidence if e.stance), default=0.0
-    )
+        return verdict("supported", why, yes, _strength("supported", yes))
     if yes:
         open_ = len(answers) - len(yes)
         why = f"not enough evidence: {len(yes)} question(s) answered yes, {open_} without an answer"
-        return verdict("not-enough-evidence", 1.0 - strongest, why, yes)
+        return verdict("not-enough-evidence", why, yes, None)
+    weak = [a for a in answers if a.rationale.startswith(TOO_WEAK)]
+    if weak:
+        why = "not enough evidence: the evidence found is " + "; ".join(
+            f"on “{_short(a.question)}” {a.rationale}" for a in weak
+        )
+        return verdict("not-enough-evidence", why, weak, None)
+    cited = [a for a in answers if a.evidence_ids and any(i in by_id for i in a.evidence_ids)]
     why = "not enough evidence: no question is answered by evidence that takes a stance"
-    return verdict("not-enough-evidence", 1.0 - strongest, why, [])
+    if cited:
+        why += " (" + "; ".join(f"“{_short(a.question)}”: {a.rationale}" for a in cited) + ")"
+    return verdict("not-enough-evidence", why, cited, None)
+
+
+def _best_cards(evidence: Sequence[Evidence]) -> str:
+    """The strongest supporting and refuting card of the whole report, for an abstention."""
+    out = []
+    for label in ("supports", "refutes"):
+        cards = [e for e in evidence if e.stance and e.stance.label == label]
+        if cards:
+            e = max(cards, key=lambda c: (_p(c, label), c.id))
+            out.append(f"{label} {e.id} ({e.domain or e.url}, {_p(e, label):.2f})")
+    return "; ".join(out)
 
 
 class StanceRules:
@@ -154,8 +276,9 @@ class StanceRules:
 
     scale = AVERITEC.name
 
-    def __init__(self, stance_name: str = "") -> None:
+    def __init__(self, stance_name: str = "", rules: VerdictRules = DEFAULT_RULES) -> None:
         self.name = f"stance-rules:{stance_name}" if stance_name else "stance-rules"
+        self.rules = rules
 
     def judge(
         self,
@@ -165,8 +288,15 @@ class StanceRules:
         answers: Sequence[Answer] | None = None,
         passages: Sequence[Passage] = (),
     ) -> Verdict:
-        """The verdict; ``answers`` default to ``answer_questions(questions, evidence)``. The
-        rules read the cards' stance only (``passages`` are ignored)."""
-        if answers is None:
-            answers = answer_questions(questions, evidence)
-        return aggregate(claim, answers, evidence, judge=self.name)
+        """The verdict. ``answers`` from the stance (``method="stance"``) or none at all are
+        recomputed with these rules (``answer_questions``); others (an LLM's, a reviewer's) are
+        kept. The rules read the cards' stance only (``passages`` are ignored)."""
+        mine = answer_questions(questions, evidence, self.rules)
+        if answers is not None and len(answers) == len(mine):
+            answers = [
+                a if a.method not in ("stance", "") else m
+                for a, m in zip(answers, mine, strict=True)
+            ]
+        else:
+            answers = mine
+        return aggregate(claim, answers, evidence, judge=self.name, rules=self.rules)

@@ -6,6 +6,7 @@ A stance folder holds::
                           "labels": ["supports", "refutes", "nei"], "net": {...NetConfig},
                           "max_length": 96, "quantize": "int8" | "none",
                           "thresholds": {"supports": ts, "refutes": tr} | null,
+                          "calibration": {"temperature": t, "bias": {...}} (optional),
                           "train": {...}, "metrics": {...}}
     adapter.safetensors  the trained tensors only (fp16), applied on top of the pip base model
 
@@ -14,7 +15,8 @@ in, and (``quantize: "int8"``) dynamic int8 quantisation of the linear maps. ``c
 pairs in order of token count (``read_probabilities``; in batches without int8, below); each text
 is cut to ``MAX_QUESTION_CHARS`` / ``MAX_EVIDENCE_CHARS`` characters and the pair to
 ``max_length`` tokens (the longer side is cut first), so empty and huge inputs are both fine.
-Labels come from ``stance.thresholds.decide``.
+Probabilities go through the folder's calibration map (``stance.calibrate``; none: the raw
+softmax), then labels come from ``stance.thresholds.decide``.
 
 With int8, each forward pass quantises its activations with that pass's own range, so pairs read
 together would change each other's probabilities (1,000 AVeriTeC dev candidate pairs read in
@@ -39,6 +41,7 @@ import numpy as np
 from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
 from factseek.modelfolder import read_model_config
+from factseek.stance.calibrate import Calibration
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
 
@@ -183,6 +186,7 @@ class CrossEncoderStance:
         name: str,
         config: dict[str, Any] | None = None,
         batch_size: int = BATCH_SIZE,
+        calibration: Calibration | None = None,
     ) -> None:
         self.net = net
         self.tokenizer = tokenizer
@@ -191,6 +195,7 @@ class CrossEncoderStance:
         self.name = name
         self.config = dict(config or {})
         self.batch_size = batch_size
+        self.calibration = calibration or Calibration()
 
     @classmethod
     def load(
@@ -233,10 +238,14 @@ class CrossEncoderStance:
             name=name or f"stance:{cfg.get('name') or path.name}",
             config={**cfg, "quantize": mode},
             batch_size=INT8_BATCH_SIZE if mode == "int8" else BATCH_SIZE,
+            calibration=Calibration.from_dict(cfg.get("calibration")),
         )
 
-    def with_thresholds(self, thresholds: Thresholds | None) -> CrossEncoderStance:
-        """The same network with other thresholds (None: arg-max)."""
+    def with_thresholds(
+        self, thresholds: Thresholds | None, calibration: Calibration | None = None
+    ) -> CrossEncoderStance:
+        """The same network with other thresholds (None: arg-max) and, when given, another
+        calibration map."""
         return CrossEncoderStance(
             net=self.net,
             tokenizer=self.tokenizer,
@@ -245,13 +254,19 @@ class CrossEncoderStance:
             name=self.name,
             config=self.config,
             batch_size=self.batch_size,
+            calibration=calibration or self.calibration,
         )
 
-    def probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
-        """float64 (len(pairs), 3) probabilities of (supports, refutes, nei), in input order."""
+    def raw_probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
+        """float64 (len(pairs), 3) softmax of (supports, refutes, nei) before calibration."""
         if not pairs:
             return np.zeros((0, len(STANCE_LABELS)))
         return read_probabilities(self.net, *tokenize(self.tokenizer, pairs), self.batch_size)
+
+    def probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
+        """float64 (len(pairs), 3) calibrated probabilities of (supports, refutes, nei), in
+        input order (``stance.calibrate``; the raw softmax for a model without a map)."""
+        return self.calibration.apply(self.raw_probabilities(pairs))
 
     def classify(self, pairs: Sequence[Pair]) -> list[StanceResult]:
         probs = self.probabilities(pairs)

@@ -16,13 +16,15 @@
   Sides: claim-level (its claims share Wikipedia sentences so much that grouping by shared
   sentences leaves one giant group); the cross-source rule below then drops a training pair
   whose sentence is also a test sentence.
-- ``averitec`` (``averitec/train.json``, CC BY-NC: never in the shipped model's sources): each
-  Boolean question-answer (question, "Yes/No. explanation") as supports/refutes, and each claim
-  with its answers joined (Supported/Refuted/Not Enough Evidence; Conflicting left out).
+- ``checkcovid``, ``wice``, ``symmetric``, ``averitec`` and ``averitec-dev`` (the real-world
+  sets: news claims, web articles, AVeriTeC's question-answers): ``stance.realworld``. For a set
+  whose test side is kept aside by its publishers, factseek's test side is its published dev
+  side, never trained or tuned on. AVeriTeC (CC BY-NC) is never in the shipped model's sources.
 
-Across sources, a training or validation pair whose evidence text is also a test evidence text
-(of any requested source) is dropped, and so is a training pair whose evidence is a validation
-text. ``form="question"`` rewrites every question as a yes/no question
+A training or validation pair whose evidence text is also a test evidence text (of any requested
+source; compared on letters and digits only, so two tokenisations of one sentence are one text),
+or whose claim is a test claim of another source, is dropped; so is a training pair whose
+evidence is a validation text, or whose claim is another source's validation claim. ``form="question"`` rewrites every question as a yes/no question
 (``stance.questions.as_questions``); ``"mixed"`` does so for the claims whose hash falls under
 ``question_share``; the label is unchanged. Orders are deterministic (file order).
 """
@@ -30,7 +32,6 @@ text. ``form="question"`` rewrites every question as a yes/no question
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -47,6 +48,7 @@ from factseek.datasets.fever import (
 )
 from factseek.datasets.guard import jsonl_objects
 from factseek.errors import DataError, InputError
+from factseek.stance import realworld
 from factseek.text import tokenize
 from factseek.types import StanceLabel
 
@@ -66,11 +68,6 @@ _EXTRA_LABELS: dict[str, StanceLabel] = {
     "nei": "nei",
     "not enough info": "nei",
     "not-enough-info": "nei",
-}
-_AVERITEC_LABELS: dict[str, StanceLabel] = {
-    "Supported": "supports",
-    "Refuted": "refutes",
-    "Not Enough Evidence": "nei",
 }
 
 
@@ -94,6 +91,7 @@ class Source:
     shareable: bool
     load: Callable[[Path], dict[Split, list[StancePair]]]
     about: str
+    trains: bool = True
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -282,65 +280,8 @@ def climate_pairs(folder: Path) -> dict[Split, list[StancePair]]:
     return out
 
 
-def averitec_pairs(folder: Path) -> dict[Split, list[StancePair]]:
-    """AVeriTeC pairs from ``train.json`` (see the module docstring; CC BY-NC)."""
-    path = Path(folder)
-    path = path / "train.json" if path.is_dir() else path
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise DataError(f"cannot read AVeriTeC JSON ({e})", str(path)) from None
-    if not isinstance(rows, list):
-        raise DataError("expected a JSON list of claims", str(path))
-    items: list[tuple[str, list[StancePair]]] = []
-    for i, row in enumerate(rows):
-        cid = f"averitec-{i}"
-        claim = clean_text(row.get("claim", ""))
-        pairs, answers = [], []
-        for q in row.get("questions") or []:
-            question = clean_text(q.get("question", ""))
-            for a in q.get("answers") or []:
-                text = clean_text(a.get("answer", ""))
-                explanation = clean_text(a.get("boolean_explanation") or "")
-                if not text or a.get("answer_type") == "Unanswerable":
-                    continue
-                answers.append(f"{question} {text}. {explanation}".strip())
-                if (
-                    a.get("answer_type") == "Boolean"
-                    and text.lower() in ("yes", "no")
-                    and explanation
-                ):
-                    label: StanceLabel = "supports" if text.lower() == "yes" else "refutes"
-                    pairs.append(
-                        StancePair(
-                            question=question,
-                            evidence=f"{text}. {explanation}",
-                            label=label,
-                            source="averitec",
-                            group=cid,
-                            form="question",
-                        )
-                    )
-        verdict = _AVERITEC_LABELS.get(str(row.get("label", "")))
-        if claim and answers and verdict is not None:
-            pairs.append(
-                StancePair(
-                    question=claim,
-                    evidence=" ".join(answers),
-                    label=verdict,
-                    source="averitec",
-                    group=cid,
-                )
-            )
-        items.append((cid, pairs))
-    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
-    for cid, pairs in items:
-        u = _unit(f"0:{cid}")
-        out["train" if u < 0.7 else "validation" if u < 0.8 else "test"].extend(pairs)
-    return out
-
-
-#: Every source by name; ``shareable``: its terms allow sharing weights trained on it.
+#: Every source by name; ``shareable``: its terms allow sharing weights trained on it;
+#: ``trains``: it has a train side (an evaluation-only source has a test side alone).
 SOURCES: dict[str, Source] = {
     "fever": Source(
         folder="fever_dev",
@@ -360,15 +301,51 @@ SOURCES: dict[str, Source] = {
         load=climate_pairs,
         about="Climate-FEVER per-evidence labels (CC BY-SA)",
     ),
+    "checkcovid": Source(
+        folder="check_covid",
+        shareable=True,
+        load=realworld.checkcovid_pairs,
+        about="Check-COVID news claims x abstract sentences, contrastive sets (MIT)",
+    ),
+    "wice": Source(
+        folder="wice",
+        shareable=True,
+        load=realworld.wice_pairs,
+        about="WiCE claims x the cited web article's deciding sentences (ODC-BY / CC BY-SA)",
+    ),
+    "liarplus": Source(
+        folder="liar_plus",
+        shareable=True,
+        load=realworld.liarplus_pairs,
+        about="LIAR-PLUS PolitiFact claims x the fact-checker's justification (CC0)",
+    ),
+    "symmetric": Source(
+        folder="fever_symmetric",
+        shareable=True,
+        trains=False,
+        load=realworld.symmetric_pairs,
+        about="FEVER-Symmetric claim-only-bias-free pairs (CC BY-SA)",
+    ),
     "averitec": Source(
         folder="averitec",
         shareable=False,
-        load=averitec_pairs,
+        load=realworld.averitec_pairs,
         about="AVeriTeC train question-answers (CC BY-NC: not for shipped models)",
     ),
+    "averitec-dev": Source(
+        folder="averitec",
+        shareable=False,
+        trains=False,
+        load=realworld.averitec_dev_pairs,
+        about="AVeriTeC dev Boolean answers, evaluation only (CC BY-NC)",
+    ),
 }
-#: What the shipped model trains on: every source whose terms allow sharing derived weights.
-DEFAULT_SOURCES: tuple[str, ...] = tuple(k for k, s in SOURCES.items() if s.shareable)
+#: What the shipped model trains on: every source with a train side whose terms allow sharing
+#: derived weights.
+DEFAULT_SOURCES: tuple[str, ...] = tuple(k for k, s in SOURCES.items() if s.shareable and s.trains)
+#: What ``factseek stance eval`` scores by default: the shipped model's sources, FEVER-Symmetric
+#: and AVeriTeC dev.
+EVAL_SOURCES: tuple[str, ...] = (*DEFAULT_SOURCES, "symmetric", "averitec-dev")
 
 
 def parse_sources(text: str | Sequence[str]) -> tuple[str, ...]:
@@ -419,11 +396,34 @@ def build_pairs(
             )
         for split, pairs in SOURCES[name].load(folder).items():
             out[split].extend(replace(p, evidence=p.evidence[:MAX_EVIDENCE_CHARS]) for p in pairs)
-    test_texts = {p.evidence for p in out["test"]}
-    out["validation"] = [p for p in out["validation"] if p.evidence not in test_texts]
-    held = test_texts | {p.evidence for p in out["validation"]}
-    out["train"] = [p for p in out["train"] if p.evidence not in held]
+    test = _keys(out["test"])
+    out["validation"] = [p for p in out["validation"] if not _held(p, test)]
+    held = _keys([*out["test"], *out["validation"]])
+    out["train"] = [p for p in out["train"] if not _held(p, held)]
     return out
+
+
+def _key(text: str) -> str:
+    """Text compared across sources: lower-case letters and digits only (the same sentence in
+    two tokenisations is one text)."""
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def _keys(pairs: Iterable[StancePair]) -> tuple[set[str], dict[str, set[str]]]:
+    """The evidence keys of ``pairs``, and their claim keys by source."""
+    claims: dict[str, set[str]] = {}
+    for p in pairs:
+        claims.setdefault(_key(p.question), set()).add(p.source)
+    return {_key(p.evidence) for p in pairs}, claims
+
+
+def _held(pair: StancePair, keys: tuple[set[str], dict[str, set[str]]]) -> bool:
+    """Its evidence is held out, or its claim is held out by another source (within a source,
+    its own split keeps a claim's groups apart)."""
+    evidence, claims = keys
+    return _key(pair.evidence) in evidence or bool(
+        claims.get(_key(pair.question), set()) - {pair.source}
+    )
 
 
 def extra_pairs(path: str | Path) -> list[StancePair]:
@@ -462,6 +462,32 @@ def add_extra(
     validation or test text (the same leakage rule as ``build_pairs``)."""
     held = {p.evidence for p in pairs["validation"]} | {p.evidence for p in pairs["test"]}
     return {**pairs, "train": [*pairs["train"], *(p for p in extra if p.evidence not in held)]}
+
+
+def parse_oversample(text: str) -> dict[str, int]:
+    """``"checkcovid=3,wice=2"`` -> {"checkcovid": 3, "wice": 2} ('' -> {})."""
+    out: dict[str, int] = {}
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            continue
+        name, _, times = item.partition("=")
+        if name.strip() not in SOURCES or not times.strip().isdigit() or int(times) < 1:
+            raise InputError(
+                f"bad oversampling {item!r}: expected SOURCE=N with N >= 1 and SOURCE one of {', '.join(SOURCES)}"
+            )
+        out[name.strip()] = int(times)
+    return out
+
+
+def repeat_sources(pairs: Sequence[StancePair], repeats: dict[str, int]) -> list[StancePair]:
+    """``pairs`` with each pair of a source in ``repeats`` present that many times in all; a
+    copy's group gets a ``#k`` suffix, so ``with_form`` may ask it in the other form."""
+    out: list[StancePair] = []
+    for p in pairs:
+        out.append(p)
+        for k in range(1, repeats.get(p.source, 1)):
+            out.append(replace(p, group=f"{p.group}#{k}"))
+    return out
 
 
 def label_counts(pairs: Iterable[StancePair]) -> dict[str, int]:
@@ -504,6 +530,7 @@ def balance_nei(pairs: Sequence[StancePair], seed: int = 0) -> list[StancePair]:
 
 __all__ = [
     "DEFAULT_SOURCES",
+    "EVAL_SOURCES",
     "FORMS",
     "SOURCES",
     "Form",
@@ -513,7 +540,9 @@ __all__ = [
     "build_pairs",
     "describe",
     "label_counts",
+    "parse_oversample",
     "parse_sources",
+    "repeat_sources",
     "subsample",
     "with_form",
 ]

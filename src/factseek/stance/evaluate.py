@@ -94,11 +94,83 @@ def metrics_table(metrics: StanceMetrics) -> str:
     return "\n".join(lines)
 
 
-def evaluate_pairs(model: Any, pairs: Sequence[Any]) -> tuple[StanceMetrics, float]:
-    """``(metrics, seconds)`` of a ``StanceModel`` on labelled pairs (``stance.data.StancePair``)."""
+def evaluate_pairs(
+    model: Any, pairs: Sequence[Any], scoring: str = "3way"
+) -> tuple[StanceMetrics, float]:
+    """``(metrics, seconds)`` of a ``StanceModel`` on labelled pairs (``stance.data.StancePair``),
+    scored as ``score_pairs(scoring, ...)``."""
     import time
 
     started = time.perf_counter()
     results = model.classify([(p.question, p.evidence) for p in pairs])
     seconds = time.perf_counter() - started
-    return stance_metrics([p.label for p in pairs], [r.label for r in results]), seconds
+    return score_pairs(scoring, [p.label for p in pairs], [r.label for r in results]), seconds
+
+
+def label_ece(probs: Any, gold: Sequence[str], thresholds: Any = None) -> float:
+    """Expected calibration error of the probability a reading gives its own label (the label
+    ``stance.thresholds.decide_many`` picks), against whether that label is the gold one."""
+    import numpy as np
+
+    from factseek.stance.calibrate import expected_calibration_error
+    from factseek.stance.thresholds import decide_many
+
+    probs = np.asarray(probs, dtype=np.float64)
+    labels = decide_many(probs, thresholds)
+    confidence = probs[np.arange(len(labels)), labels]
+    correct = [STANCE_LABELS[int(k)] == g for k, g in zip(labels, gold, strict=True)]
+    return round(float(expected_calibration_error(confidence, correct)), 4)
+
+
+def binary_metrics(
+    gold: Sequence[str], pred: Sequence[str], labels: Sequence[str]
+) -> StanceMetrics:
+    """Accuracy and macro-F1 over ``labels`` only (the gold labels of a two-way test side); a
+    prediction outside them is simply wrong (it lowers the recall of its gold label)."""
+    if len(gold) != len(pred):
+        raise InputError(f"{len(gold)} gold labels but {len(pred)} predictions")
+    if not gold:
+        raise InputError("no stance pairs to score")
+    per_class: dict[str, ClassScores] = {}
+    for lab in labels:
+        tp = sum(1 for g, p in zip(gold, pred, strict=True) if g == p == lab)
+        predicted = sum(1 for p in pred if p == lab)
+        support = sum(1 for g in gold if g == lab)
+        per_class[lab] = ClassScores(
+            precision=tp / predicted if predicted else 0.0,
+            recall=tp / support if support else 0.0,
+            f1=2 * tp / (predicted + support) if predicted + support else 0.0,
+            support=support,
+        )
+    index = {lab: i for i, lab in enumerate(STANCE_LABELS)}
+    confusion = [[0] * len(STANCE_LABELS) for _ in STANCE_LABELS]
+    for g, p in zip(gold, pred, strict=True):
+        confusion[index[g]][index[p]] += 1
+    return StanceMetrics(
+        n=len(gold),
+        accuracy=sum(1 for g, p in zip(gold, pred, strict=True) if g == p) / len(gold),
+        macro_f1=sum(s.f1 for s in per_class.values()) / len(labels),
+        per_class=per_class,
+        confusion=confusion,
+    )
+
+
+def score_pairs(scoring: str, gold: Sequence[str], pred: Sequence[str]) -> StanceMetrics:
+    """Metrics of one source's test side as it is scored (``stance.realworld.SCORING``):
+
+    - ``3way``: ``stance_metrics``;
+    - ``supported-vs-not``: supports against everything else (refutes and nei are one label,
+      counted as ``nei``), macro-F1 over the two;
+    - ``supports-vs-refutes``: gold is supports or refutes; macro-F1 over those two, a nei
+      reading counting as a miss.
+    """
+    if scoring == "3way":
+        return stance_metrics(gold, pred)
+    if scoring == "supported-vs-not":
+        fold = [["nei", "supports"][x == "supports"] for x in gold]
+        return binary_metrics(
+            fold, [["nei", "supports"][x == "supports"] for x in pred], ("supports", "nei")
+        )
+    if scoring == "supports-vs-refutes":
+        return binary_metrics(gold, pred, ("supports", "refutes"))
+    raise InputError(f"unknown scoring {scoring!r}")

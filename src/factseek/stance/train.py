@@ -1,9 +1,11 @@
 """Train a stance cross-encoder (``stance.model``) and save it as a stance folder.
 
 One plain loop on the shared training pieces (``factseek.training``): batches of similar length,
-AdamW with linear warm-up and decay, cross-entropy, ``epochs`` passes. The validation pairs pick
-the thresholds (``stance.thresholds.tune_thresholds``, macro-F1) after the last epoch; what they
-score with and without thresholds is stored in config.json under ``"metrics"``.
+AdamW with linear warm-up and decay, cross-entropy, ``epochs`` passes. After the last epoch the
+validation pairs fit the calibration map (``stance.calibrate``) and then pick the thresholds
+(``stance.thresholds.tune_thresholds``, macro-F1) on calibrated probabilities; what they score
+with and without thresholds, and the expected calibration error before and after the map, are
+stored in config.json under ``"metrics"``.
 
 Resuming: every ``CHECKPOINT_STEPS`` steps and at the end of each epoch the trained tensors,
 the optimiser's moments and the step are written to ``<out>/.work/`` (safetensors + JSON, never
@@ -29,9 +31,10 @@ from typing import Any
 
 from factseek.errors import ConfigError, InputError
 from factseek.files import atomic_write
+from factseek.stance.calibrate import Calibration, fit_calibration
 from factseek.stance.crossencoder import QUANTIZE, encode, save_model
 from factseek.stance.data import StancePair, label_counts
-from factseek.stance.evaluate import StanceMetrics, stance_metrics
+from factseek.stance.evaluate import StanceMetrics, label_ece, stance_metrics
 from factseek.stance.thresholds import decide_many, tune_thresholds
 from factseek.training import adamw, every_tenth, length_batches, progress_bar, smooth, train_step
 from factseek.types import STANCE_LABELS
@@ -61,6 +64,7 @@ class StanceTrainConfig:
     epochs: int = 1
     seed: int = 0
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
+    calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
     teacher: str = ""  # a stance model ("default" or a folder) whose probabilities are soft targets
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
@@ -446,11 +450,20 @@ def train_stance(
                 if step % CHECKPOINT_STEPS == 0 or i == len(batches):
                     _save_checkpoint(work, net, optimizer, step, fp)
     log("scoring the validation pairs")
-    probs = predict_probs(net, tokenizer, dev)
+    raw = predict_probs(net, tokenizer, dev)
     gold = [p.label for p in dev]
+    calibration = (
+        fit_calibration(raw, gold, fitted_on=f"validation side, {len(dev)} pairs")
+        if config.calibrate
+        else Calibration()
+    )
+    probs = calibration.apply(raw)
     thresholds, _ = tune_thresholds(probs, gold)
     dev_argmax = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, None)])
     dev_tuned = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, thresholds)])
+    ece = {
+        name: label_ece(p, gold, thresholds) for name, p in (("raw", raw), ("calibrated", probs))
+    }
     cfg = {
         "name": name or out.resolve().name,
         "net": _net_config(config).to_dict(),
@@ -460,6 +473,7 @@ def train_stance(
         "max_length": config.max_length,
         "quantize": config.quantize,
         "thresholds": thresholds,
+        "calibration": calibration.to_dict(),
         # a teacher folder by its name only: no machine paths in a model that may be shared
         "hyperparameters": {**asdict(config), "teacher": Path(config.teacher).name},
         "train": {
@@ -473,6 +487,7 @@ def train_stance(
             "selection": "thresholds tuned for validation macro-F1",
             "dev_argmax": dev_argmax.to_dict(),
             "dev_tuned": dev_tuned.to_dict(),
+            "dev_ece": ece,
         },
         "training_seconds": round(time.perf_counter() - started, 1),
     }

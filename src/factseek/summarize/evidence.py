@@ -22,16 +22,31 @@ pipeline calls it between the two):
    restate the claim's figure. A year ("since 2019") and a number glued to a word ("COVID-19")
    are not quantities: they match only themselves. ``"stems"`` drops the slots, ``"words"`` the
    stems too (the selection before either; benchmarks' peers).
-3. **Candidates.** Each question (the claim itself included) keeps its ``cfg.candidates``
-   most relevant units with relevance of at least ``cfg.min_relevance``, ordered by
-   ``(-relevance, document order, start)``. These are the pairs the stance model reads.
+3. **Candidates.** Each question (the claim itself included) keeps, in this order (a unit
+   once), the pairs the stance model reads:
+
+   a. its ``cfg.candidates`` most relevant units with relevance of at least
+      ``cfg.min_relevance``, ordered by ``(-relevance, document order, start)``;
+   b. up to ``cfg.typed`` more units that **state what the question asks for**
+      (``answer_types``: a figure when the question has a number or asks "how many/much",
+      "cost", "percent"...; a date when it has a year or month or asks "when", "since"...; a
+      name when it asks "who") and share one of the question's rarer word terms (its
+      *anchors*: those whose weight is at least the median of its word terms'), whatever their
+      relevance: the sentence that gives the actual figure shares few words with a question
+      that states another one;
+   c. up to ``cfg.quoted`` more units that a **summary quotes** (``quoted`` spans of the kept
+      documents, at least half of the unit), when they share a term with the question, so a
+      sentence the report's summaries put forward is read for its stance too.
+
+   Within b and c the order is ``(-relevance, document order, start)``.
 
 ``select_evidence(claim, candidates, stances, documents, cfg) -> [Evidence]``
 
 4. **Strength** of a candidate is ``1 - p(nei)``: how strongly it takes a side, either way.
    A candidate *decides* when its stance label is ``supports`` or ``refutes``.
-5. **Cards.** Per question, deciding candidates are ranked by ``(-independent, -score,
-   document order, start)`` with ``score = cfg.stance_weight * strength + (1 - cfg.stance_weight)
+5. **Cards.** Per question, deciding candidates are ranked by ``(-counts, -score,
+   document order, start)``, where ``counts`` is a candidate from an independent page that is
+   not a letter, opinion piece or blog (``summarize.genre``), with ``score = cfg.stance_weight * strength + (1 - cfg.stance_weight)
    * relevance`` and the first ``cfg.cards`` become cards. A question none of whose candidates
    decides gets no card: "no evidence found" is an explicit state, not four weak cards. Without a
    stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
@@ -45,7 +60,10 @@ pipeline calls it between the two):
    near-duplicate (term cosine at least ``cfg.duplicate``) of a card from another site: the copy
    published later (then: later in document order) is the syndicated one. Such cards are shown
    but never count as independent confirmation (``judge.verdict`` ignores them for "yes").
-7. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
+7. **Genre.** Each card carries its page's genre (``summarize.genre``: ``letter``,
+   ``opinion``, ``blog`` or ``""``); ``judge.verdict`` never lets such a card be a question's
+   only support.
+8. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
    order, then start offset, everywhere.
 """
 
@@ -60,6 +78,7 @@ from dataclasses import dataclass, replace
 from factseek.constraints import url_host_path
 from factseek.errors import ConfigError
 from factseek.summarize.extractive import sentence_spans
+from factseek.summarize.genre import genre
 from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
@@ -81,7 +100,9 @@ class EvidenceConfig:
     """How many documents, candidates and cards; when a card counts as a copy."""
 
     top_docs: int | None = None  # documents searched for evidence (None: every kept document)
-    candidates: int = 6  # units per question sent to the stance model
+    candidates: int = 6  # most relevant units per question sent to the stance model
+    typed: int = 2  # more units per question that state a figure, date or name it asks for
+    quoted: int = 4  # more units per question that the summaries quote
     terms: str = "quantities"  # what relevance matches: "quantities", "stems" or "words"
     cards: int = 3  # cards shown per question
     min_relevance: float = 0.2
@@ -97,6 +118,8 @@ class EvidenceConfig:
             raise ConfigError(f"top_docs must be >= 1, got {self.top_docs}")
         if min(self.candidates, self.cards, self.min_words, self.max_chars) < 1:
             raise ConfigError("candidates, cards, min_words and max_chars must be >= 1")
+        if min(self.typed, self.quoted) < 0:
+            raise ConfigError("typed and quoted must be >= 0")
         if self.terms not in TERMS:
             raise ConfigError(f"terms must be one of {', '.join(TERMS)}, got {self.terms!r}")
         if self.cards > self.candidates:
@@ -203,32 +226,84 @@ def _weights(units: Sequence[_Unit]) -> dict[str, float]:
     return {t: 1.0 + math.log(1.0 + (n - f + 0.5) / (f + 0.5)) / top for t, f in df.items()}
 
 
+_MONTH = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?\s*\d{1,2}\b|"
+    r"\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+")
+_ASKS_NUMBER = re.compile(
+    r"\b(how (?:many|much)|number of|amount|percent|cost|price|rate|total|million|billion)\b",
+    re.IGNORECASE,
+)
+_ASKS_DATE = re.compile(r"\b(when|what year|which year|date|since|until|before|after)\b", re.I)
+_ASKS_ACTOR = re.compile(r"^\s*(who|whom|whose)\b|\bby whom\b", re.IGNORECASE)
+
+
+def answer_types(question: str) -> frozenset[str]:
+    """What an answer to ``question`` would state (rule 3b): ``number`` (a figure), ``date``,
+    ``actor`` (a named person or body)."""
+    out = set()
+    if _QUANTITY.search(question) or re.search(r"\d", question) or _ASKS_NUMBER.search(question):
+        out.add("number")
+    if _YEAR.search(question) or _MONTH.search(question) or _ASKS_DATE.search(question):
+        out.add("date")
+    if _ASKS_ACTOR.search(question):
+        out.add("actor")
+    return frozenset(out)
+
+
+def _states(text: str, kinds: frozenset[str]) -> bool:
+    """Whether ``text`` states an answer of one of ``kinds``."""
+    return (
+        ("number" in kinds and re.search(r"\d", _YEAR.sub("", text)) is not None)
+        or ("date" in kinds and (_YEAR.search(text) or _MONTH.search(text)) is not None)
+        or ("actor" in kinds and _NAME.search(text) is not None)
+    )
+
+
 def evidence_candidates(
     claim: Claim,
     questions: Sequence[Question],
     documents: Sequence[Document],
     cfg: EvidenceConfig = DEFAULT_EVIDENCE,
+    quoted: Sequence[tuple[int, int, int]] = (),
 ) -> list[Candidate]:
-    """Per question, its most relevant units (rules 1-3 of the module docstring)."""
+    """Per question, its most relevant units, the units that answer it with a figure, date or
+    name, and the units the summaries quote (``quoted``: ``(document index, start, end)``);
+    rules 1-3 of the module docstring."""
     docs = documents if cfg.top_docs is None else documents[: cfg.top_docs]
     units = _units(docs, cfg)
     if not units:
         return []
     weights = _weights(units)
+    cited = _quoted_units(units, quoted)
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
         qterms = match_terms(q.text, cfg.terms, question=True)
         if not qterms:
             continue
         total = sum(weights.get(t, 2.0) for t in qterms)
-        scored = []
+        anchors = _anchors(qterms, weights)
+        kinds = answer_types(q.text)
+        relevant, typed, quotes = [], [], []
         for k, u in enumerate(units):
             shared = qterms & u.terms
-            if shared:
-                rel = sum(weights[t] for t in shared) / total
-                if rel >= cfg.min_relevance:
-                    scored.append((-rel, k))
-        for neg, k in sorted(scored)[: cfg.candidates]:
+            if not shared:
+                continue
+            rel = sum(weights[t] for t in shared) / total
+            if rel >= cfg.min_relevance:
+                relevant.append((-rel, k))
+            if kinds and shared & anchors and _states(u.text, kinds):
+                typed.append((-rel, k))
+            if k in cited:
+                quotes.append((-rel, k))
+        chosen = sorted(relevant)[: cfg.candidates]
+        for extra, cap in ((typed, cfg.typed), (quotes, cfg.quoted)):
+            taken = {k for _, k in chosen}
+            chosen += [x for x in sorted(extra) if x[1] not in taken][:cap]
+        for neg, k in chosen:
             u = units[k]
             out.append(
                 Candidate(
@@ -241,6 +316,30 @@ def evidence_candidates(
                     relevance=round(-neg, 6),
                 )
             )
+    return out
+
+
+def _anchors(qterms: frozenset[str], weights: dict[str, float]) -> set[str]:
+    """The question's word terms (not quantity slots) at least as rare as its median one."""
+    words = sorted((weights.get(t, 2.0), t) for t in qterms if not t.startswith("#"))
+    if not words:
+        return set()
+    median = words[(len(words) - 1) // 2][0]
+    return {t for w, t in words if w >= median}
+
+
+def _quoted_units(units: Sequence[_Unit], quoted: Sequence[tuple[int, int, int]]) -> set[int]:
+    """Indices of the units that a quoted span covers at least half of."""
+    by_doc: dict[int, list[tuple[int, int]]] = {}
+    for d, s, e in quoted:
+        if e > s:
+            by_doc.setdefault(d, []).append((s, e))
+    out = set()
+    for k, u in enumerate(units):
+        for s, e in by_doc.get(u.doc, ()):
+            if 2 * (min(e, u.end) - max(s, u.start)) >= u.end - u.start:
+                out.add(k)
+                break
     return out
 
 
@@ -266,6 +365,7 @@ def select_evidence(
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
     claimant = _Claimant(claim.speaker)
+    genres = {c.doc: genre(documents[c.doc]) for c in candidates}
     by_question: dict[int, list[tuple[Candidate, StanceResult | None]]] = {}
     for i, c in enumerate(candidates):
         by_question.setdefault(c.question_index, []).append(
@@ -279,7 +379,7 @@ def select_evidence(
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
-            rows.append((not note, score, c, s, note))
+            rows.append((not note and not genres[c.doc], score, c, s, note))
         if stances is None:
             rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
         else:
@@ -299,6 +399,7 @@ def select_evidence(
             stance=s,
             independent=not note,
             note=note,
+            genre=genres[c.doc],
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]

@@ -1,0 +1,252 @@
+"""Choosing the verdict rules' numbers by cross-validation on labelled claims.
+
+``fit_rules(items, levels=...)`` takes labelled claims with the evidence cards a pipeline run
+gave them (``RuleItem``: gold label, claim, questions, cards) and returns the ``VerdictRules``
+and a ``FitReport``:
+
+1. **Grid.** For every ``(decide, weak, genre_weight)`` of ``GRID`` (weak <= decide), each
+   claim's uncalibrated verdict: label and raw strength (``judge.verdict`` with no calibration
+   and no abstention).
+2. **Cross-validation.** The claims are cut into ``folds`` folds (by a hash of the claim text,
+   so the cut does not depend on order); for each fold, a logistic map per verdict label
+   (``fit_logistic``: P(right) from logit(strength)) is fitted on the other folds and gives the
+   fold's claims their calibrated confidence; a claim whose confidence is below its label's
+   ``levels`` abstains (not-enough-evidence).
+3. **Score** of a grid point: the number of its cross-validated verdicts that commit (supported,
+   refuted or conflicting-evidence) and are right. The best point wins (ties: the smaller
+   ``decide``, then ``weak``, then ``genre_weight``).
+4. The maps are fitted again on every claim at that point; the report keeps the
+   cross-validated precision and share of each label, the coverage and the calibration error.
+
+``levels`` are the precisions the caller wants each label to have when it is given; they
+become the rules' abstention levels unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from factseek.errors import InputError
+from factseek.judge.rules import VerdictRules
+from factseek.judge.verdict import aggregate, answer_questions
+from factseek.stance.calibrate import expected_calibration_error
+from factseek.types import Claim, Evidence, Question
+
+COMMITTED = ("supported", "refuted", "conflicting-evidence")
+DEFAULT_LEVELS: dict[str, float] = {"refuted": 0.8, "supported": 0.6, "conflicting-evidence": 0.5}
+GRID: dict[str, tuple[float, ...]] = {
+    "decide": (0.5, 0.6, 0.7, 0.8, 0.9),
+    "weak": (0.3, 0.4, 0.5, 0.6),
+    "genre_weight": (0.25, 0.5),
+}
+MIN_PER_LABEL = 20  # fewer verdicts of a label than this: a constant map (its smoothed accuracy)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleItem:
+    """One labelled claim with what the pipeline found for it."""
+
+    gold: str
+    claim: Claim
+    questions: tuple[Question, ...]
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FitReport:
+    n: int
+    folds: int
+    chosen: dict[str, float]
+    score: int
+    precision: dict[str, float]  # cross-validated, per committed label
+    share: dict[str, float]  # share of claims given each label (cross-validated)
+    coverage: float  # share of claims given a committed label
+    ece: float  # calibration error of the committed verdicts' confidence
+    grid: list[dict[str, Any]] = field(default_factory=list)
+
+
+def fit_logistic(
+    strength: Sequence[float], correct: Sequence[bool], l2: float = 1e-2
+) -> dict[str, float]:
+    """``{"a", "b"}`` of ``P(correct) = sigmoid(a * logit(s) + b)`` by Newton steps on the
+    L2-penalised log-likelihood; with under ``MIN_PER_LABEL`` examples or one outcome only,
+    ``a = 0`` and ``b`` the logit of the (add-one smoothed) accuracy."""
+    n = len(strength)
+    k = sum(bool(c) for c in correct)
+    if n < MIN_PER_LABEL or k in (0, n):
+        p = (k + 1) / (n + 2)
+        return {"a": 0.0, "b": round(math.log(p / (1 - p)), 6)}
+    xs = [
+        math.log(min(max(s, 1e-4), 1 - 1e-4) / (1 - min(max(s, 1e-4), 1 - 1e-4))) for s in strength
+    ]
+    ys = [1.0 if c else 0.0 for c in correct]
+    a, b = 0.0, math.log(k / (n - k))
+    for _ in range(50):
+        ga = gb = haa = hab = hbb = 0.0
+        for x, y in zip(xs, ys, strict=True):
+            p = 1 / (1 + math.exp(-(a * x + b)))
+            ga += (p - y) * x
+            gb += p - y
+            w = p * (1 - p)
+            haa += w * x * x
+            hab += w * x
+            hbb += w
+        ga += l2 * a
+        haa += l2
+        det = haa * hbb - hab * hab
+        if det <= 1e-12:
+            break
+        da = (hbb * ga - hab * gb) / det
+        db = (haa * gb - hab * ga) / det
+        a, b = a - da, b - db
+        if abs(da) + abs(db) < 1e-8:
+            break
+    return {"a": round(a, 6), "b": round(b, 6)}
+
+
+def _fold(item: RuleItem, folds: int) -> int:
+    return int.from_bytes(hashlib.sha1(item.claim.text.encode()).digest()[:4], "big") % folds
+
+
+def raw_verdicts(items: Sequence[RuleItem], rules: VerdictRules) -> list[tuple[str, float | None]]:
+    """(label, raw strength) per item under ``rules`` with no calibration and no abstention."""
+    bare = replace(rules, calibration={}, abstain={}, precision={})
+    out = []
+    for it in items:
+        answers = answer_questions(it.questions, it.evidence, bare)
+        v = aggregate(it.claim, answers, it.evidence, judge="fit", rules=bare)
+        out.append((str(v.label), v.confidence))
+    return out
+
+
+def _calibrated(
+    raw: Sequence[tuple[str, float | None]], items: Sequence[RuleItem], train: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    maps = {}
+    for label in COMMITTED:
+        idx = [i for i in train if raw[i][0] == label and raw[i][1] is not None]
+        maps[label] = fit_logistic(
+            [raw[i][1] or 0.0 for i in idx], [items[i].gold == label for i in idx]
+        )
+    return maps
+
+
+def _decide(
+    label: str,
+    strength: float | None,
+    maps: Mapping[str, Mapping[str, float]],
+    levels: Mapping[str, float],
+) -> tuple[str, float | None]:
+    if strength is None or label not in maps:
+        return "not-enough-evidence", None
+    conf = VerdictRules(calibration={label: maps[label]}).calibrate(label, strength)
+    if conf < levels.get(label, 0.0):
+        return "not-enough-evidence", None
+    return label, conf
+
+
+def cross_validate(
+    items: Sequence[RuleItem],
+    raw: Sequence[tuple[str, float | None]],
+    levels: Mapping[str, float],
+    folds: int,
+) -> list[tuple[str, float | None]]:
+    """Each item's cross-validated (label, calibrated confidence) after abstention."""
+    which = [_fold(it, folds) for it in items]
+    out: list[tuple[str, float | None]] = [("not-enough-evidence", None)] * len(items)
+    for f in range(folds):
+        train = [i for i in range(len(items)) if which[i] != f]
+        maps = _calibrated(raw, items, train)
+        for i in range(len(items)):
+            if which[i] == f:
+                out[i] = _decide(raw[i][0], raw[i][1], maps, levels)
+    return out
+
+
+def summarize(
+    items: Sequence[RuleItem], pred: Sequence[tuple[str, float | None]]
+) -> dict[str, Any]:
+    """Precision and share per label, coverage and calibration error of committed verdicts."""
+    n = len(items)
+    precision, share = {}, {}
+    for label in (*COMMITTED, "not-enough-evidence"):
+        idx = [i for i, (p, _) in enumerate(pred) if p == label]
+        share[label] = round(len(idx) / n, 4) if n else 0.0
+        if idx:
+            precision[label] = round(sum(items[i].gold == label for i in idx) / len(idx), 4)
+    committed = [i for i, (p, c) in enumerate(pred) if p in COMMITTED and c is not None]
+    ece = (
+        expected_calibration_error(
+            [pred[i][1] or 0.0 for i in committed], [items[i].gold == pred[i][0] for i in committed]
+        )
+        if committed
+        else 0.0
+    )
+    return {
+        "precision": precision,
+        "share": share,
+        "coverage": round(len(committed) / n, 4) if n else 0.0,
+        "ece": round(float(ece), 4),
+        "right": sum(items[i].gold == pred[i][0] for i in committed),
+    }
+
+
+def fit_rules(
+    items: Sequence[RuleItem],
+    *,
+    levels: Mapping[str, float] = DEFAULT_LEVELS,
+    folds: int = 5,
+    grid: Mapping[str, Sequence[float]] = GRID,
+    fitted_on: str = "",
+) -> tuple[VerdictRules, FitReport]:
+    """The rules chosen by cross-validation on ``items`` (module docstring)."""
+    if len(items) < folds * 10:
+        raise InputError(
+            f"fitting verdict rules needs at least {folds * 10} labelled claims, got {len(items)}"
+        )
+    rows = []
+    best: tuple[Any, ...] | None = None
+    for decide, weak, gw in itertools.product(grid["decide"], grid["weak"], grid["genre_weight"]):
+        if weak > decide:
+            continue
+        rules = VerdictRules(decide=decide, weak=weak, genre_weight=gw)
+        raw = raw_verdicts(items, rules)
+        stats = summarize(items, cross_validate(items, raw, levels, folds))
+        rows.append({"decide": decide, "weak": weak, "genre_weight": gw, **stats})
+        key = (-stats["right"], decide, weak, gw)
+        if best is None or key < best[0]:
+            best = (key, rules, raw, stats)
+    assert best is not None
+    _, rules, raw, stats = best
+    maps = _calibrated(raw, items, range(len(items)))
+    chosen = replace(rules, calibration=maps, abstain=dict(levels), fitted_on=fitted_on)
+    report = FitReport(
+        n=len(items),
+        folds=folds,
+        chosen={"decide": rules.decide, "weak": rules.weak, "genre_weight": rules.genre_weight},
+        score=int(stats["right"]),
+        precision=stats["precision"],
+        share=stats["share"],
+        coverage=stats["coverage"],
+        ece=stats["ece"],
+        grid=rows,
+    )
+    return chosen, report
+
+
+__all__ = [
+    "DEFAULT_LEVELS",
+    "GRID",
+    "FitReport",
+    "RuleItem",
+    "cross_validate",
+    "fit_logistic",
+    "fit_rules",
+    "raw_verdicts",
+    "summarize",
+]

@@ -1,0 +1,124 @@
+"""The few numbers the evidence verdict's rules need, and how they were measured.
+
+A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
+"factseek-verdict-rules"):
+
+- ``decide``: the mass a side of a question needs to answer it (a lone card: its calibrated
+  probability times its weight); ``weak``: the mass below which the other side is ignored;
+  ``genre_weight``: the weight of a card from a letter, opinion piece or blog;
+  ``abstain``: per verdict label, the calibrated confidence below which the verdict abstains
+  (``judge.verdict``): the precision the label must have to be given at all.
+- ``calibration``: per verdict label, ``{"a": a, "b": b}`` of the logistic map
+  ``P(right) = sigmoid(a * logit(strength) + b)`` from the raw strength of the evidence to the
+  probability that the label is right (labels without a map keep the raw strength).
+- ``precision`` and ``precision_basis``: how often each label was right, and on what
+  ("AVeriTeC dev, 500 claims"); shown beside a verdict.
+- ``fitted_on``: how the numbers were chosen (the shipped ones: cross-validation on AVeriTeC
+  train claims; ``factseek judge fit-rules``).
+
+None of it is a weight trained on text: a handful of thresholds and two numbers per label.
+``load_rules("default")`` reads the shipped file (``factseek/models/verdict/rules.json``); a path
+reads yours; the defaults below apply when the shipped file is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from factseek.errors import ConfigError, ModelError
+
+FORMAT_VERSION = 1
+KIND = "factseek-verdict-rules"
+LABELS = ("supported", "refuted", "conflicting-evidence", "not-enough-evidence")
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerdictRules:
+    """Thresholds, calibration and measured precision of the rules verdict (module docstring)."""
+
+    decide: float = 0.7
+    weak: float = 0.5
+    genre_weight: float = 0.5
+    abstain: Mapping[str, float] = field(default_factory=dict)  # label -> level (absent: 0)
+    calibration: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    precision: Mapping[str, float] = field(default_factory=dict)
+    precision_basis: str = ""
+    fitted_on: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("decide", "weak", "genre_weight"):
+            v = getattr(self, name)
+            if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+                raise ConfigError(f"verdict rules: {name} must be in [0, 1], got {v!r}")
+        for label, v in self.abstain.items():
+            if label not in LABELS or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
+                raise ConfigError(f"verdict rules: bad abstain level {label!r}: {v!r}")
+        if self.weak > self.decide:
+            raise ConfigError("verdict rules: weak must not exceed decide")
+        for label, m in self.calibration.items():
+            if label not in LABELS or set(m) != {"a", "b"}:
+                raise ConfigError(f"verdict rules: bad calibration entry {label!r}")
+        for label, p in self.precision.items():
+            if label not in LABELS or not 0.0 <= p <= 1.0:
+                raise ConfigError(f"verdict rules: bad precision entry {label!r}")
+
+    def calibrated(self, label: str) -> bool:
+        return label in self.calibration
+
+    def calibrate(self, label: str, strength: float) -> float:
+        """P(label right) for a raw strength in [0, 1] (the strength itself without a map)."""
+        m = self.calibration.get(label)
+        if m is None:
+            return float(strength)
+        s = min(max(float(strength), 1e-4), 1 - 1e-4)
+        z = m["a"] * math.log(s / (1 - s)) + m["b"]
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format_version": FORMAT_VERSION, "kind": KIND, **asdict(self)}
+
+    def save(self, path: str | Path) -> Path:
+        from factseek.files import atomic_write
+
+        path = Path(path)
+        atomic_write(path, json.dumps(self.to_dict(), indent=2) + "\n")
+        return path
+
+
+def rules_from_dict(data: Mapping[str, Any], where: str = "verdict rules") -> VerdictRules:
+    if data.get("kind") != KIND or data.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"{where}: not a factseek verdict rules file (version {FORMAT_VERSION})")
+    keys = {k: v for k, v in data.items() if k not in ("kind", "format_version")}
+    try:
+        return VerdictRules(**keys)
+    except TypeError as e:
+        raise ModelError(f"{where}: {e}") from None
+
+
+def default_rules_path() -> Path:
+    return Path(str(resources.files("factseek") / "models" / "verdict" / "rules.json"))
+
+
+def load_rules(name: str | Path = "default") -> VerdictRules:
+    """The shipped rules ("default"; the built-in defaults when the file is absent) or a file."""
+    path = default_rules_path() if str(name) == "default" else Path(name)
+    if str(name) == "default" and not path.is_file():
+        return VerdictRules()
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ConfigError(f"cannot read verdict rules {path} ({e})") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: not a verdict rules file")
+    return rules_from_dict(data, str(path))
+
+
+DEFAULT_RULES = load_rules("default")
+
+__all__ = ["DEFAULT_RULES", "LABELS", "VerdictRules", "load_rules", "rules_from_dict"]

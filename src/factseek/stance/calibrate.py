@@ -1,0 +1,163 @@
+"""Stance probabilities that mean what they say: a fitted calibration map and its measurement.
+
+``Calibration(temperature, bias)`` maps a reading's probabilities ``p`` (supports, refutes,
+nei) to ``softmax(log p / temperature + bias)``: one temperature for the whole vector (how
+sure the model is) and a bias per label (how often the data it is used on holds each label),
+the bias of ``nei`` fixed at 0 (a common shift changes nothing). The identity is
+``Calibration()``. The map keeps the order of a reading's probabilities when the bias is 0 and
+moves the decision between labels otherwise; thresholds are therefore tuned after it.
+
+``fit_calibration(probs, gold)`` chooses the temperature and the two free biases minimising the
+negative log-likelihood of the gold labels (L-BFGS from the identity). ``expected_calibration_error(confidence, correct)`` is the usual top-label ECE: the
+readings are put in ``BINS`` equal-width bins of confidence, and the error is the sum over bins
+of (share of readings in the bin) x |mean confidence - accuracy|. ``reliability`` gives the
+bins themselves (for a table or a plot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from factseek.errors import InputError, ModelError
+from factseek.types import STANCE_LABELS
+
+BINS = 10
+EPS = 1e-9
+
+
+@dataclass(frozen=True, kw_only=True)
+class Calibration:
+    """``softmax(log p / temperature + bias)`` (see the module docstring)."""
+
+    temperature: float = 1.0
+    bias: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    fitted_on: str = ""  # what it was fitted on ("validation side, 3,354 pairs")
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.temperature) and self.temperature > 0):
+            raise ModelError(f"calibration temperature must be above 0, got {self.temperature}")
+        if len(self.bias) != len(STANCE_LABELS) or not np.all(np.isfinite(self.bias)):
+            raise ModelError(f"calibration bias must be {len(STANCE_LABELS)} finite numbers")
+
+    @property
+    def identity(self) -> bool:
+        return self.temperature == 1.0 and not any(self.bias)
+
+    def apply(self, probs: np.ndarray) -> np.ndarray:
+        """Calibrated (n, 3) probabilities from raw ones."""
+        probs = np.asarray(probs, dtype=np.float64)
+        if self.identity or probs.size == 0:
+            return probs
+        z = np.log(np.clip(probs, EPS, 1.0)) / self.temperature + np.asarray(self.bias)
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": "temperature and label bias on log-probabilities (NLL)",
+            "temperature": round(self.temperature, 6),
+            "bias": {lab: round(b, 6) for lab, b in zip(STANCE_LABELS, self.bias, strict=True)},
+            "fitted_on": self.fitted_on,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Calibration:
+        """The map stored in a model's config.json (None or {}: the identity)."""
+        if not data:
+            return cls()
+        try:
+            bias = data.get("bias") or {}
+            return cls(
+                temperature=float(data.get("temperature", 1.0)),
+                bias=tuple(float(bias.get(lab, 0.0)) for lab in STANCE_LABELS),  # type: ignore[arg-type]
+                fitted_on=str(data.get("fitted_on", "")),
+            )
+        except (TypeError, ValueError, AttributeError) as e:
+            raise ModelError(f"bad calibration section ({e})") from None
+
+
+def fit_calibration(probs: np.ndarray, gold: Sequence[str], *, fitted_on: str = "") -> Calibration:
+    """The NLL-optimal temperature and label biases on ``(probs, gold)`` (module docstring)."""
+    from scipy.optimize import minimize
+
+    probs = np.asarray(probs, dtype=np.float64)
+    if len(gold) == 0 or probs.shape != (len(gold), len(STANCE_LABELS)):
+        raise InputError("calibration needs one (supports, refutes, nei) reading per gold label")
+    try:
+        y = np.array([STANCE_LABELS.index(g) for g in gold])  # type: ignore[arg-type]
+    except ValueError:
+        raise InputError(f"unknown stance labels in {sorted(set(gold))}") from None
+    logp = np.log(np.clip(probs, EPS, 1.0))
+
+    def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        t = np.exp(theta[0])
+        b = np.array([theta[1], theta[2], 0.0])
+        z = logp / t + b
+        z -= z.max(axis=1, keepdims=True)
+        logq = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        q = np.exp(logq)
+        loss = -logq[np.arange(len(y)), y].mean()
+        onehot = np.eye(len(STANCE_LABELS))[y]
+        dz = (q - onehot) / len(y)  # d loss / d z
+        grad_t = -(dz * logp).sum() / t  # dz/dt = -logp / t^2, dt/dtheta0 = t
+        grad = np.array([grad_t, dz[:, 0].sum(), dz[:, 1].sum()])
+        return float(loss), grad
+
+    result = minimize(nll, np.zeros(3), jac=True, method="L-BFGS-B")
+    theta = result.x
+    return Calibration(
+        temperature=float(np.exp(theta[0])),
+        bias=(float(theta[1]), float(theta[2]), 0.0),
+        fitted_on=fitted_on,
+    )
+
+
+def expected_calibration_error(
+    confidence: Sequence[float], correct: Sequence[bool], bins: int = BINS
+) -> float:
+    """Top-label ECE over ``bins`` equal-width bins (module docstring)."""
+    table = reliability(confidence, correct, bins)
+    n = sum(row["n"] for row in table)
+    return sum(row["n"] / n * abs(row["confidence"] - row["accuracy"]) for row in table)
+
+
+def reliability(
+    confidence: Sequence[float], correct: Sequence[bool], bins: int = BINS
+) -> list[dict[str, Any]]:
+    """The non-empty bins: ``{"low", "high", "n", "confidence", "accuracy"}`` (a confidence of
+    exactly 1 goes to the last bin)."""
+    conf = np.asarray(confidence, dtype=np.float64)
+    ok = np.asarray(correct, dtype=np.float64)
+    if len(conf) == 0 or len(conf) != len(ok):
+        raise InputError("reliability needs one correctness flag per confidence, and at least one")
+    if np.any((conf < 0) | (conf > 1)):
+        raise InputError("confidences must be probabilities in [0, 1]")
+    which = np.minimum((conf * bins).astype(int), bins - 1)
+    out = []
+    for k in range(bins):
+        sel = which == k
+        if sel.any():
+            out.append(
+                {
+                    "low": k / bins,
+                    "high": (k + 1) / bins,
+                    "n": int(sel.sum()),
+                    "confidence": float(conf[sel].mean()),
+                    "accuracy": float(ok[sel].mean()),
+                }
+            )
+    return out
+
+
+__all__ = [
+    "BINS",
+    "Calibration",
+    "expected_calibration_error",
+    "fit_calibration",
+    "reliability",
+]

@@ -1,0 +1,79 @@
+"""Calibrated stance probabilities (stance/calibrate.py) on hand-checkable fixtures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from factseek.errors import InputError, ModelError
+from factseek.stance.calibrate import (
+    Calibration,
+    expected_calibration_error,
+    fit_calibration,
+    reliability,
+)
+
+LABELS = ["supports", "refutes", "nei"]
+
+
+def test_identity_and_a_hand_computed_map() -> None:
+    p = np.array([[0.7, 0.2, 0.1]])
+    assert np.allclose(Calibration().apply(p), p)
+    t2 = Calibration(temperature=2.0).apply(p)
+    expected = np.sqrt(p) / np.sqrt(p).sum()  # softmax(log p / 2)
+    assert np.allclose(t2, expected)
+    biased = Calibration(bias=(0.0, np.log(2.0), 0.0)).apply(p)
+    assert np.allclose(biased, np.array([[0.7, 0.4, 0.1]]) / 1.2)  # refutes counted twice
+
+
+def test_ece_by_hand() -> None:
+    # bin [0.9, 1.0): two readings at 0.95, one right -> |0.95 - 0.5| * 2/4
+    # bin [0.6, 0.7): two readings at 0.65, both right -> |0.65 - 1| * 2/4
+    conf, ok = [0.95, 0.95, 0.65, 0.65], [True, False, True, True]
+    assert expected_calibration_error(conf, ok) == pytest.approx(0.45 * 0.5 + 0.35 * 0.5)
+    rows = reliability(conf, ok)
+    assert [(r["n"], r["accuracy"]) for r in rows] == [(2, 1.0), (2, 0.5)]
+    assert reliability([1.0], [True])[0]["high"] == 1.0  # 1.0 goes to the last bin
+    with pytest.raises(InputError):
+        reliability([1.5], [True])
+
+
+def test_fit_recovers_an_overconfident_model() -> None:
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(3000, 3)) * 1.5
+    true = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    gold = [LABELS[rng.choice(3, p=row)] for row in true]
+    shown = Calibration(temperature=1 / 3).apply(true)  # three times too sure
+    cal = fit_calibration(shown, gold, fitted_on="test")
+    assert cal.temperature == pytest.approx(3.0, rel=0.15)
+
+    def ece(p: np.ndarray) -> float:
+        idx = p.argmax(1)
+        return expected_calibration_error(
+            p.max(1), [LABELS[k] == g for k, g in zip(idx, gold, strict=True)]
+        )
+
+    assert ece(shown) > 0.15 and ece(cal.apply(shown)) < 0.04
+    assert Calibration.from_dict(cal.to_dict()) == Calibration(
+        temperature=round(cal.temperature, 6),
+        bias=tuple(round(b, 6) for b in cal.bias),
+        fitted_on="test",
+    )
+
+
+def test_bad_maps_are_refused() -> None:
+    with pytest.raises(ModelError):
+        Calibration(temperature=0.0)
+    with pytest.raises(ModelError):
+        Calibration.from_dict({"temperature": "hot"})
+    with pytest.raises(InputError):
+        fit_calibration(np.ones((2, 3)) / 3, ["supports"])
+
+
+def test_label_ece_uses_the_label_the_thresholds_pick() -> None:
+    from factseek.stance.evaluate import label_ece
+
+    probs = np.array([[0.45, 0.10, 0.45], [0.30, 0.20, 0.50]])
+    # thresholds (0.4, 0.9): the first reads supports at 0.45 (wrong), the second nei at 0.5 (right)
+    got = label_ece(probs, ["nei", "nei"], {"supports": 0.4, "refutes": 0.9})
+    assert got == pytest.approx((0.45 * 1 + 0.5 * 1) / 2, abs=1e-4)
