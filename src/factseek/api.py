@@ -62,6 +62,7 @@ class CheckOptions:
     cache_dir: str | Path | None = None
     stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
     scale: str = "auto"
+    verdict_rules: str | Path = "default"  # the rules verdict's numbers (judge.rules)
 
 
 def _choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -236,9 +237,12 @@ def _evidence_parts(
             notes.append(f"no evidence cards or verdict: {e}")
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):
+        from factseek.judge.rules import load_rules
         from factseek.judge.verdict import StanceRules
 
-        evidence_judge = StanceRules(names["stance"])
+        evidence_judge = StanceRules(names["stance"], load_rules(opts.verdict_rules))
+        if str(opts.verdict_rules) != "default":
+            names["verdict_rules"] = Path(opts.verdict_rules).name
     answerer = None
     if llm is not None and stance is not None:
         from factseek.judge.llm_answers import LLMAnswerer

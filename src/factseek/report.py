@@ -34,7 +34,7 @@ from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
 from factseek.redact import redact_text, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Document, Evidence, Report, from_dict, to_dict
+from factseek.types import Document, Evidence, Report, Verdict, from_dict, to_dict
 
 
 class Format(StrEnum):
@@ -157,7 +157,26 @@ def _verdict_line(report: Report) -> str:
         return f"**not judged** ({_md(v.explanation)})"
     conf = f", confidence {v.confidence:.2f}" if v.confidence is not None else ""
     scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
-    return f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
+    label = "not enough evidence to decide (abstained)" if v.abstained else v.label or ""
+    return f"**{_md(label)}**{scale} by {_md(v.judge)}"
+
+
+def precision_note(v: Verdict) -> str:
+    """'When factseek says refuted, it was right 81% of the time (AVeriTeC dev, 500 claims).'
+    (plain text; '' when the label's precision was never measured)."""
+    if not v.judged or v.precision is None or not v.label:
+        return ""
+    basis = f" ({v.precision_basis})" if v.precision_basis else ""
+    return (
+        f"When this judge says {v.label}, it was right {100 * v.precision:.0f}% of the time{basis}."
+    )
+
+
+GENRE_NOTE = {
+    "letter": "a letter to the editor: never the only support",
+    "opinion": "an opinion piece: never the only support",
+    "blog": "a blog post: never the only support",
+}
 
 
 # ----------------------------------------------------------------------------- evidence and answers
@@ -206,6 +225,8 @@ def _md_evidence(report: Report) -> list[str]:
             continue
         for e in cards:
             flag = "" if e.independent else f" — not independent: {_md(e.note)}"
+            if e.genre in GENRE_NOTE:
+                flag += f" — {GENRE_NOTE[e.genre]}"
             out.append(
                 f"- {e.id} `{_badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(_card_meta(e))}): "
                 f"“{_md(_clip(e.text, 400))}” [chars {e.start_char}-{e.end_char}]{flag}"
@@ -226,6 +247,8 @@ def render_markdown(report: Report) -> str:
         meta.append(f"venue: {_md(c.venue)}")
     out.append(" · ".join(meta) + "\n")
     out.append(f"**Verdict:** {_verdict_line(report)}\n")
+    if precision_note(report.verdict):
+        out.append(f"_{_md(precision_note(report.verdict))}_\n")
     if report.verdict.judged and report.verdict.explanation:
         out.append(f"{_md(report.verdict.explanation)}\n")
     out.extend(_md_evidence(report))
@@ -452,6 +475,8 @@ def _html_evidence(report: Report) -> list[str]:
             flag = (
                 "" if e.independent else f"<p class='small warn'>not independent: {_e(e.note)}</p>"
             )
+            if e.genre in GENRE_NOTE:
+                flag += f"<p class='small warn'>{_e(GENRE_NOTE[e.genre])}</p>"
             out.append(
                 f"<div class='card'><div>{_e(e.id)} {_html_badge(e)} {_a(e.title or e.domain, e.url)}"
                 f" <span class='small'>{_e(_card_meta(e))} · chars {e.start_char}–{e.end_char}</span></div>"
@@ -483,10 +508,13 @@ def render_html(report: Report) -> str:
         box = VERDICT_CLASS.get(v.label or "", "")
         conf = f" · confidence {v.confidence:.2f}" if v.confidence is not None else ""
         scale = f" · {_e(v.scale)} scale" if v.scale else ""
+        label = "not enough evidence to decide (abstained)" if v.abstained else v.label or ""
         add(
-            f"<div class='verdict {box}'>Verdict: <b>{_e(v.label or '')}</b>"
+            f"<div class='verdict {box}'>Verdict: <b>{_e(label)}</b>"
             f" <span class='small'>by {_e(v.judge)}{scale}{conf}</span>"
         )
+        if precision_note(v):
+            add(f"<br><span class='small'>{_e(precision_note(v))}</span>")
         if v.scores:
             add(
                 "<br><span class='small'>"

@@ -174,6 +174,14 @@ def pipeline_cmd(
     stance: Annotated[
         str, typer.Option("--stance", help="Stance model: default, a trained folder, or none.")
     ] = "default",
+    verdict_rules: Annotated[
+        str,
+        typer.Option(
+            "--verdict-rules",
+            help="The rules verdict's thresholds and confidence maps: default (shipped) or a "
+            "file from `factseek judge fit-rules`.",
+        ),
+    ] = "default",
     k: Annotated[int, typer.Option("--k", min=1, max=100, help="Documents per query.")] = 10,
     undated: Annotated[
         str, typer.Option("--undated", help="drop or keep pages without a date.")
@@ -203,7 +211,9 @@ def pipeline_cmd(
     spec = data_format(fmt.value, claims)
     rows = with_ids(spec.load(claims))
     rows = rows[:limit] if limit is not None else rows
-    parts = build_parts(CheckOptions(store=store, stance=stance, scale="auto"))
+    parts = build_parts(
+        CheckOptions(store=store, stance=stance, scale="auto", verdict_rules=verdict_rules)
+    )
     the_judge = None
     if judge is not None:
         from factseek.judge import load_judge

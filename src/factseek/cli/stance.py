@@ -291,10 +291,20 @@ def eval_(
     out: Annotated[
         Path | None, typer.Option("--out", help="Folder for results.json and results.md.")
     ] = None,
+    pairs_files: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--pairs",
+            help="Also score JSON Lines of your own {question, evidence, label[, kind]} pairs "
+            "(repeatable; e.g. tests/data/stance_contrast.jsonl, the hand-written contrast set).",
+        ),
+    ] = None,
 ) -> None:
-    """Accuracy, macro-F1, per-class P/R/F1 and confusion matrices on one split, per source and form."""
+    """Accuracy, macro-F1, calibration error, per-class P/R/F1 and confusion matrices on one
+    split, per source and form (two-way sources are scored two-way), and on pair files."""
+    from factseek.errors import InputError
     from factseek.files import atomic_write
-    from factseek.stance.data import EVAL_SOURCES, build_pairs, subsample, with_form
+    from factseek.stance.data import EVAL_SOURCES, build_pairs, extra_pairs, subsample, with_form
     from factseek.stance.evaluate import evaluate_pairs, metrics_table
     from factseek.stance.realworld import scoring
 
@@ -311,16 +321,34 @@ def eval_(
             continue
         for f in forms:
             scored = with_form(chosen, f)  # type: ignore[arg-type]
-            m, seconds = evaluate_pairs(stance, scored, scoring(name))
+            m, seconds, ece = evaluate_pairs(stance, scored, scoring(name))
             results[f"{name}/{f}"] = {
                 **m.to_dict(),
                 "scoring": scoring(name),
+                "ece": ece,
                 "seconds": round(seconds, 2),
             }
             typer.echo(
-                f"{name} ({f}): {metrics_table(m).splitlines()[0]}  [{len(scored) / seconds:.0f} pairs/s]"
+                f"{name} ({f}): {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}  [{len(scored) / seconds:.0f} pairs/s]"
             )
-            md += [f"## {name}, {f} form", "", metrics_table(m), ""]
+            md += [f"## {name}, {f} form ({scoring(name)})", "", metrics_table(m), ""]
+            md += [f"Expected calibration error of the label's probability: {ece:.3f}", ""]
+    for path in pairs_files or ():
+        own = extra_pairs(path)
+        if not own:
+            raise InputError(f"{path}: no pairs")
+        m, seconds, ece = evaluate_pairs(stance, own)
+        kinds = _by_kind(path, stance, own)
+        results[f"file:{path.name}"] = {**m.to_dict(), "ece": ece, "by_kind": kinds}
+        typer.echo(f"{path.name}: {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}")
+        md += [f"## {path.name}", "", metrics_table(m), ""]
+        if kinds:
+            md += ["| kind | pairs | right |", "|---|---:|---:|"]
+            md += [f"| {k} | {v['n']} | {100 * v['accuracy']:.1f}% |" for k, v in kinds.items()]
+            md.append("")
+    summary = _summary(results)
+    if summary:
+        md[2:2] = summary
     typer.echo("\n".join(md[2:]))
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -335,6 +363,51 @@ def eval_(
         atomic_write(out / "results.json", json.dumps(payload, indent=2) + "\n")
         atomic_write(out / "results.md", "\n".join(md) + "\n")
         typer.echo(f"wrote {out / 'results.json'} and {out / 'results.md'}")
+
+
+#: The real-world sets whose mean macro-F1 is the stance model's headline figure.
+HEADLINE = ("wice", "checkcovid", "averitec-dev")
+
+
+def _summary(results: dict[str, dict]) -> list[str]:
+    """A table of every scored side, and the mean macro-F1 over ``HEADLINE`` when all are there."""
+    if not results:
+        return []
+    lines = [
+        "| side | scoring | pairs | accuracy | macro-F1 | ECE |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for key, r in results.items():
+        lines.append(
+            f"| {key} | {r.get('scoring', '3way')} | {r['n']} | {100 * r['accuracy']:.1f} | {100 * r['macro_f1']:.1f} | {r['ece']:.3f} |"
+        )
+    head = [
+        r["macro_f1"]
+        for key, r in results.items()
+        if key.split("/")[0] in HEADLINE and key.endswith("/statement")
+    ]
+    if len(head) == len(HEADLINE):
+        lines += [
+            "",
+            f"Mean macro-F1 over {', '.join(HEADLINE)}: {100 * sum(head) / len(head):.1f}",
+        ]
+    return [*lines, ""]
+
+
+def _by_kind(path: Path, stance: CrossEncoderStance, pairs: list) -> dict[str, dict]:
+    """Accuracy per ``kind`` field of a pair file (empty when the file has none)."""
+    from factseek.datasets.guard import jsonl_objects
+
+    kinds = [str(row.get("kind", "")) for _, row in jsonl_objects(path)]
+    if not any(kinds) or len(kinds) != len(pairs):
+        return {}
+    results = stance.classify([(p.question, p.evidence) for p in pairs])
+    out: dict[str, dict] = {}
+    for kind, p, r in zip(kinds, pairs, results, strict=True):
+        row = out.setdefault(kind, {"n": 0, "right": 0})
+        row["n"] += 1
+        row["right"] += int(r.label == p.label)
+    return {k: {**v, "accuracy": v["right"] / v["n"]} for k, v in out.items()}
 
 
 @app.command()

@@ -96,15 +96,23 @@ def metrics_table(metrics: StanceMetrics) -> str:
 
 def evaluate_pairs(
     model: Any, pairs: Sequence[Any], scoring: str = "3way"
-) -> tuple[StanceMetrics, float]:
-    """``(metrics, seconds)`` of a ``StanceModel`` on labelled pairs (``stance.data.StancePair``),
-    scored as ``score_pairs(scoring, ...)``."""
+) -> tuple[StanceMetrics, float, float]:
+    """``(metrics, seconds, ece)`` of a ``StanceModel`` on labelled pairs
+    (``stance.data.StancePair``), scored as ``score_pairs(scoring, ...)``; ``ece`` is the
+    expected calibration error of the probability each reading gives its own label."""
     import time
+
+    from factseek.stance.calibrate import expected_calibration_error
 
     started = time.perf_counter()
     results = model.classify([(p.question, p.evidence) for p in pairs])
     seconds = time.perf_counter() - started
-    return score_pairs(scoring, [p.label for p in pairs], [r.label for r in results]), seconds
+    ece = expected_calibration_error(
+        [float(r.probs.get(r.label, 0.0)) for r in results],
+        [r.label == p.label for r, p in zip(results, pairs, strict=True)],
+    )
+    metrics = score_pairs(scoring, [p.label for p in pairs], [r.label for r in results])
+    return metrics, seconds, round(float(ece), 4)
 
 
 def label_ece(probs: Any, gold: Sequence[str], thresholds: Any = None) -> float:

@@ -330,6 +330,7 @@ SCORING: dict[str, Scoring] = {
     "wice": "supported-vs-not",
     "averitec-dev": "supports-vs-refutes",
     "symmetric": "supports-vs-refutes",
+    "liarplus": "supports-vs-refutes",
 }
 
 
