@@ -184,6 +184,13 @@ def train(
             help="Fit a calibration map (temperature, label bias) on the validation side.",
         ),
     ] = D.calibrate,
+    weigh_sources: Annotated[
+        bool,
+        typer.Option(
+            "--weigh-sources/--pooled",
+            help="Every source weighs the same in calibration and thresholds (or every pair).",
+        ),
+    ] = D.weigh_sources,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
@@ -221,6 +228,7 @@ def train(
         distill=distill,
         temperature=temperature,
         calibrate=calibrate,
+        weigh_sources=weigh_sources,
     )
     repeats = parse_oversample(oversample)
     pairs = build_pairs(_data_root(data), names)
@@ -363,6 +371,46 @@ def eval_(
         atomic_write(out / "results.json", json.dumps(payload, indent=2) + "\n")
         atomic_write(out / "results.md", "\n".join(md) + "\n")
         typer.echo(f"wrote {out / 'results.json'} and {out / 'results.md'}")
+
+
+@app.command()
+def calibrate(
+    model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the recalibrated model to.")],
+    data: DataOpt = None,
+    sources: SourcesOpt = None,
+    question_share: Annotated[
+        float,
+        typer.Option("--question-share", min=0.0, max=1.0, help="Claims asked as questions."),
+    ] = 0.5,
+    weigh_sources: Annotated[
+        bool,
+        typer.Option(
+            "--weigh-sources/--pooled",
+            help="Every source weighs the same in the fit (or every pair does).",
+        ),
+    ] = True,
+) -> None:
+    """Fit a model's calibration map and thresholds anew on the validation side (the network
+    is untouched): a copy of the folder with the new ones (stance/calibrate.py)."""
+    from factseek.stance import default_model_path
+    from factseek.stance.crossencoder import read_config
+    from factseek.stance.data import build_pairs, describe, with_form
+    from factseek.stance.train import recalibrate
+
+    path = default_model_path() if model == "default" else Path(model)
+    trained_on = read_config(path).get("train", {}).get("sources")
+    names = _sources(sources) if sources is not None or not trained_on else tuple(trained_on)
+    pairs = build_pairs(_data_root(data), names)["validation"]
+    dev = with_form(pairs, "mixed", question_share=question_share)
+    typer.echo(f"validation: {describe(dev)}")
+    fitted = recalibrate(path, dev, out, weigh_sources=weigh_sources)
+    cal, ece = fitted["calibration"], fitted["metrics"]["dev_ece"]
+    typer.echo(
+        f"temperature {cal['temperature']:.3f}, bias {cal['bias']}; thresholds "
+        f"{fitted['thresholds']}; validation ECE {ece['raw']:.3f} -> {ece['calibrated']:.3f}; "
+        f"wrote {out}"
+    )
 
 
 #: The real-world sets whose mean macro-F1 is the stance model's headline figure.

@@ -7,8 +7,9 @@ the bias of ``nei`` fixed at 0 (a common shift changes nothing). The identity is
 ``Calibration()``. The map keeps the order of a reading's probabilities when the bias is 0 and
 moves the decision between labels otherwise; thresholds are therefore tuned after it.
 
-``fit_calibration(probs, gold)`` chooses the temperature and the two free biases minimising the
-negative log-likelihood of the gold labels (L-BFGS from the identity). ``expected_calibration_error(confidence, correct)`` is the usual top-label ECE: the
+``fit_calibration(probs, gold, groups)`` chooses the temperature and the two free biases
+minimising the negative log-likelihood of the gold labels (L-BFGS from the identity); with
+``groups`` (each pair's source) each source weighs the same, however many pairs it has. ``expected_calibration_error(confidence, correct)`` is the usual top-label ECE: the
 readings are put in ``BINS`` equal-width bins of confidence, and the error is the sum over bins
 of (share of readings in the bin) x |mean confidence - accuracy|. ``reliability`` gives the
 bins themselves (for a table or a plot).
@@ -81,8 +82,15 @@ class Calibration:
             raise ModelError(f"bad calibration section ({e})") from None
 
 
-def fit_calibration(probs: np.ndarray, gold: Sequence[str], *, fitted_on: str = "") -> Calibration:
-    """The NLL-optimal temperature and label biases on ``(probs, gold)`` (module docstring)."""
+def fit_calibration(
+    probs: np.ndarray,
+    gold: Sequence[str],
+    *,
+    groups: Sequence[str] | None = None,
+    fitted_on: str = "",
+) -> Calibration:
+    """The NLL-optimal temperature and label biases on ``(probs, gold)`` (module docstring);
+    with ``groups`` (each example's source) every group weighs the same in the likelihood."""
     from scipy.optimize import minimize
 
     probs = np.asarray(probs, dtype=np.float64)
@@ -93,6 +101,12 @@ def fit_calibration(probs: np.ndarray, gold: Sequence[str], *, fitted_on: str = 
     except ValueError:
         raise InputError(f"unknown stance labels in {sorted(set(gold))}") from None
     logp = np.log(np.clip(probs, EPS, 1.0))
+    weight = np.ones(len(y))
+    if groups is not None:
+        sizes: dict[str, int] = {}
+        for name in groups:
+            sizes[name] = sizes.get(name, 0) + 1
+        weight = np.array([len(y) / (len(sizes) * sizes[name]) for name in groups])
 
     def nll(theta: np.ndarray) -> tuple[float, np.ndarray]:
         t = np.exp(theta[0])
@@ -101,9 +115,9 @@ def fit_calibration(probs: np.ndarray, gold: Sequence[str], *, fitted_on: str = 
         z -= z.max(axis=1, keepdims=True)
         logq = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
         q = np.exp(logq)
-        loss = -logq[np.arange(len(y)), y].mean()
+        loss = -(weight * logq[np.arange(len(y)), y]).mean()
         onehot = np.eye(len(STANCE_LABELS))[y]
-        dz = (q - onehot) / len(y)  # d loss / d z
+        dz = weight[:, None] * (q - onehot) / len(y)  # d loss / d z
         grad_t = -(dz * logp).sum() / t  # dz/dt = -logp / t^2, dt/dtheta0 = t
         grad = np.array([grad_t, dz[:, 0].sum(), dz[:, 1].sum()])
         return float(loss), grad

@@ -16,7 +16,9 @@ Where a data set publishes a development side and keeps its test side aside, fac
   retriever would hand the model); *partially supported* claims are left out of the test side
   (it is scored supported vs not). Train and validation (``partial_train.jsonl``, every claim
   partially supported): the claim with its supporting sentences -> nei (the evidence backs part
-  of the claim, not all of it), split by article, 85 / 15.
+  of the claim, not all of it), and the claim without the words the article does not back
+  (``non_supported_spans``) with the same sentences -> supports, when what is left still reads
+  as a sentence (``_supported_part``); split by article, 85 / 15.
 - ``symmetric`` (``fever_symmetric/``, CC BY-SA): evaluation only, the test side: FEVER claims
   with one evidence sentence, in pairs written so that the claim alone does not give the label
   away (``fever_symmetric_test.jsonl``; its other files reuse the same sentences, so none can
@@ -148,6 +150,44 @@ def _first_set(row: dict[str, Any], n: int) -> list[int]:
     return []
 
 
+_DANGLING = re.compile(
+    r"(?:\b(?:and|or|the|a|an|of|in|on|at|to|by|with|for|as|from)|[,:;(\"“-])\s*[.!?]?$", re.I
+)
+
+
+def _supported_part(row: dict[str, Any]) -> str | None:
+    """A partially supported claim without the words its article does not back
+    (``non_supported_spans``), when what is left still reads as a sentence: at least 6 words,
+    starting with a capital, a verb at its root (spaCy), no determiner or preposition left
+    without its word, and no dangling last word ("were", "in", "the")."""
+    tokens, flags = row.get("claim_tokens") or [], row.get("non_supported_spans") or []
+    if len(tokens) != len(flags) or not any(flags) or all(flags):
+        return None
+    text = " ".join(t for t, drop in zip(tokens, flags, strict=True) if not drop)
+    text = untokenize(text).replace(" - ", "-").replace("()", "").replace('" "', "")
+    text = re.sub(r"^[\s,;:]+", "", " ".join(text.split()))
+    if len(text.split()) < 6 or not text[:1].isupper() or _DANGLING.search(text):
+        return None
+    from factseek.nlp import load_spacy
+
+    doc = load_spacy()(text)
+    root = next((t for t in doc if t.dep_ == "ROOT"), None)
+    words = [t for t in doc if not t.is_punct]
+    broken = any(  # "the in", "In, Bentley": a determiner or preposition left without its word
+        a.pos_ in ("DET", "ADP") and (b.pos_ in ("ADP", "AUX", "PUNCT") or b.is_punct)
+        for a, b in zip(doc, doc[1:], strict=False)
+    )
+    if (
+        root is None
+        or root.pos_ not in ("VERB", "AUX")
+        or doc[0].pos_ in ("VERB", "AUX")
+        or words[-1].pos_ in ("AUX", "ADP", "DET", "CCONJ", "SCONJ", "PART")
+        or broken
+    ):
+        return None
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def wice_pairs(folder: Path) -> dict[Split, list[Any]]:
     """WiCE pairs (see the module docstring)."""
     from factseek.stance.data import bm25_nearest
@@ -163,9 +203,11 @@ def wice_pairs(folder: Path) -> dict[Split, list[Any]]:
             continue
         article = str((row.get("meta") or {}).get("id", i)).split("-")[0]
         evidence = " ".join(sentences[k] for k in chosen)
-        out[_train_or_validation(article)].append(
-            _pair(claim, evidence, "nei", "wice", f"wice-{article}")
-        )
+        side = _train_or_validation(article)
+        out[side].append(_pair(claim, evidence, "nei", "wice", f"wice-{article}"))
+        kept = _supported_part(row)
+        if kept:
+            out[side].append(_pair(kept, evidence, "supports", "wice", f"wice-{article}"))
     path = _folder_file(folder, "dev.jsonl")
     pending: list[tuple[str, list[str], str]] = []
     for i, row in jsonl_objects(path):

@@ -8,8 +8,9 @@ The rule (``decide``), with ``thresholds = {"supports": ts, "refutes": tr}``:
    So a lower threshold asks less of the evidence before it counts as taking a stance, and
    ``nei``'s own probability matters only through the other two.
 
-``tune_thresholds(probs, gold)`` picks ``(ts, tr)`` on a grid (``GRID``: 0.05 to 0.95 by 0.05)
-maximising macro-F1 over the three labels; ties go to the pair closest to (0.5, 0.5), then the
+``tune_thresholds(probs, gold, groups)`` picks ``(ts, tr)`` on a grid (``GRID``: 0.05 to 0.95 by
+0.05) maximising macro-F1 over the three labels (with ``groups``, the mean of each group's
+macro-F1: every source weighs the same); ties go to the pair closest to (0.5, 0.5), then the
 smaller ``ts``, then the smaller ``tr``, so the result is deterministic.
 """
 
@@ -71,15 +72,26 @@ def macro_f1_indices(gold: np.ndarray, pred: np.ndarray, n_labels: int = 3) -> f
     return float(np.mean(f1s)) if f1s else 0.0
 
 
-def tune_thresholds(probs: np.ndarray, gold: Sequence[str]) -> tuple[dict[str, float], float]:
-    """``(thresholds, macro-F1)`` of the best grid point on ``(probs, gold)``."""
+def tune_thresholds(
+    probs: np.ndarray, gold: Sequence[str], groups: Sequence[str] | None = None
+) -> tuple[dict[str, float], float]:
+    """``(thresholds, macro-F1)`` of the best grid point on ``(probs, gold)``. With ``groups``
+    (each example's source), the score is the mean of the groups' macro-F1s, so every source
+    counts the same however many pairs it has."""
     if len(gold) == 0:
         raise InputError("no examples to tune stance thresholds on")
     g = np.array([STANCE_LABELS.index(x) for x in gold])  # type: ignore[arg-type]
+    names = list(dict.fromkeys(groups)) if groups is not None else [""]
+    member = (
+        [np.array([x == n for x in groups]) for n in names]
+        if groups is not None
+        else [np.ones(len(g), bool)]
+    )
     best: tuple[float, float, float, float] | None = None  # (-f1, distance, ts, tr)
     for ts in GRID:
         for tr in GRID:
-            f1 = macro_f1_indices(g, decide_many(probs, {"supports": ts, "refutes": tr}))
+            pred = decide_many(probs, {"supports": ts, "refutes": tr})
+            f1 = float(np.mean([macro_f1_indices(g[m], pred[m]) for m in member]))
             key = (-round(f1, 12), abs(ts - 0.5) + abs(tr - 0.5), ts, tr)
             if best is None or key < best:
                 best = key

@@ -65,6 +65,7 @@ class StanceTrainConfig:
     seed: int = 0
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
+    weigh_sources: bool = True  # every source weighs the same in calibration and thresholds
     teacher: str = ""  # a stance model ("default" or a folder) whose probabilities are soft targets
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
@@ -451,19 +452,7 @@ def train_stance(
                     _save_checkpoint(work, net, optimizer, step, fp)
     log("scoring the validation pairs")
     raw = predict_probs(net, tokenizer, dev)
-    gold = [p.label for p in dev]
-    calibration = (
-        fit_calibration(raw, gold, fitted_on=f"validation side, {len(dev)} pairs")
-        if config.calibrate
-        else Calibration()
-    )
-    probs = calibration.apply(raw)
-    thresholds, _ = tune_thresholds(probs, gold)
-    dev_argmax = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, None)])
-    dev_tuned = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, thresholds)])
-    ece = {
-        name: label_ece(p, gold, thresholds) for name, p in (("raw", raw), ("calibrated", probs))
-    }
+    fitted = fit_on_validation(raw, dev, config)
     cfg = {
         "name": name or out.resolve().name,
         "net": _net_config(config).to_dict(),
@@ -472,8 +461,8 @@ def train_stance(
         else Path(config.base).name,
         "max_length": config.max_length,
         "quantize": config.quantize,
-        "thresholds": thresholds,
-        "calibration": calibration.to_dict(),
+        "thresholds": fitted["thresholds"],
+        "calibration": fitted["calibration"],
         # a teacher folder by its name only: no machine paths in a model that may be shared
         "hyperparameters": {**asdict(config), "teacher": Path(config.teacher).name},
         "train": {
@@ -483,12 +472,7 @@ def train_stance(
             "fingerprint": fp,
             **(info or {}),
         },
-        "metrics": {
-            "selection": "thresholds tuned for validation macro-F1",
-            "dev_argmax": dev_argmax.to_dict(),
-            "dev_tuned": dev_tuned.to_dict(),
-            "dev_ece": ece,
-        },
+        "metrics": fitted["metrics"],
         "training_seconds": round(time.perf_counter() - started, 1),
     }
     save_model(net, out, cfg)
@@ -498,8 +482,69 @@ def train_stance(
         seconds=time.perf_counter() - started,
         n_train=len(train),
         n_dev=len(dev),
-        thresholds=thresholds,
-        dev_argmax=dev_argmax,
-        dev_tuned=dev_tuned,
+        thresholds=fitted["thresholds"],
+        dev_argmax=fitted["dev_argmax"],
+        dev_tuned=fitted["dev_tuned"],
         resumed_from=done,
     )
+
+
+def fit_on_validation(
+    raw: Any, dev: Sequence[StancePair], config: StanceTrainConfig
+) -> dict[str, Any]:
+    """The calibration map, then the thresholds on calibrated probabilities, fitted on the
+    validation pairs' raw readings; every source weighs the same when ``weigh_sources``."""
+    gold = [p.label for p in dev]
+    groups = [p.source for p in dev] if config.weigh_sources else None
+    where = f"validation side, {len(dev)} pairs" + (
+        ", each source weighing the same" if groups else ""
+    )
+    calibration = (
+        fit_calibration(raw, gold, groups=groups, fitted_on=where)
+        if config.calibrate
+        else Calibration()
+    )
+    probs = calibration.apply(raw)
+    thresholds, _ = tune_thresholds(probs, gold, groups)
+    dev_argmax = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, None)])
+    dev_tuned = stance_metrics(gold, [STANCE_LABELS[k] for k in decide_many(probs, thresholds)])
+    ece = {n: label_ece(p, gold, thresholds) for n, p in (("raw", raw), ("calibrated", probs))}
+    selection = "thresholds tuned for validation macro-F1" + (
+        " (the mean over sources)" if groups else ""
+    )
+    return {
+        "calibration": calibration.to_dict(),
+        "thresholds": thresholds,
+        "dev_argmax": dev_argmax,
+        "dev_tuned": dev_tuned,
+        "metrics": {
+            "selection": selection,
+            "dev_argmax": dev_argmax.to_dict(),
+            "dev_tuned": dev_tuned.to_dict(),
+            "dev_ece": ece,
+        },
+    }
+
+
+def recalibrate(
+    model: str | Path, dev: Sequence[StancePair], out: str | Path, *, weigh_sources: bool = True
+) -> dict[str, Any]:
+    """A copy of a stance folder with its calibration map and thresholds fitted anew on
+    ``dev`` (the network is untouched); returns what was fitted."""
+    from factseek.stance.crossencoder import CONFIG_FILE, CrossEncoderStance
+
+    src = Path(model)
+    stance = CrossEncoderStance.load(src)
+    raw = stance.raw_probabilities([(p.question, p.evidence) for p in dev])
+    fitted = fit_on_validation(raw, dev, StanceTrainConfig(weigh_sources=weigh_sources))
+    out = Path(out)
+    if out.resolve() != src.resolve():
+        shutil.copytree(src, out, dirs_exist_ok=True)
+    cfg = json.loads((out / CONFIG_FILE).read_text(encoding="utf-8"))
+    cfg.update(
+        thresholds=fitted["thresholds"],
+        calibration=fitted["calibration"],
+        metrics={**cfg.get("metrics", {}), **fitted["metrics"]},
+    )
+    atomic_write(out / CONFIG_FILE, json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
+    return fitted
