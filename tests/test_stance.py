@@ -569,6 +569,58 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
     )
     assert "## fever, statement form" in (out / "results.md").read_text()
 
+    pairs = tmp_path / "contrast.jsonl"  # a hand-made pair file with kinds, as in tests/data
+    pairs.write_text(
+        json.dumps(
+            {
+                "question": "the sky is blue",
+                "evidence": "the sky is blue",
+                "label": "supports",
+                "kind": "same",
+            }
+        )
+        + "\n"
+        + json.dumps(
+            {
+                "question": "the sky is red",
+                "evidence": "the grass is green",
+                "label": "nei",
+                "kind": "topical",
+            }
+        )
+        + "\n"
+    )
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "eval",
+            str(model),
+            "--sources",
+            "fever",
+            "--form",
+            "statement",
+            "--pairs",
+            str(pairs),
+            "--out",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    got = json.loads((out / "results.json").read_text())["results"]["file:contrast.jsonl"]
+    assert got["n"] == 2 and set(got["by_kind"]) == {"same", "topical"} and 0 <= got["ece"] <= 1
+
+    again = tmp_path / "recalibrated"
+    r = runner.invoke(
+        app, ["stance", "calibrate", str(model), "--out", str(again), "--sources", "fever"]
+    )
+    assert r.exit_code == 0, r.output
+    cfg2 = json.loads((again / "config.json").read_text())
+    assert "each source weighing the same" in cfg2["calibration"]["fitted_on"]
+    assert (again / "adapter.safetensors").read_bytes() == (
+        model / "adapter.safetensors"
+    ).read_bytes()
+
     r = runner.invoke(app, ["stance", "predict", str(model), "the sky is blue", "the sky is blue"])
     assert r.exit_code == 0, r.output
     label, _, rest = r.output.strip().partition(" ")

@@ -77,3 +77,26 @@ def test_label_ece_uses_the_label_the_thresholds_pick() -> None:
     # thresholds (0.4, 0.9): the first reads supports at 0.45 (wrong), the second nei at 0.5 (right)
     got = label_ece(probs, ["nei", "nei"], {"supports": 0.4, "refutes": 0.9})
     assert got == pytest.approx((0.45 * 1 + 0.5 * 1) / 2, abs=1e-4)
+
+
+def test_every_source_weighs_the_same_when_asked() -> None:
+    # a big source that is always nei and a small one that is always supports, read at 50/50
+    probs = np.array([[0.5, 0.0, 0.5]] * 90 + [[0.5, 0.0, 0.5]] * 10)
+    gold = ["nei"] * 90 + ["supports"] * 10
+    groups = ["big"] * 90 + ["small"] * 10
+    pooled = fit_calibration(probs, gold)
+    fair = fit_calibration(probs, gold, groups=groups)
+    # pooled: supports is rare, so its bias is strongly negative; weighed: the two balance
+    assert pooled.bias[0] < -1.5 and abs(fair.bias[0]) < 0.2
+
+
+def test_thresholds_can_weigh_sources_the_same() -> None:
+    from factseek.stance.thresholds import tune_thresholds
+
+    probs = np.array([[0.6, 0.0, 0.4]] * 90 + [[0.6, 0.0, 0.4]] * 10)
+    gold = ["nei"] * 90 + ["supports"] * 10
+    groups = ["big"] * 90 + ["small"] * 10
+    pooled, _ = tune_thresholds(probs, gold)
+    fair, score = tune_thresholds(probs, gold, groups)
+    assert pooled["supports"] > 0.6  # calling them all nei is right 90% of the time
+    assert fair["supports"] <= 0.6 and score == pytest.approx(0.5)  # each source's F1: 0 and 1

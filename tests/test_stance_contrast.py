@@ -229,3 +229,19 @@ def test_scoring_of_two_way_sides() -> None:
     assert m.accuracy == pytest.approx(2 / 3)  # refutes counts as "not supported"
     m = score_pairs("supports-vs-refutes", ["supports", "refutes"], ["nei", "refutes"])
     assert m.accuracy == 0.5 and m.macro_f1 == pytest.approx((0 + 1) / 2)  # nei: a miss
+
+
+def test_wice_supported_part_of_a_partial_claim() -> None:
+    pytest.importorskip("spacy")
+    from factseek.stance.realworld import _supported_part
+
+    row = {
+        "claim_tokens": "He was born at 11 Essex Quay in Dublin , Ireland .".split(),
+        "non_supported_spans": [False] * 3 + [True] * 4 + [False] * 5,
+    }
+    assert _supported_part(row) == "He was born in Dublin, Ireland."
+    broken = {
+        "claim_tokens": ["Kravitz", "died", "on", "February", "24", "."],
+        "non_supported_spans": [False, False, False, True, True, False],
+    }
+    assert _supported_part(broken) is None  # "Kravitz died on." is not a sentence
