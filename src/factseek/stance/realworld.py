@@ -41,6 +41,7 @@ Where a data set publishes a development side and keeps its test side aside, fac
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from pathlib import Path
@@ -175,7 +176,7 @@ def _supported_part(row: dict[str, Any]) -> str | None:
     words = [t for t in doc if not t.is_punct]
     broken = any(  # "the in", "In, Bentley": a determiner or preposition left without its word
         a.pos_ in ("DET", "ADP") and (b.pos_ in ("ADP", "AUX", "PUNCT") or b.is_punct)
-        for a, b in zip(doc, doc[1:], strict=False)
+        for a, b in itertools.pairwise(doc)
     )
     if (
         root is None
