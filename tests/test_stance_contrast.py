@@ -236,7 +236,20 @@ def test_wice_supported_part_of_a_partial_claim() -> None:
     from factseek.stance.realworld import _supported_part
 
     row = {
-        "claim_tokens": "He was born at 11 Essex Quay in Dublin , Ireland .".split(),
+        "claim_tokens": [
+            "He",
+            "was",
+            "born",
+            "at",
+            "11",
+            "Essex",
+            "Quay",
+            "in",
+            "Dublin",
+            ",",
+            "Ireland",
+            ".",
+        ],
         "non_supported_spans": [False] * 3 + [True] * 4 + [False] * 5,
     }
     assert _supported_part(row) == "He was born in Dublin, Ireland."
