@@ -157,7 +157,7 @@ def test_bad_input_shows_the_form_again_with_one_line(client) -> None:
 def test_corrections_are_kept_with_who_and_when(client) -> None:
     url = stored(client, carded_report())
     html = client.get(url).text
-    assert "Supports" in html and "80%" in html and "a-no" in html and "66%" in html
+    assert "Supports" in html and "80%" in html and "a-no" in html and "Confidence 66%" in html
     t = token(client, url)
     client.cookies.set("factseek_user", "maria")
     r = client.post(f"{url}/cards/E2", data={"csrf_token": t, "action": "irrelevant"})
@@ -176,8 +176,8 @@ def test_corrections_are_kept_with_who_and_when(client) -> None:
         == 400
     )
     html = client.get(url).text
-    assert 'id="verdict-label">False<' in html and "Overridden by <b>maria</b>" in html
-    assert "The pipeline said: refuted" in html and "marked irrelevant by maria" in html
+    assert 'id="verdict-label">False<' in html and "Set by <b>maria</b>" in html
+    assert "The machine said: Refuted" in html and "marked irrelevant by maria" in html
     assert "Refutes · set by maria" in html
     log = client.app.state.feedback.for_run(int(url.rsplit("/", 1)[1]))
     assert [(c.kind, c.target, c.user) for c in log] == [
@@ -211,6 +211,10 @@ def test_edit_questions_reruns_from_search(client) -> None:
 
 def test_exports_json_md_html_and_claimreview(client) -> None:
     url = stored(client, carded_report())
+    assert client.get(url + "/claimreview.jsonld").status_code == 409  # nobody reviewed it
+    client.cookies.set("factseek_user", "maria")
+    r = client.post(f"{url}/approve", data={"csrf_token": token(client, url)})
+    assert r.status_code == 200
     r = client.get(url + "/export.json")
     assert r.headers["content-disposition"].startswith("attachment")
     assert from_json(Report, r.text).claim == CLAIM
@@ -231,11 +235,14 @@ def test_exports_json_md_html_and_claimreview(client) -> None:
         "name": "Desk",
     }
     assert cr["reviewRating"]["alternateName"] == "Refuted"
+    assert cr["reviewRating"]["ratingValue"] == 1 and cr["reviewRating"]["bestRating"] == 5
     assert [c["url"] for c in cr["citation"]] == [DOCS[0].url, DOCS[1].url]
     r = client.get(url + "/claimreview.jsonld", params={"url": "javascript:x"})
     assert r.status_code == 400
     nj = stored(client, Report(claim=CLAIM))
-    assert client.get(nj + "/claimreview.jsonld").status_code == 400
+    assert client.get(nj + "/claimreview.jsonld").status_code == 409
+    r = client.post(f"{nj}/approve", data={"csrf_token": token(client, nj)})
+    assert r.status_code == 400 and "nothing to approve" in r.text
 
 
 def test_history_search_reopen_delete(client) -> None:

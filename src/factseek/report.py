@@ -32,9 +32,11 @@ from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
+from factseek.judge.verdict import ONLY_CLAIMANT
+from factseek.ratings import label_words, value_tone
 from factseek.redact import redact_text, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Document, Evidence, Report, from_dict, to_dict
+from factseek.types import Answer, Document, Evidence, Report, Verdict, from_dict, to_dict
 
 
 class Format(StrEnum):
@@ -157,7 +159,83 @@ def _verdict_line(report: Report) -> str:
         return f"**not judged** ({_md(v.explanation)})"
     conf = f", confidence {v.confidence:.2f}" if v.confidence is not None else ""
     scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
-    return f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
+    line = f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
+    if v.abstained:
+        line += " — not enough evidence to decide"
+    meaning = precision_words(v)
+    return line + (f"; {_md(meaning)}" if meaning else "")
+
+
+def precision_words(v: Verdict) -> str:
+    """What the confidence means where it was measured: "when factseek says refuted it was right
+    71% of the time (AVeriTeC dev, 500 claims)" ("" when the verdict has no measured precision)."""
+    if v.precision is None or not v.judged:
+        return ""
+    basis = f" ({v.precision_basis})" if v.precision_basis else ""
+    return (
+        f"when factseek says {label_words(v.label or '')} it was right"
+        f" {100 * v.precision:.0f}% of the time{basis}"
+    )
+
+
+def answer_kind(a: Answer) -> tuple[str, str]:
+    """(class, words) of an answer: "unknown" (no usable evidence) and "conflicting" (evidence
+    on both sides) read differently. Reports from before "conflicting" existed wrote it as
+    "unknown" with a rationale starting "conflicting evidence"."""
+    if a.answer == "conflicting" or (
+        a.answer == "unknown" and a.rationale.startswith("conflicting evidence")
+    ):
+        return "conflicting", "conflicting evidence"
+    if a.answer == "unknown":
+        if a.rationale.startswith(ONLY_CLAIMANT):
+            return "unknown", "no independent evidence"
+        return "unknown", "no evidence"
+    return a.answer, a.answer
+
+
+def review_lines(report: Report) -> list[str]:
+    """Who decided the verdict (or that no one did), in plain words, one line each ([] for a
+    report that never went through review)."""
+    r = report.review
+    if r is None:
+        return []
+    out: list[str] = []
+    when = r.at[:16].replace("T", " ") + " UTC" if r.at else ""
+    rating = f" rated {r.rating_name} on the {r.scale} scale" if r.rating_name else ""
+    if r.status == "approved":
+        out.append(f"Reviewed: {r.reviewer} approved the machine's verdict on {when};{rating}.")
+    elif r.status == "set":
+        out.append(f"Reviewed: {r.reviewer} set the verdict on {when}:{rating or ' ' + r.label}.")
+    elif r.status == "stale":
+        out.append(
+            f"Automated verdict, not reviewed: {r.reviewer} approved {label_words(r.label)} on"
+            f" {when}, but corrections since changed the machine's verdict."
+        )
+    else:
+        out.append("Automated verdict, not reviewed by a person.")
+    if r.note:
+        out.append(f"Reviewer's note: {r.note}")
+    m = r.machine
+    if m is not None and (
+        r.status == "set" or (m.label, m.judged) != (report.verdict.label, report.verdict.judged)
+    ):
+        out.append(
+            f"The machine said: {m} by {m.judge}." if m.judged else f"The machine said: {m}."
+        )
+    return out
+
+
+def _machine_answers(report: Report) -> dict[str, Answer]:
+    return {a.question: a for a in report.review.machine_answers} if report.review else {}
+
+
+def _answer_cell(a: Answer, machine: Answer | None) -> str:
+    words = answer_kind(a)[1]
+    if machine is None:
+        return words
+    was = answer_kind(machine)[1]
+    conf = f" {machine.confidence:.2f}" if machine.confidence is not None else ""
+    return f"{words} (after corrections; the machine said {was}{conf})"
 
 
 # ----------------------------------------------------------------------------- evidence and answers
@@ -192,11 +270,13 @@ def _md_evidence(report: Report) -> list[str]:
         return []
     out = ["## Subquestions and answers\n"]
     if report.answers:
+        machine = _machine_answers(report)
         out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
         for a in report.answers:
             conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
             cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
-            out.append(f"| {_md(a.question)} | **{_md(a.answer)}** | {conf} | {cited} |")
+            cell = _md(_answer_cell(a, machine.get(a.question)))
+            out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
     out.append("## Evidence cards\n")
     for q, cards in _questions_with_cards(report):
@@ -228,6 +308,8 @@ def render_markdown(report: Report) -> str:
     out.append(f"**Verdict:** {_verdict_line(report)}\n")
     if report.verdict.judged and report.verdict.explanation:
         out.append(f"{_md(report.verdict.explanation)}\n")
+    for line in review_lines(report):
+        out.append(f"> {_md(line)}\n")
     out.extend(_md_evidence(report))
 
     out.append("## Evidence summaries\n")
@@ -401,7 +483,9 @@ td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-al
 .v-mixed{background:#ffe9c6;border-left:6px solid #c80}.v-none{background:#eee;border-left:6px solid #888}
 .badge{font:600 .75em system-ui;padding:.1em .45em;border-radius:3px;color:#fff;background:#888}
 .b-supports{background:#282}.b-refutes{background:#b22}.b-nei{background:#888}
-.noev{color:#666;font-style:italic}
+.noev{color:#666;font-style:italic}.a-conflicting{color:#a60}.a-unknown{color:#666}
+.review{margin:.6em 0;padding:.5em 1em;border-radius:6px;font-size:.95em}
+.rev-ok{background:#eef6ee;border:1px solid #282}.rev-no{background:#f6f6f6;border:1px dashed #888}
 """
 
 #: Verdict box colour by label (both scales); anything else is neutral.
@@ -419,6 +503,15 @@ VERDICT_CLASS: dict[str, str] = {
 }
 
 
+def verdict_class(report: Report) -> str:
+    """The verdict box's colour: by the reviewer's rating when they set or approved it, else by
+    the machine label (``VERDICT_CLASS``)."""
+    r = report.review
+    if r is not None and r.status in ("approved", "set") and r.rating_name:
+        return f"v-{value_tone(r.rating)}"
+    return VERDICT_CLASS.get(report.verdict.label or "", "")
+
+
 def _html_badge(e: Evidence) -> str:
     cls = f"b-{e.stance.label}" if e.stance is not None else "b-nei"
     return f"<span class='badge {_e(cls)}'>{_e(_badge(e))}</span>"
@@ -432,14 +525,18 @@ def _html_evidence(report: Report) -> list[str]:
         out.append(
             "<table><tr><th>question</th><th>answer</th><th>confidence</th><th>evidence</th></tr>"
         )
+        machine = _machine_answers(report)
         for a in report.answers:
             conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
             cited = (
                 _e(", ".join(a.evidence_ids))
                 or f"<span class='noev'>{_e(a.rationale or NO_EVIDENCE)}</span>"
             )
+            kind = answer_kind(a)[0]
+            cell = _e(_answer_cell(a, machine.get(a.question)))
             out.append(
-                f"<tr><td>{_e(a.question)}</td><td><b>{_e(a.answer)}</b></td><td>{conf}</td><td>{cited}</td></tr>"
+                f"<tr><td>{_e(a.question)}</td><td class='a-{_e(kind)}'><b>{cell}</b></td>"
+                f"<td>{conf}</td><td>{cited}</td></tr>"
             )
         out.append("</table>")
     out.append("<h2>Evidence cards</h2>")
@@ -480,13 +577,17 @@ def render_html(report: Report) -> str:
     add(f"<p class='meta'>{' · '.join(meta)}</p>")
     v = report.verdict
     if v.judged:
-        box = VERDICT_CLASS.get(v.label or "", "")
+        box = verdict_class(report)
         conf = f" · confidence {v.confidence:.2f}" if v.confidence is not None else ""
         scale = f" · {_e(v.scale)} scale" if v.scale else ""
         add(
             f"<div class='verdict {box}'>Verdict: <b>{_e(v.label or '')}</b>"
             f" <span class='small'>by {_e(v.judge)}{scale}{conf}</span>"
         )
+        if v.abstained:
+            add("<br><b>Not enough evidence to decide.</b>")
+        if precision_words(v):
+            add(f"<br><span class='small'>{_e(precision_words(v))}</span>")
         if v.scores:
             add(
                 "<br><span class='small'>"
@@ -498,6 +599,12 @@ def render_html(report: Report) -> str:
         add("</div>")
     else:
         add(f"<div class='verdict nj'>Not judged: {_e(v.explanation)}</div>")
+    lines = review_lines(report)
+    if lines:
+        cls = (
+            "rev-ok" if report.review and report.review.status in ("approved", "set") else "rev-no"
+        )
+        add(f"<div class='review {cls}'>" + "<br>".join(_e(x) for x in lines) + "</div>")
     parts.extend(_html_evidence(report))
 
     add("<h2>Evidence</h2>")
