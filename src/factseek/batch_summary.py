@@ -63,7 +63,7 @@ class SummaryRow:
 
 
 def agreement(label: str, scale: str, gold: str) -> str:
-    """"yes"/"no" when the gold label reads as a label of the verdict's set, else ""."""
+    """ "yes"/"no" when the gold label reads as a label of the verdict's set, else ""."""
     if not label or not gold:
         return ""
     sets = [LABEL_SETS[scale]] if scale in LABEL_SETS else []
@@ -199,8 +199,7 @@ def agreement_line(rows: Sequence[SummaryRow]) -> str:
         parts.append(f"{off_scale} with a gold label not on the verdict's scale")
     rest = f"; {', '.join(parts)}" if parts else ""
     return (
-        f"Agreement with the claims file's labels: {yes} of {len(compared)} compared"
-        f"{share}{rest}."
+        f"Agreement with the claims file's labels: {yes} of {len(compared)} compared{share}{rest}."
     )
 
 

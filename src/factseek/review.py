@@ -491,13 +491,14 @@ def carry_notes(carry: Correction) -> list[str]:
     v = carry.value
     run = v.get("from_run")
     out = [
-        f"carried forward from #{run}: {x['user']}'s {x['what']} of {x['from_card']} (now {x['card']})"
+        f"carried forward from #{run}: {x['from_card']} {x['what']} by {x['user']}"
+        f" (now {x['card']})"
         for x in v.get("carried", ())
     ]
     out += [
-        f"no longer applies (from #{run}): {x['user']}'s {x['what']}"
-        + (f" of {x['card']}" if x.get("card") else "")
-        + f": {x['why']}"
+        f"no longer applies (from #{run}): "
+        + (f"{x['card']} " if x.get("card") else "")
+        + f"{x['what']} by {x['user']}: {x['why']}"
         for x in v.get("not_carried", ())
     ]
     return out
