@@ -258,13 +258,14 @@ def test_carry_forward_matches_url_and_quote_not_card_ids(log) -> None:
     new = rules_report(
         [
             replace(b, id="E1", text="The bill  was\n9 million."),
-            replace(a, id="E2", question="Was the ferry's cost 9 million euros?"),
+            replace(a, id="E2"),
             replace(d, id="E3", question=Q[1].text),
+            replace(a, id="E4", question=Q[2].text),  # the same quote for another question
         ]
     )
     plan = carry_forward(old, log.for_run(7), new, from_run=7)
     assert [(x.kind, x.source.target, x.target) for x in plan.carried] == [
-        ("relevance", "E1", "E2"),  # the irrelevant mark follows the page and the quote
+        ("relevance", "E1", "E2"),  # the irrelevant mark follows page, quote and question
         ("stance", "E2", "E1"),
     ]
     assert plan.carried[1].value == {"label": "refutes", "carried_from": {"run": 7, "card": "E2"}}
@@ -279,7 +280,7 @@ def test_carry_forward_matches_url_and_quote_not_card_ids(log) -> None:
         log.add(8, x.kind, x.value, user=x.source.user, target=x.target)
     log.add(8, "carry", record, user="maria")
     out = reviewed(new, log.for_run(8))
-    assert [e.id for e in out.evidence] == ["E1", "E3"]
+    assert [e.id for e in out.evidence] == ["E1", "E3", "E4"]
     assert (
         out.evidence[0].stance.label == "refutes" and out.evidence[0].stance.model == "user:maria"
     )

@@ -25,9 +25,10 @@ card irrelevant or set its stance, and say who did it.
    marked irrelevant never).
 
 ``carry_forward(old, corrections, new)`` brings a reviewer's card corrections from a run to its
-rerun wherever the same evidence reappears: same URL and same quoted text (whitespace aside),
-never by card id; a stance only where the quote stands under the same question. It lists the
-corrections that no longer apply and why (a verdict is decided again on each run's evidence).
+rerun wherever the same evidence reappears: same URL and same quoted text (whitespace aside)
+under the same question (a card is judged relevant, or for or against, per question), never by
+card id. It lists the corrections that no longer apply and why (a verdict is decided again on
+each run's evidence).
 """
 
 from __future__ import annotations
@@ -468,15 +469,12 @@ def carry_forward(
             continue
         quote = _key(card)[1]
         here = index.get(_key(card), [])
-        if kind == "stance":
-            same_q = [m for m in here if m.question == card.question]
-            if here and not same_q:
-                why = "the quote now stands under another question, and stance depends on it"
-                missing.append(
-                    NotCarried(source=c, card=target, url=card.url, quote=quote, why=why)
-                )
-                continue
-            here = same_q
+        same_q = [m for m in here if m.question == card.question]
+        if here and not same_q:
+            why = "the quote now stands under another question (it is judged per question)"
+            missing.append(NotCarried(source=c, card=target, url=card.url, quote=quote, why=why))
+            continue
+        here = same_q
         if not here:
             why = "this run's cards do not quote it any more"
             missing.append(NotCarried(source=c, card=target, url=card.url, quote=quote, why=why))
