@@ -191,6 +191,14 @@ class History:
         with connect(self.path) as conn:
             conn.execute("UPDATE runs SET review_json = ? WHERE id = ?", (json.dumps(data), run_id))
 
+    def state(self, run_id: int) -> tuple[RunStatus, str]:
+        """The run's status and error line, without reading its report (InputError: no run)."""
+        with connect(self.path) as conn:
+            row = conn.execute("SELECT status, error FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no check #{run_id} in the history")
+        return row["status"], row["error"]
+
     def get(self, run_id: int) -> RunRecord:
         """The run, or InputError when there is none with that id."""
         with connect(self.path) as conn:

@@ -8,6 +8,7 @@ a redirect, so the app works without scripts too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from factseek.web.views import review, tone
 HERE = Path(__file__).parent
 USER_COOKIE = "factseek_user"
 MAX_BODY = 256 * 1024  # bytes a form may send
+WAIT_S = 1.0  # the progress stream's longest wait between two looks at a check
 STANCE_WORDS = {"supports": "Supports", "refutes": "Refutes", "nei": "Not enough info"}
 MAX_QUESTIONS = 12
 MAX_QUESTION_CHARS = 500
@@ -274,40 +276,58 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             reruns=[r for r in history.list(limit=20) if r.parent_id == run_id],
         )
 
+    def state(run_id: int) -> tuple[str, str]:
+        try:
+            return history.state(run_id)
+        except InputError as e:
+            raise HTTPException(404, str(e)) from None
+
     @app.get("/runs/{run_id}/status")
     async def status(run_id: int) -> Response:
-        rec = record(run_id)
+        st, error = state(run_id)  # no report parsed: pages poll this
         job = runner.job(run_id)
         return JSONResponse(
             {
                 "id": run_id,
-                "status": rec.status,
+                "status": st,
                 "stages": job.stages if job else [],
-                "error": rec.error,
+                "error": error,
                 "url": f"/runs/{run_id}",
             }
         )
 
     @app.get("/runs/{run_id}/events")
     async def events(request: Request, run_id: int) -> Response:
-        record(run_id)
+        state(run_id)
 
         async def stream() -> Any:
-            sent = 0
-            deadline = time.monotonic() + 600
-            while time.monotonic() < deadline:
-                job = runner.job(run_id)
-                stages = job.stages if job else []
-                for stage in stages[sent:]:
-                    yield f"event: stage\ndata: {json.dumps(stage)}\n\n"
-                sent = len(stages)
-                status = job.status if job else history.get(run_id).status
-                if status in ("done", "failed"):
-                    yield f"event: {status}\ndata: {json.dumps(f'/runs/{run_id}')}\n\n"
-                    return
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.1)
+            loop = asyncio.get_running_loop()
+            changed = asyncio.Event()
+
+            def poke() -> None:  # called from a worker thread
+                loop.call_soon_threadsafe(changed.set)
+
+            runner.listen(poke)
+            try:
+                sent = 0
+                deadline = time.monotonic() + 600
+                while time.monotonic() < deadline:
+                    changed.clear()  # before reading: a change from now on wakes the wait below
+                    job = runner.job(run_id)
+                    stages = job.stages if job else []
+                    for stage in stages[sent:]:
+                        yield f"event: stage\ndata: {json.dumps(stage)}\n\n"
+                    sent = len(stages)
+                    status = job.status if job else state(run_id)[0]
+                    if status in ("done", "failed"):
+                        yield f"event: {status}\ndata: {json.dumps(f'/runs/{run_id}')}\n\n"
+                        return
+                    if await request.is_disconnected():
+                        return
+                    with contextlib.suppress(TimeoutError):  # woken by the next stage or the end
+                        await asyncio.wait_for(changed.wait(), WAIT_S)
+            finally:
+                runner.unlisten(poke)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}

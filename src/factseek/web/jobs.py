@@ -66,6 +66,7 @@ class Runner:
         self.config = config or CheckConfig()
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="check")
         self._lock = threading.Lock()
+        self._listeners: set[Callable[[], None]] = set()  # told of every stage and every end
         self._build_lock = threading.Lock()
         self._parts: dict[CheckOptions, Parts] = {}
         self._jobs: dict[int, Job] = {}
@@ -119,11 +120,31 @@ class Runner:
                 seconds=j.seconds,
             )
 
+    def listen(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` (from a worker thread; it must be quick and thread-safe) whenever a
+        run starts a stage or ends, until ``unlisten``: the progress stream waits on this."""
+        with self._lock:
+            self._listeners.add(callback)
+
+    def unlisten(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.discard(callback)
+
+    def _notify(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            try:
+                callback()
+            except Exception:  # a listener gone away (its page closed) never stops a check
+                self.unlisten(callback)
+
     def _stage(self, run_id: int, stage: str) -> None:
         with self._lock:
             j = self._jobs[run_id]
             j.status = "running"
             j.stages.append(stage)
+        self._notify()
 
     def _end(self, run_id: int, t0: float, *, report: Any = None, error: str = "") -> None:
         """Store the outcome, then publish it (a page told "done" finds the report stored)."""
@@ -144,6 +165,7 @@ class Runner:
             j = self._jobs[run_id]
             j.status = "done" if report is not None else "failed"
             j.error, j.seconds = error, seconds
+        self._notify()
 
     def _work(
         self,
