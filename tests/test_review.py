@@ -99,6 +99,11 @@ def test_a_corrected_stance_recomputes_the_answer_and_the_verdict_by_the_rules(l
     assert any("the rules give supported" in n and "said refuted" in n for n in out.notes)
     # the question the correction did not touch keeps the pipeline's answer
     assert out.answers[2] == untouched
+    # a confidence that rests on a reviewer's stance (1.0 by construction) is not shown
+    md = render(out, "md")
+    assert "**supported** (averitec scale) by stance-rules:hand" in md
+    assert "| **yes (after corrections; the machine said no 0.85)** |  | E1 |" in md
+    assert review(report, log.for_run(1)).verdict.confidence.startswith("No confidence shown")
     # an irrelevant mark on the only card of a question leaves it without evidence
     log.add(1, "relevance", {"relevant": False}, user="maria", target="E1")
     out = reviewed(report, log.for_run(1))

@@ -143,7 +143,7 @@ _DEFAULT_VALUES: dict[str, int | None] = {
 #: The scale without a configuration file: each machine label rated as itself.
 DEFAULT_RATINGS = RatingScale(
     name="factseek",
-    title="PolitiFact and AVeriTeC labels",
+    title="factseek's default scale (PolitiFact and AVeriTeC labels)",
     labels=tuple(
         Rating(
             label=label,

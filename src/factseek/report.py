@@ -153,11 +153,23 @@ def _md_link(title: str, url: str) -> str:
     return f"[{label}](<{_md_url(safe)}>)" if safe else label
 
 
+def by_reviewer(report: Report, ids: Sequence[str]) -> bool:
+    """Whether any of the cards ``ids`` has a stance a reviewer set: a confidence computed from
+    it is not the model's, and is not shown."""
+    mine = {e.id for e in report.evidence if e.stance and e.stance.model.startswith("user:")}
+    return bool(mine.intersection(ids))
+
+
+def _confidence(report: Report, value: float | None, ids: Sequence[str]) -> float | None:
+    return None if value is None or by_reviewer(report, ids) else value
+
+
 def _verdict_line(report: Report) -> str:
     v = report.verdict
     if not v.judged:
         return f"**not judged** ({_md(v.explanation)})"
-    conf = f", confidence {v.confidence:.2f}" if v.confidence is not None else ""
+    confidence = _confidence(report, v.confidence, v.evidence_ids)
+    conf = f", confidence {confidence:.2f}" if confidence is not None else ""
     scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
     line = f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
     if v.abstained:
@@ -273,7 +285,8 @@ def _md_evidence(report: Report) -> list[str]:
         machine = _machine_answers(report)
         out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
         for a in report.answers:
-            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            confidence = _confidence(report, a.confidence, a.evidence_ids)
+            conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
             cell = _md(_answer_cell(a, machine.get(a.question)))
             out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
@@ -527,7 +540,8 @@ def _html_evidence(report: Report) -> list[str]:
         )
         machine = _machine_answers(report)
         for a in report.answers:
-            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            confidence = _confidence(report, a.confidence, a.evidence_ids)
+            conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = (
                 _e(", ".join(a.evidence_ids))
                 or f"<span class='noev'>{_e(a.rationale or NO_EVIDENCE)}</span>"
@@ -578,7 +592,8 @@ def render_html(report: Report) -> str:
     v = report.verdict
     if v.judged:
         box = verdict_class(report)
-        conf = f" · confidence {v.confidence:.2f}" if v.confidence is not None else ""
+        confidence = _confidence(report, v.confidence, v.evidence_ids)
+        conf = f" · confidence {confidence:.2f}" if confidence is not None else ""
         scale = f" · {_e(v.scale)} scale" if v.scale else ""
         add(
             f"<div class='verdict {box}'>Verdict: <b>{_e(v.label or '')}</b>"

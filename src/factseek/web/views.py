@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from factseek.feedback import Correction, in_force
 from factseek.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
 from factseek.report import answer_kind as report_answer_kind
-from factseek.report import precision_words
+from factseek.report import by_reviewer, precision_words
 from factseek.review import Card, Reviewed, cards, review_state
 from factseek.types import Answer, Query, Question, Report, ReviewRecord, Verdict
 from factseek.web.claimreview import refusal
@@ -149,7 +149,13 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         reviewer=rec.reviewer,
         at=rec.at,
         note=rec.note,
-        confidence="" if rec.status == "set" else confidence_words(v),
+        confidence=(
+            ""
+            if rec.status == "set"
+            else "No confidence shown: the verdict rests on stances a reviewer set"
+            if by_reviewer(out, v.evidence_ids)
+            else confidence_words(v)
+        ),
         judge=v.judge,
         rationale=v.rationale or v.explanation,
         evidence_ids=v.evidence_ids,
