@@ -355,7 +355,9 @@ def test_an_abstained_verdict_shows_the_best_card_on_each_side() -> None:
     assert v.abstained and v.words == "Not enough evidence to decide"
     assert v.best_for.id == "E1" and v.best_against.id == "E3"
     assert str(report.verdict) == "not-enough-evidence (abstained, confidence 0.30)"
-    assert "not enough evidence to decide" in render(report, "md")
+    md = render(report, "md")
+    assert "not enough evidence to decide (strongest for: E1 (site1.example, 0.60);" in md
+    assert "against: E3 (site3.example, 0.70))" in md
 
 
 def test_verdict_prints_one_readable_line() -> None:

@@ -32,11 +32,19 @@ from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
-from factseek.judge.verdict import ONLY_CLAIMANT
-from factseek.ratings import label_words, value_tone
+from factseek.ratings import value_tone
 from factseek.redact import redact_text, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Answer, Document, Evidence, Report, Verdict, from_dict, to_dict
+from factseek.types import Document, Evidence, Report, from_dict, to_dict
+from factseek.verdict_words import (
+    abstained_words,
+    answer_cell,
+    answer_kind,
+    by_reviewer,
+    machine_answers,
+    precision_words,
+    review_lines,
+)
 
 
 class Format(StrEnum):
@@ -153,101 +161,18 @@ def _md_link(title: str, url: str) -> str:
     return f"[{label}](<{_md_url(safe)}>)" if safe else label
 
 
-def by_reviewer(report: Report, ids: Sequence[str]) -> bool:
-    """Whether any of the cards ``ids`` has a stance a reviewer set: a confidence computed from
-    it is not the model's, and is not shown."""
-    mine = {e.id for e in report.evidence if e.stance and e.stance.model.startswith("user:")}
-    return bool(mine.intersection(ids))
-
-
-def _confidence(report: Report, value: float | None, ids: Sequence[str]) -> float | None:
-    return None if value is None or by_reviewer(report, ids) else value
-
-
 def _verdict_line(report: Report) -> str:
     v = report.verdict
     if not v.judged:
         return f"**not judged** ({_md(v.explanation)})"
-    confidence = _confidence(report, v.confidence, v.evidence_ids)
+    confidence = None if by_reviewer(report, v.evidence_ids) else v.confidence
     conf = f", confidence {confidence:.2f}" if confidence is not None else ""
     scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
     line = f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
     if v.abstained:
-        line += " — not enough evidence to decide"
+        line += f" — {_md(abstained_words(report))}"
     meaning = precision_words(v)
     return line + (f"; {_md(meaning)}" if meaning else "")
-
-
-def precision_words(v: Verdict) -> str:
-    """What the confidence means where it was measured: "when factseek says refuted it was right
-    71% of the time (AVeriTeC dev, 500 claims)" ("" when the verdict has no measured precision)."""
-    if v.precision is None or not v.judged:
-        return ""
-    basis = f" ({v.precision_basis})" if v.precision_basis else ""
-    return (
-        f"when factseek says {label_words(v.label or '')} it was right"
-        f" {100 * v.precision:.0f}% of the time{basis}"
-    )
-
-
-def answer_kind(a: Answer) -> tuple[str, str]:
-    """(class, words) of an answer: "unknown" (no usable evidence) and "conflicting" (evidence
-    on both sides) read differently. Reports from before "conflicting" existed wrote it as
-    "unknown" with a rationale starting "conflicting evidence"."""
-    if a.answer == "conflicting" or (
-        a.answer == "unknown" and a.rationale.startswith("conflicting evidence")
-    ):
-        return "conflicting", "conflicting evidence"
-    if a.answer == "unknown":
-        if a.rationale.startswith(ONLY_CLAIMANT):
-            return "unknown", "no independent evidence"
-        return "unknown", "no evidence"
-    return a.answer, a.answer
-
-
-def review_lines(report: Report) -> list[str]:
-    """Who decided the verdict (or that no one did), in plain words, one line each ([] for a
-    report that never went through review)."""
-    r = report.review
-    if r is None:
-        return []
-    out: list[str] = []
-    when = r.at[:16].replace("T", " ") + " UTC" if r.at else ""
-    rating = f" rated {r.rating_name} on the {r.scale} scale" if r.rating_name else ""
-    if r.status == "approved":
-        out.append(f"Reviewed: {r.reviewer} approved the machine's verdict on {when};{rating}.")
-    elif r.status == "set":
-        out.append(f"Reviewed: {r.reviewer} set the verdict on {when}:{rating or ' ' + r.label}.")
-    elif r.status == "stale":
-        out.append(
-            f"Automated verdict, not reviewed: {r.reviewer} approved {label_words(r.label)} on"
-            f" {when}, but corrections since changed the machine's verdict."
-        )
-    else:
-        out.append("Automated verdict, not reviewed by a person.")
-    if r.note:
-        out.append(f"Reviewer's note: {r.note}")
-    m = r.machine
-    if m is not None and (
-        r.status == "set" or (m.label, m.judged) != (report.verdict.label, report.verdict.judged)
-    ):
-        out.append(
-            f"The machine said: {m} by {m.judge}." if m.judged else f"The machine said: {m}."
-        )
-    return out
-
-
-def _machine_answers(report: Report) -> dict[str, Answer]:
-    return {a.question: a for a in report.review.machine_answers} if report.review else {}
-
-
-def _answer_cell(a: Answer, machine: Answer | None) -> str:
-    words = answer_kind(a)[1]
-    if machine is None:
-        return words
-    was = answer_kind(machine)[1]
-    conf = f" {machine.confidence:.2f}" if machine.confidence is not None else ""
-    return f"{words} (after corrections; the machine said {was}{conf})"
 
 
 # ----------------------------------------------------------------------------- evidence and answers
@@ -282,13 +207,13 @@ def _md_evidence(report: Report) -> list[str]:
         return []
     out = ["## Subquestions and answers\n"]
     if report.answers:
-        machine = _machine_answers(report)
+        machine = machine_answers(report)
         out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
         for a in report.answers:
-            confidence = _confidence(report, a.confidence, a.evidence_ids)
+            confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
             conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
-            cell = _md(_answer_cell(a, machine.get(a.question)))
+            cell = _md(answer_cell(a, machine.get(a.question)))
             out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
     out.append("## Evidence cards\n")
@@ -538,16 +463,16 @@ def _html_evidence(report: Report) -> list[str]:
         out.append(
             "<table><tr><th>question</th><th>answer</th><th>confidence</th><th>evidence</th></tr>"
         )
-        machine = _machine_answers(report)
+        machine = machine_answers(report)
         for a in report.answers:
-            confidence = _confidence(report, a.confidence, a.evidence_ids)
+            confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
             conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = (
                 _e(", ".join(a.evidence_ids))
                 or f"<span class='noev'>{_e(a.rationale or NO_EVIDENCE)}</span>"
             )
             kind = answer_kind(a)[0]
-            cell = _e(_answer_cell(a, machine.get(a.question)))
+            cell = _e(answer_cell(a, machine.get(a.question)))
             out.append(
                 f"<tr><td>{_e(a.question)}</td><td class='a-{_e(kind)}'><b>{cell}</b></td>"
                 f"<td>{conf}</td><td>{cited}</td></tr>"
@@ -592,7 +517,7 @@ def render_html(report: Report) -> str:
     v = report.verdict
     if v.judged:
         box = verdict_class(report)
-        confidence = _confidence(report, v.confidence, v.evidence_ids)
+        confidence = None if by_reviewer(report, v.evidence_ids) else v.confidence
         conf = f" · confidence {confidence:.2f}" if confidence is not None else ""
         scale = f" · {_e(v.scale)} scale" if v.scale else ""
         add(
@@ -600,7 +525,8 @@ def render_html(report: Report) -> str:
             f" <span class='small'>by {_e(v.judge)}{scale}{conf}</span>"
         )
         if v.abstained:
-            add("<br><b>Not enough evidence to decide.</b>")
+            words = abstained_words(report)
+            add(f"<br><b>{_e(words[:1].upper() + words[1:])}</b>")
         if precision_words(v):
             add(f"<br><span class='small'>{_e(precision_words(v))}</span>")
         if v.scores:

@@ -32,10 +32,12 @@ def export_cmd(
     ] = "",
     ratings: RatingsOpt = None,
 ) -> None:
-    """Write decompose.jsonl, stance.jsonl, rewrite_queries.jsonl, rewrite_corpus.jsonl,
+    """Write the history's corrections and reviewed verdicts as training data and ClaimReviews.
+
+    Files: decompose.jsonl, stance.jsonl, rewrite_queries.jsonl, rewrite_corpus.jsonl,
     verdicts.jsonl, verdicts_averitec.json, claimreview.jsonl (verdicts a named reviewer
-    approved or set) and machine_verdicts.jsonl (automated, for research) from the history and
-    its corrections (formats: docs/web-app.md)."""
+    approved or set) and machine_verdicts.jsonl (automated, for research); formats:
+    docs/web-app.md."""
     from factseek.errors import InputError
     from factseek.feedback import FeedbackLog
     from factseek.feedback_export import export

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 from factseek.feedback import Correction, in_force
 from factseek.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
-from factseek.report import answer_kind as report_answer_kind
-from factseek.report import by_reviewer, precision_words
 from factseek.review import Card, Reviewed, cards, review_state
 from factseek.types import Answer, Query, Question, Report, ReviewRecord, Verdict
+from factseek.verdict_words import answer_kind as report_answer_kind
+from factseek.verdict_words import by_reviewer, precision_words
 from factseek.web.claimreview import refusal
 
 VERDICT_TONE = LABEL_TONE  # verdict label -> colour class of the verdict box
