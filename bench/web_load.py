@@ -1,19 +1,31 @@
-"""Bounded local load test of `factseek serve`: N concurrent checks on the demo store.
+"""Web-app latency of `factseek serve` on the demo store: a warm check end to end, quiet and under
+a parallel load, with the pipeline alone as the peer; plus a burst of N concurrent checks.
 
-Starts the app on a free loopback port (uvicorn in a thread), warms it with one check, times
-``--warm`` sequential checks (the warm latency a user sees), then submits ``--n`` checks at once
-from ``--n`` client threads, each with its own claim text, and waits for all of them. It checks
-that every run completed and that every stored report carries its own claim (none mixed up), and
-prints p50/p95/max of submit-to-done seconds. Traffic goes to 127.0.0.1 only; every loop is
-bounded in count and time.
+Starts the app on a free loopback port (uvicorn in a thread, the server's own worker pool),
+warms it with one check (model loading, JIT), then measures, in this order and in one process:
 
-    python bench/web_load.py --n 20 [--workers 2] [--json]
+1. **peer** -- the pipeline alone on the same built parts (``pipeline.run``, no HTTP, no history):
+   ``--warm`` checks, wall and process CPU seconds each;
+2. **quiet** -- ``--warm`` checks one after another through HTTP like a browser: POST the form,
+   follow the progress stream (``/runs/N/events``) until "done", GET the review page
+   (``submit -> report``); wall and process CPU seconds (server and client share this process);
+3. **loaded** -- the same ``--warm`` checks while ``--load`` other clients each submit checks in
+   a loop (so the server's ``--workers`` are busy and the probe may queue);
+4. **burst** -- ``--n`` checks submitted at once from ``--n`` threads, each with its own claim
+   text: every one must complete and carry its own claim (none mixed up); p50/p95/max.
+
+The machine's load average is printed with the numbers: on a busy machine absolute times drift,
+the web layer's overhead over the peer holds better. Traffic goes to 127.0.0.1 only; every loop
+is bounded in count and time.
+
+    python bench/web_load.py [--warm 10] [--load 2] [--n 20] [--workers 2] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -25,26 +37,36 @@ from pathlib import Path
 import httpx
 
 from factseek.demo import demo_claim, demo_store
+from factseek.pipeline import run
 from factseek.web.app import WebSettings, check_options
 from factseek.web.server import LocalServer
 
 TIMEOUT_S = 240
 
 
-def one_check(url: str, text: str, date: str) -> tuple[int, float, str]:
-    """Submit a check through the form like a browser; return (run id, seconds, status)."""
-    with httpx.Client(base_url=url, timeout=30, follow_redirects=False) as c:
+def one_check(url: str, text: str, date: str) -> tuple[int, float, float, str]:
+    """Submit a check through the form and follow it as the browser does (the progress event
+    stream until "done", then the review page); return (run id, seconds to done, seconds to the
+    review page, status)."""
+    with httpx.Client(base_url=url, timeout=TIMEOUT_S, follow_redirects=False) as c:
         token = re.search(r'name="csrf_token" value="([^"]+)"', c.get("/").text).group(1)
         t0 = time.perf_counter()
         r = c.post("/check", data={"csrf_token": token, "claim": text, "date": date})
-        run = r.headers["location"]
-        deadline = time.monotonic() + TIMEOUT_S
-        while time.monotonic() < deadline:
-            status = c.get(run + "/status").json()["status"]
-            if status != "running":
-                return int(run.rsplit("/", 1)[1]), time.perf_counter() - t0, status
-            time.sleep(0.02)
-        return int(run.rsplit("/", 1)[1]), time.perf_counter() - t0, "timeout"
+        run_url = r.headers["location"]
+        rid = int(run_url.rsplit("/", 1)[1])
+        status = "timeout"
+        with c.stream("GET", run_url + "/events") as events:
+            for line in events.iter_lines():
+                if line.startswith("event: ") and line[7:] in ("done", "failed"):
+                    status = line[7:]
+                    break
+        done = time.perf_counter() - t0
+        if status != "done":
+            return rid, done, done, status
+        page = c.get(run_url)
+        shown = time.perf_counter() - t0
+        ok = page.status_code == 200 and 'id="verdict"' in page.text
+        return rid, done, shown, "done" if ok else "no page"
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -52,30 +74,92 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, round(p * (len(xs) - 1)))]
 
 
+def summary(walls: list[float], cpu: float | None = None) -> dict:
+    out = {
+        "median": round(statistics.median(walls), 3),
+        "p90": round(pct(walls, 0.9), 3),
+        "max": round(max(walls), 3),
+        "n": len(walls),
+    }
+    if cpu is not None:
+        out["cpu_per_check"] = round(cpu / len(walls), 3)
+    return out
+
+
+def sequential(srv_url: str, text: str, date: str, n: int) -> tuple[dict, dict]:
+    """``n`` checks one after another: (submit -> report page, submit -> done) summaries."""
+    cpu0 = time.process_time()
+    results = [one_check(srv_url, text, date) for _ in range(n)]
+    cpu = time.process_time() - cpu0
+    bad = [r for r in results if r[3] != "done"]
+    if bad:
+        raise SystemExit(f"error: {len(bad)} warm checks did not finish: {bad[:3]}")
+    return summary([r[2] for r in results], cpu), summary([r[1] for r in results])
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=20, help="concurrent checks (at most 50)")
-    ap.add_argument("--warm", type=int, default=5, help="sequential warm checks to time")
+    ap.add_argument("--warm", type=int, default=10, help="warm checks per measurement")
+    ap.add_argument("--load", type=int, default=2, help="clients checking in a loop meanwhile")
+    ap.add_argument("--n", type=int, default=20, help="concurrent checks of the burst (max 50)")
     ap.add_argument("--workers", type=int, default=2, help="server check workers")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
-    n = max(1, min(args.n, 50))
+    n, warm_n = max(1, min(args.n, 50)), max(1, min(args.warm, 100))
+    load_n = max(0, min(args.load, 16))
     tmp = Path(tempfile.mkdtemp(prefix="factseek-load-"))
     store = demo_store(tmp / "store")
     claim = demo_claim()
     date = claim.date.isoformat() if claim.date else ""
     settings = WebSettings(db=tmp / "h.sqlite", store=store, workers=args.workers)
-    out: dict = {"n": n, "workers": args.workers}
+    out: dict = {
+        "n": n,
+        "workers": args.workers,
+        "cpus": os.cpu_count(),
+        "loadavg_before": [round(x, 2) for x in os.getloadavg()],
+    }
     with LocalServer(settings) as srv:
+        runner = srv.app.state.runner
         t0 = time.perf_counter()
-        srv.app.state.runner.warm(check_options(settings, {}), claim)
+        runner.warm(check_options(settings, {}), claim)
         out["cold_s"] = round(time.perf_counter() - t0, 3)
-        warm = [one_check(srv.url, claim.text, date)[1] for _ in range(args.warm)]
-        out["warm_check_s"] = {
-            "median": round(statistics.median(warm), 3),
-            "max": round(max(warm), 3),
-        }
-        results: dict[int, tuple[int, float, str]] = {}
+
+        # 1. the peer: the pipeline alone, same parts, same process
+        parts = runner.parts(check_options(settings, {}))
+        walls = []
+        cpu0 = time.process_time()
+        for _ in range(warm_n):
+            t = time.perf_counter()
+            run(claim, parts, runner.config)
+            walls.append(time.perf_counter() - t)
+        out["pipeline_s"] = summary(walls, time.process_time() - cpu0)
+
+        # 2. quiet: one check at a time through HTTP
+        out["warm_check_s"], out["warm_done_s"] = sequential(srv.url, claim.text, date, warm_n)
+
+        # 3. loaded: the same while other clients keep the workers busy
+        stop = threading.Event()
+        background: list[tuple[int, float, float, str]] = []
+
+        def loop(i: int) -> None:
+            k = 0
+            while not stop.is_set() and k < 200:
+                background.append(one_check(srv.url, f"{claim.text} (background {i}.{k})", date))
+                k += 1
+
+        threads = [threading.Thread(target=loop, args=(i,)) for i in range(load_n)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5 if load_n else 0)  # let the load start
+        out["loaded_check_s"], _ = sequential(srv.url, claim.text, date, warm_n)
+        stop.set()
+        for t in threads:
+            t.join(TIMEOUT_S)
+        out["load_clients"] = load_n
+        out["load_checks_done"] = sum(r[3] == "done" for r in background)
+
+        # 4. burst: n checks at once, none lost or mixed up
+        results: dict[int, tuple[int, float, float, str]] = {}
 
         def worker(i: int) -> None:
             results[i] = one_check(srv.url, f"{claim.text} (load test {i})", date)
@@ -88,13 +172,13 @@ def main(argv: list[str] | None = None) -> dict:
             t.join(TIMEOUT_S)
         out["wall_s"] = round(time.perf_counter() - t0, 3)
         history = srv.app.state.history
-        done = [i for i, r in results.items() if r[2] == "done"]
+        done = [i for i, r in results.items() if r[3] == "done"]
         mixed = [
             i
             for i in done
             if history.get(results[i][0]).report.claim.text != f"{claim.text} (load test {i})"
         ]
-        secs = [results[i][1] for i in done]
+        secs = [results[i][2] for i in done]
         out.update(
             completed=len(done),
             mixed_up=len(mixed),
@@ -102,14 +186,27 @@ def main(argv: list[str] | None = None) -> dict:
             p95_s=round(pct(secs, 0.95), 3) if secs else None,
             max_s=round(max(secs), 3) if secs else None,
         )
+    out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    out["web_overhead_s"] = round(out["warm_check_s"]["median"] - out["pipeline_s"]["median"], 3)
     if args.json:
         print(json.dumps(out))
     else:
+        p, q, ld = out["pipeline_s"], out["warm_check_s"], out["loaded_check_s"]
         print(
-            f"{out['completed']}/{n} checks completed, {out['mixed_up']} mixed up;"
-            f" submit-to-done p50 {out['p50_s']} s, p95 {out['p95_s']} s, max {out['max_s']} s"
-            f" (wall {out['wall_s']} s, {args.workers} workers); warm single check median"
-            f" {out['warm_check_s']['median']} s (cold first check {out['cold_s']} s)"
+            f"machine: {out['cpus']} CPUs, load average {out['loadavg_before'][0]} before,"
+            f" {out['loadavg_after'][0]} after; server workers {args.workers}\n"
+            f"peer, pipeline alone (no HTTP): median {p['median']} s, p90 {p['p90']} s,"
+            f" CPU {p['cpu_per_check']} s/check ({p['n']} checks)\n"
+            f"warm check, quiet, submit -> report page: median {q['median']} s, p90 {q['p90']} s,"
+            f" max {q['max']} s, CPU {q['cpu_per_check']} s/check; web overhead over the peer"
+            f" {out['web_overhead_s']} s\n"
+            f"warm check under a load of {load_n} clients checking in a loop: median"
+            f" {ld['median']} s, p90 {ld['p90']} s, max {ld['max']} s"
+            f" ({out['load_checks_done']} background checks done meanwhile)\n"
+            f"burst: {out['completed']}/{n} checks completed, {out['mixed_up']} mixed up;"
+            f" submit -> report p50 {out['p50_s']} s, p95 {out['p95_s']} s, max {out['max_s']} s"
+            f" (wall {out['wall_s']} s)\n"
+            f"cold first check {out['cold_s']} s"
         )
     return out
 

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ def claims_file(path: Path) -> Path:
         {"id": "c1", "claim": "The council approved 4 new buses.", "date": "2023-06-01"},
         {"id": "c2", "text": "Bus fares will be reviewed by March.", "date": "2023-01-01"},
     ]
+    rows[0]["label"] = "Supported"  # a gold label: the summaries compare the verdict with it
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
 
@@ -101,9 +103,11 @@ def test_batch_writes_formats_and_summaries(store, tmp_path):
         assert x["confidence"] == ""  # no judge: no confidence
     kept = {x["id"]: int(x["kept_documents"]) for x in rows}
     assert kept["c1"] >= 1  # the March article predates the claim; the September one does not
+    assert [(x["gold_label"], x["agrees"]) for x in rows] == [("Supported", ""), ("", "")]
     md = (out / "summary.md").read_text()
     assert "2 claims: not judged 2" in md
     assert "[The council approved 4 new buses.](<reports/c1.md>)" in md
+    assert "Agreement with the claims file's labels: 0 of 0 compared; 1 without a verdict." in md
 
     # A rerun with another format renders the missing files from JSON and checks nothing again.
     r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "html"])
@@ -170,6 +174,50 @@ def test_summary_rows_by_hand(tmp_path):
     md = (out / "summary.md").read_text()
     assert "3 claims: failed 1, half-true 1, not judged 1" in md
     assert "| c |" in md and "search failed: 503" in md
+
+
+def test_summary_agreement_with_gold_labels(tmp_path):
+    reports = [
+        fake_report("a", [], "half-true"),  # the judge's scale is not set: read from the label
+        replace(
+            fake_report("b", []), verdict=Verdict(judged=True, label="refuted", scale="averitec")
+        ),
+        replace(
+            fake_report("c", []), verdict=Verdict(judged=True, label="refuted", scale="averitec")
+        ),
+        replace(
+            fake_report("d", []), verdict=Verdict(judged=True, label="refuted", scale="averitec")
+        ),
+        fake_report("e", []),
+    ]
+    out = fake_run(tmp_path / "run", reports)
+    gold = {"a": "Half True", "b": "Refuted", "c": "Supported", "d": "false", "e": "true"}
+    rows = finish_batch(out, [], gold)
+    assert [(r.id, r.gold_label, r.agrees) for r in rows] == [
+        ("a", "Half True", "yes"),
+        ("b", "Refuted", "yes"),
+        ("c", "Supported", "no"),
+        ("d", "false", ""),  # a PolitiFact label against an AVeriTeC verdict: not compared
+        ("e", "true", ""),  # not judged
+    ]
+    text = (out / "summary.csv").read_text().splitlines()
+    assert text[0].endswith(",gold_label,agrees") and text[3].endswith(",Supported,no")
+    md = (out / "summary.md").read_text()
+    assert (
+        "Agreement with the claims file's labels: 2 of 3 compared (67%); 1 without a verdict,"
+        " 1 with a gold label not on the verdict's scale." in md
+    )
+    assert "| gold label | agrees |" in md and "| Refuted | yes |" in md
+    finish_batch(out, [])  # no labels: no agreement line, no gold columns in the table
+    assert "Agreement" not in (out / "summary.md").read_text()
+
+
+def test_batch_reads_gold_labels_from_the_claims_file(tmp_path):
+    from factseek.batch import claim_id, gold_labels
+
+    path = claims_file(tmp_path / "c.jsonl")
+    assert gold_labels(path) == {"c1": "Supported"}
+    assert claim_id(Claim(text="x")) not in gold_labels(path)
 
 
 def test_compare_runs_accepts_batch_folders(tmp_path):

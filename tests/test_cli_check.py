@@ -266,14 +266,18 @@ def test_readme_console_examples_run(tmp_path, monkeypatch):
     assert (tmp_path / "c1.md").read_text().startswith("# factseek report")
 
 
-def test_readme_python_example_runs(tmp_path, monkeypatch):
+def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     write_docs(tmp_path / "docs.jsonl")
     assert invoke("index", "build", "docs.jsonl", "--store", "my-store", "-q").exit_code == 0
     (block,) = readme_blocks("python")
     namespace: dict = {}
+    capsys.readouterr()
     exec(compile(block, "README.md", "exec"), namespace)
     assert namespace["report"].claim.date == dt.date(2023, 6, 1)
+    printed = capsys.readouterr().out.strip()  # print(report.verdict): one readable line
+    assert printed == str(namespace["report"].verdict) and "\n" not in printed
+    assert not printed.startswith("Verdict(")
     assert (tmp_path / "report.md").read_text().startswith("# factseek report")
 
 

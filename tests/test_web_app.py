@@ -157,7 +157,7 @@ def test_bad_input_shows_the_form_again_with_one_line(client) -> None:
 def test_corrections_are_kept_with_who_and_when(client) -> None:
     url = stored(client, carded_report())
     html = client.get(url).text
-    assert "Supports" in html and "80%" in html and "a-no" in html and "66%" in html
+    assert "Supports" in html and "80%" in html and "a-no" in html and "Confidence 66%" in html
     t = token(client, url)
     client.cookies.set("factseek_user", "maria")
     r = client.post(f"{url}/cards/E2", data={"csrf_token": t, "action": "irrelevant"})
@@ -176,8 +176,8 @@ def test_corrections_are_kept_with_who_and_when(client) -> None:
         == 400
     )
     html = client.get(url).text
-    assert 'id="verdict-label">False<' in html and "Overridden by <b>maria</b>" in html
-    assert "The pipeline said: refuted" in html and "marked irrelevant by maria" in html
+    assert 'id="verdict-label">False<' in html and "Set by <b>maria</b>" in html
+    assert "The machine said: Refuted" in html and "marked irrelevant by maria" in html
     assert "Refutes · set by maria" in html
     log = client.app.state.feedback.for_run(int(url.rsplit("/", 1)[1]))
     assert [(c.kind, c.target, c.user) for c in log] == [
@@ -211,6 +211,10 @@ def test_edit_questions_reruns_from_search(client) -> None:
 
 def test_exports_json_md_html_and_claimreview(client) -> None:
     url = stored(client, carded_report())
+    assert client.get(url + "/claimreview.jsonld").status_code == 409  # nobody reviewed it
+    client.cookies.set("factseek_user", "maria")
+    r = client.post(f"{url}/approve", data={"csrf_token": token(client, url)})
+    assert r.status_code == 200
     r = client.get(url + "/export.json")
     assert r.headers["content-disposition"].startswith("attachment")
     assert from_json(Report, r.text).claim == CLAIM
@@ -231,11 +235,14 @@ def test_exports_json_md_html_and_claimreview(client) -> None:
         "name": "Desk",
     }
     assert cr["reviewRating"]["alternateName"] == "Refuted"
+    assert cr["reviewRating"]["ratingValue"] == 1 and cr["reviewRating"]["bestRating"] == 5
     assert [c["url"] for c in cr["citation"]] == [DOCS[0].url, DOCS[1].url]
     r = client.get(url + "/claimreview.jsonld", params={"url": "javascript:x"})
     assert r.status_code == 400
     nj = stored(client, Report(claim=CLAIM))
-    assert client.get(nj + "/claimreview.jsonld").status_code == 400
+    assert client.get(nj + "/claimreview.jsonld").status_code == 409
+    r = client.post(f"{nj}/approve", data={"csrf_token": token(client, nj)})
+    assert r.status_code == 400 and "nothing to approve" in r.text
 
 
 def test_history_search_reopen_delete(client) -> None:
@@ -334,3 +341,62 @@ def test_readme_serve_command_starts_and_answers(tmp_path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+def test_publishing_needs_a_named_reviewer_and_history_shows_the_review(client) -> None:
+    url = stored(client, carded_report())
+    html = client.get(url).text
+    assert "Machine verdict · not reviewed" in html and 'id="claimreview-refused"' in html
+    assert "<meter" not in html  # no quality-style meter under a verdict
+    r = client.get(url + "/claimreview.jsonld")
+    assert r.status_code == 409 and "no reviewer has approved or set" in r.text
+    auto = client.get(url + "/automated-verdict.json").json()
+    assert auto["automated"] is True and auto["verdict"]["label"] == "refuted"
+    t = token(client, url)
+    client.post("/user", data={"csrf_token": t, "user": " "})  # no name: no decision
+    assert client.cookies.get("factseek_user") == "anonymous"
+    r = client.post(f"{url}/approve", data={"csrf_token": t})
+    assert r.status_code == 400 and "set your reviewer name" in r.text
+    client.post("/user", data={"csrf_token": t, "user": "maria"})
+    assert client.post(f"{url}/approve", data={"csrf_token": t}).status_code == 200
+    html = client.get(url).text
+    assert "Reviewed verdict" in html and "Approved by <b>maria</b>" in html
+    assert client.get(url + "/claimreview.jsonld").status_code == 200
+    row = client.get("/history").text.split("<tbody>")[1]
+    assert 'class="vtag tone-bad">Refuted<' in row and "approved by maria" in row
+    # a correction that changes the machine's verdict makes the approval outdated
+    client.post(f"{url}/cards/E2", data={"csrf_token": t, "action": "irrelevant"})
+    html = client.get(url).text
+    assert "approval outdated" in html and "corrections since changed" in html
+    assert client.get(url + "/claimreview.jsonld").status_code == 409
+    row = client.get("/history").text.split("<tbody>")[1]
+    assert 'class="vtag tone-good">Supported<' in row and "approval outdated" in row
+    md = client.get(url + "/export.md").text
+    assert "**supported**" in md and "the machine said no 0.70" in md
+    assert "maria approved Refuted" in md
+
+
+def test_a_rerun_carries_corrections_forward(client) -> None:
+    url = check(client)  # summary cards S1.. (fake parts have no stance model)
+    rid = int(url.rsplit("/", 1)[1])
+    report = client.app.state.history.get(rid).report
+    first = next(i for i, s in enumerate(report.summaries, 1) if s.relevant)
+    t = token(client, url)
+    client.cookies.set("factseek_user", "maria")
+    client.post(f"{url}/cards/S{first}", data={"csrf_token": t, "action": "irrelevant"})
+    client.post(f"{url}/verdict", data={"csrf_token": t, "label": "factseek:false"})
+    questions = [q.text for q in report.questions]
+    r = client.post(
+        f"{url}/questions", data={"csrf_token": t, "q": questions}, follow_redirects=False
+    )
+    new = r.headers["location"]
+    assert wait(client, new)["status"] == "done"
+    html = client.get(new).text
+    assert 'id="carried"' in html and f"#{rid}" in html
+    assert f"S{first} marked irrelevant by maria → now" in html
+    assert "verdict set to false by maria" in html and "decided on each run" in html
+    log = client.app.state.feedback.for_run(int(new.rsplit("/", 1)[1]))
+    carried = [c for c in log if c.kind == "relevance"]
+    assert carried and carried[0].user == "maria"
+    assert carried[0].value["carried_from"] == {"run": rid, "card": f"S{first}"}
+    assert "marked irrelevant by maria" in html  # the carried mark is in force on the rerun

@@ -81,10 +81,14 @@ def test_reviewed_report_applies_corrections_and_stays_a_report(db) -> None:
     assert view["E1"].stance.label == "refutes" and view["E1"].stance_by == "ana"
     out = reviewed(report, corr)
     assert [e.id for e in out.evidence] == ["E1"]
-    assert out.answers[0].evidence_ids == ()  # E2 no longer cited
+    # the question is answered again by the rules: E2 is gone, E1 now refutes (set by ana)
+    assert out.answers[0].answer == "no" and out.answers[0].evidence_ids == ("E1",)
     assert out.verdict.label == "false" and out.verdict.judge == "user:bo"
-    assert out.verdict.scale == "politifact" and out.verdict.evidence_ids == ("E1",)
-    assert any("the pipeline said refuted" in n for n in out.notes)
+    assert out.verdict.scale == "factseek" and out.verdict.evidence_ids == ("E1",)
+    assert out.review.status == "set" and out.review.reviewer == "bo"
+    assert out.review.rating == 1 and out.review.rating_name == "False"
+    assert out.review.machine == report.verdict
+    assert any("the pipeline said refuted (confidence 0.66)" in n for n in out.notes)
     assert from_json(Report, render(out, "json")) == out  # still a complete, valid report
     assert "user:bo" in render(out, "md") and "5M, not 3M" in render(out, "html")
 
@@ -113,10 +117,12 @@ def test_run_with_user_questions_skips_decomposition() -> None:
         run(CLAIM, fake_parts(), questions=[Question(text="  ", source="user")])
 
 
-def test_claim_review_fields() -> None:
-    report = carded_report()
+def test_claim_review_fields(db) -> None:
+    _, log = db
+    log.add(1, "approve", {"label": "refuted", "scale": "averitec", "judge": "x"}, user="ana")
+    report = reviewed(carded_report(), log.for_run(1))
     data = claim_review(
-        report, author="Check Desk", organisation=True, url="https://desk.example/r/1",
+        report, organisation="Check Desk", url="https://desk.example/r/1",
         published=dt.date(2024, 2, 1),
     )  # fmt: skip
     assert data["@context"] == "https://schema.org" and data["@type"] == "ClaimReview"
@@ -127,27 +133,33 @@ def test_claim_review_fields() -> None:
     assert item["author"] == {"@type": "Person", "name": "Ana Ruiz"}
     assert item["appearance"][0]["name"] == "a council meeting"
     assert data["reviewRating"] == {
-        "@type": "Rating", "alternateName": "Refuted", "ratingValue": 1, "bestRating": 3,
+        "@type": "Rating", "alternateName": "Refuted", "ratingValue": 1, "bestRating": 5,
         "worstRating": 1,
     }  # fmt: skip
     assert [c["url"] for c in data["citation"]] == [DOCS[0].url, DOCS[1].url]
     assert data["url"] == "https://desk.example/r/1"
-    nee = report.__class__(**{**report.__dict__, "verdict": report.verdict.__class__(
-        judged=True, label="not-enough-evidence", scale="averitec")})  # fmt: skip
-    assert "ratingValue" not in claim_review(nee, author="x")["reviewRating"]
+    log.add(1, "verdict", {"label": "not-enough-evidence", "scale": "factseek"}, user="ana")
+    nee = reviewed(carded_report(), log.for_run(1))
+    assert claim_review(nee)["reviewRating"] == {
+        "@type": "Rating", "alternateName": "Not enough evidence"
+    }  # fmt: skip
+    assert claim_review(nee)["author"] == {"@type": "Person", "name": "ana"}
     with pytest.raises(InputError, match="http"):
-        claim_review(report, author="x", url="javascript:alert(1)")
-    with pytest.raises(InputError, match="override the verdict"):
-        claim_review(Report(claim=CLAIM), author="x")
+        claim_review(report, url="javascript:alert(1)")
+    with pytest.raises(InputError, match="no reviewer has approved or set"):
+        claim_review(reviewed(Report(claim=CLAIM), []))
+    with pytest.raises(InputError, match="no reviewer has approved or set"):
+        claim_review(carded_report())  # a report that never went through review
 
 
-def test_politifact_rating_scale_is_ordered() -> None:
-    from factseek.web.claimreview import rating
+def test_default_rating_scale_maps_both_machine_scales_to_one_to_five() -> None:
+    from factseek.ratings import DEFAULT_RATINGS
 
-    values = [rating(x)["ratingValue"] for x in ("pants-fire", "false", "barely-true")]
-    values += [rating(x)["ratingValue"] for x in ("half-true", "mostly-true", "true")]
-    assert values == [1, 2, 3, 4, 5, 6]
-    assert rating("barely-true")["alternateName"] == "Mostly False"
+    pf = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
+    assert [DEFAULT_RATINGS.for_machine("politifact", x).value for x in pf] == [1, 1, 2, 3, 4, 5]
+    av = ("refuted", "conflicting-evidence", "supported", "not-enough-evidence")
+    assert [DEFAULT_RATINGS.for_machine("averitec", x).value for x in av] == [1, 3, 5, None]
+    assert DEFAULT_RATINGS.get("barely-true").name == "Mostly False"
 
 
 def test_feedback_export_round_trips_into_the_training_loaders(db, tmp_path) -> None:

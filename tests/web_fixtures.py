@@ -122,7 +122,7 @@ def carded_report() -> Report:
         verdict=Verdict(
             judged=True,
             label="refuted",
-            judge="stance",
+            judge="stance-rules",
             scale="averitec",
             confidence=0.66,
             rationale="E2 shows 5 million.",

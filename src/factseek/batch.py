@@ -5,8 +5,8 @@ Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically
 ``reports/<name>.md``/``.html`` for the ``formats`` asked for; ``<name>`` is the claim id made
 safe by ``factseek.sanitize.safe_name``, so no id can write outside ``OUT/reports``),
 ``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun),
-``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time;
-see ``factseek.batch_summary``).
+``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time,
+and the claims file's label with whether the verdict agrees; see ``factseek.batch_summary``).
 
 Before any work: every line is parsed and validated (``DataError`` naming ``file:line`` and the
 field), duplicate ids are refused, and OUT must be writable. While running, a claim that fails
@@ -140,8 +140,15 @@ def run_batch(
         on_conflict=on_conflict,
     )
     result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
-    finish_batch(out, formats)
+    finish_batch(out, formats, gold_labels(claims_path))
     return result
+
+
+def gold_labels(path: Path) -> dict[str, str]:
+    """Claim id -> the claims file's ``label`` (for the summaries' agreement column)."""
+    from factseek.datasets.claimsfile import read_claims_file
+
+    return {claim_id(r.claim): r.label for r in read_claims_file(path) if r.label}
 
 
 def run_claims(

@@ -4,7 +4,10 @@ One row per claim of the run folder, in journal order (finished claims), then th
 last attempt failed (``errors.jsonl``, not finished since): ``id``, ``claim``, ``verdict`` (the
 label, "not judged", or "failed"), ``confidence`` (the judge's probability for the label, when it
 gives one), ``kept_documents`` (documents that passed the constraints), ``seconds`` (the sum of
-the stage timings), ``report`` (the per-claim report file, relative to the folder) and ``error``.
+the stage timings), ``report`` (the per-claim report file, relative to the folder), ``error``,
+``gold_label`` (the claims file's ``label``, as written) and ``agrees`` ("yes"/"no": the verdict
+is/is not that label, read in the verdict's own label set; "" when there is no verdict, no gold
+label, or the gold label is not on the verdict's scale). ``summary.md`` adds one agreement line.
 
 ``finish_batch(out, formats)`` also renders any requested per-claim format that is missing (a
 rerun with a new ``--format``) from the JSON report, and then writes both summaries atomically.
@@ -17,17 +20,29 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from factseek.errors import FactseekError
+from factseek.errors import FactseekError, InputError
 from factseek.files import atomic_write
+from factseek.labels import LABEL_SETS
 from factseek.report import Format, clip_text, markdown_text, read_report, write_report
 
 SUMMARY_CSV = "summary.csv"
 SUMMARY_MD = "summary.md"
-COLUMNS = ("id", "claim", "verdict", "confidence", "kept_documents", "seconds", "report", "error")
+COLUMNS = (
+    "id",
+    "claim",
+    "verdict",
+    "confidence",
+    "kept_documents",
+    "seconds",
+    "report",
+    "error",
+    "gold_label",
+    "agrees",
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -42,6 +57,23 @@ class SummaryRow:
     seconds: float | None = None
     report: str = ""  # the most readable per-claim report file, relative to the run folder
     error: str = ""
+    gold_label: str = ""  # the claims file's label, as written
+    agrees: str = ""  # "yes" / "no" / "" (not comparable: see the module docstring)
+    scale: str = ""  # the verdict's label set (not a column)
+
+
+def agreement(label: str, scale: str, gold: str) -> str:
+    """ "yes"/"no" when the gold label reads as a label of the verdict's set, else ""."""
+    if not label or not gold:
+        return ""
+    sets = [LABEL_SETS[scale]] if scale in LABEL_SETS else []
+    sets = sets or [s for s in LABEL_SETS.values() if label in s]
+    for labels in sets:
+        try:
+            return "yes" if labels.parse(gold) == label else "no"
+        except InputError:
+            continue
+    return ""
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
@@ -65,9 +97,12 @@ def _inside(out: Path, relative: object) -> Path | None:
     return path if path.is_relative_to(out.resolve()) else None
 
 
-def finish_batch(out: Path, formats: Sequence[Format | str] = ()) -> list[SummaryRow]:
+def finish_batch(
+    out: Path, formats: Sequence[Format | str] = (), gold: Mapping[str, str] | None = None
+) -> list[SummaryRow]:
     """Render missing per-claim formats, write ``summary.csv`` and ``summary.md`` into ``out``,
-    and return the rows."""
+    and return the rows. ``gold``: claim id -> the claims file's label."""
+    gold = gold or {}
     wanted = [Format(f) for f in formats if Format(f) != Format.json]
     rows: list[SummaryRow] = []
     seen: set[str] = set()
@@ -80,7 +115,15 @@ def finish_batch(out: Path, formats: Sequence[Format | str] = ()) -> list[Summar
         try:
             report = read_report(path)
         except FactseekError as e:
-            rows.append(SummaryRow(id=cid, claim="", verdict="failed", error=str(e)))
+            rows.append(
+                SummaryRow(
+                    id=cid,
+                    claim="",
+                    verdict="failed",
+                    error=str(e),
+                    gold_label=gold.get(cid, ""),
+                )
+            )
             continue
         shown = path
         for fmt in wanted:
@@ -92,22 +135,30 @@ def finish_batch(out: Path, formats: Sequence[Format | str] = ()) -> list[Summar
                 shown = path.with_suffix(f".{fmt.value}")
                 break
         v = report.verdict
+        label = (v.label or "") if v.judged else ""
         rows.append(
             SummaryRow(
                 id=cid,
                 claim=report.claim.text,
-                verdict=(v.label or "") if v.judged else "not judged",
+                verdict=label or "not judged",
                 confidence=v.confidence,
                 kept_documents=len(report.documents),
                 seconds=round(sum(report.timings.values()), 3),
                 report=shown.relative_to(out.resolve()).as_posix(),
+                gold_label=gold.get(cid, ""),
+                agrees=agreement(label, v.scale, gold.get(cid, "")),
+                scale=v.scale,
             )
         )
     failed: dict[str, SummaryRow] = {}
     for entry in _jsonl(out / "errors.jsonl"):
         if entry["id"] not in seen:
             failed[entry["id"]] = SummaryRow(
-                id=entry["id"], claim="", verdict="failed", error=str(entry.get("error", ""))
+                id=entry["id"],
+                claim="",
+                verdict="failed",
+                error=str(entry.get("error", "")),
+                gold_label=gold.get(entry["id"], ""),
             )
     rows.extend(failed.values())
     atomic_write(out / SUMMARY_CSV, summary_csv(rows))
@@ -132,16 +183,41 @@ def summary_csv(rows: Sequence[SummaryRow]) -> str:
     return buf.getvalue()
 
 
+def agreement_line(rows: Sequence[SummaryRow]) -> str:
+    """How often the verdicts agree with the claims file's labels, counting what could not be
+    compared ("" when no claim has a gold label)."""
+    gold = [r for r in rows if r.gold_label]
+    if not gold:
+        return ""
+    compared = [r for r in gold if r.agrees]
+    yes = sum(r.agrees == "yes" for r in compared)
+    share = f" ({100 * yes / len(compared):.0f}%)" if compared else ""
+    no_verdict = sum(r.verdict in ("not judged", "failed") for r in gold)
+    off_scale = len(gold) - len(compared) - no_verdict
+    parts = [f"{no_verdict} without a verdict"] if no_verdict else []
+    if off_scale:
+        parts.append(f"{off_scale} with a gold label not on the verdict's scale")
+    rest = f"; {', '.join(parts)}" if parts else ""
+    return (
+        f"Agreement with the claims file's labels: {yes} of {len(compared)} compared{share}{rest}."
+    )
+
+
 def summary_markdown(rows: Sequence[SummaryRow]) -> str:
-    """The rows as a Markdown table, each claim linked to its report, plus counts by verdict."""
+    """The rows as a Markdown table, each claim linked to its report, plus counts by verdict and
+    (when the claims file had labels) the gold label, agreement, and an agreement line."""
     counts: dict[str, int] = {}
     for r in rows:
         counts[r.verdict] = counts.get(r.verdict, 0) + 1
+    line = agreement_line(rows)
+    with_gold = bool(line)
     out = [
         "# factseek batch summary\n",
         f"{len(rows)} claims: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) + "\n",
-        "| id | claim | verdict | confidence | kept documents | seconds |",
-        "|---|---|---|---|---|---|",
+        *([line + "\n"] if line else []),
+        "| id | claim | verdict | confidence | kept documents | seconds |"
+        + (" gold label | agrees |" if with_gold else ""),
+        "|---|---|---|---|---|---|" + ("---|---|" if with_gold else ""),
     ]
     for r in rows:
         claim = markdown_text(clip_text(r.claim, 120)) or markdown_text(r.error)
@@ -150,8 +226,9 @@ def summary_markdown(rows: Sequence[SummaryRow]) -> str:
         conf = "" if r.confidence is None else f"{r.confidence:.2f}"
         docs = "" if r.kept_documents is None else str(r.kept_documents)
         secs = "" if r.seconds is None else f"{r.seconds:.1f}"
+        gold = f" {markdown_text(r.gold_label)} | {r.agrees} |" if with_gold else ""
         out.append(
             f"| {markdown_text(r.id)} | {claim} | {markdown_text(r.verdict)} | {conf} | {docs} "
-            f"| {secs} |"
+            f"| {secs} |{gold}"
         )
     return "\n".join(out) + "\n"

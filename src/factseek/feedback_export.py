@@ -15,13 +15,23 @@ training commands' loaders read as they are (docs/web-app.md shows each format).
   accepted when the fact-checker confirmed at least one of its cards (marked relevant, or a
   supports/refutes stance); ``relevant`` lists those cards' URLs; the corpus is every document of
   the runs involved (``id`` = URL, ``title``, ``text``).
-- ``verdicts.jsonl``: verdict overrides on the PolitiFact scale in ClaimDecomp's labelled format
-  (``example_id``, ``claim``, ``person``, ``venue``, ``label``, ``justification`` = the note,
-  ``annotations`` = the run's questions) for ``judge train --format claimdecomp``.
-- ``verdicts_averitec.json``: verdict overrides on the AVeriTeC scale as one JSON array in
-  AVeriTeC's own format (``claim``, ``claim_date`` DD-MM-YYYY, ``speaker``, ``label`` such as
-  ``Refuted``, ``justification`` = the note, ``questions`` = the run's questions with no
-  answers), which ``datasets.claims.load_averitec`` reads (``--format averitec``).
+- ``verdicts.jsonl``: reviewers' verdicts (set, or a machine verdict approved and not changed
+  since) on the PolitiFact scale in ClaimDecomp's labelled format (``example_id``, ``claim``,
+  ``person``, ``venue``, ``label``, ``justification`` = the note, ``annotations`` = the run's
+  questions) for ``judge train --format claimdecomp``.
+- ``verdicts_averitec.json``: the same on the AVeriTeC scale as one JSON array in AVeriTeC's own
+  format (``claim``, ``claim_date`` DD-MM-YYYY, ``speaker``, ``label`` such as ``Refuted``,
+  ``justification`` = the note, ``questions`` = the run's questions with no answers), which
+  ``datasets.claims.load_averitec`` reads (``--format averitec``). A label of the
+  organisation's own scale counts on a machine scale when it stands for exactly one label there
+  (``factseek.ratings``).
+- ``claimreview.jsonl``: one schema.org ClaimReview per run whose verdict a named reviewer
+  approved or set (``web.claimreview.claim_review``; never a machine verdict).
+- ``machine_verdicts.jsonl``: every finished run's machine verdict as it ran, for research,
+  marked ``"automated": true`` (``web.claimreview.automated_verdict``), never as a review.
+
+Carried corrections (a rerun's copies of an earlier run's, ``carried_from``) are not exported
+again: each judgement is one training example.
 """
 
 from __future__ import annotations
@@ -33,10 +43,11 @@ from pathlib import Path
 from typing import Any
 
 from factseek.errors import InputError
-from factseek.feedback import Correction, FeedbackLog, by_run, in_force
+from factseek.feedback import Correction, FeedbackLog, by_run, decision, in_force
 from factseek.files import atomic_write
 from factseek.history import History
-from factseek.review import Card, cards
+from factseek.ratings import DEFAULT_RATINGS, MACHINE_SCALES, RatingScale
+from factseek.review import Card, cards, reviewed
 from factseek.types import Claim, Report
 
 FILES = (
@@ -45,6 +56,8 @@ FILES = (
     "rewrite_queries.jsonl",
     "rewrite_corpus.jsonl",
     "verdicts.jsonl",
+    "claimreview.jsonl",
+    "machine_verdicts.jsonl",
 )
 AVERITEC_FILE = "verdicts_averitec.json"
 #: factseek's AVeriTeC label -> the data set's own spelling.
@@ -64,7 +77,9 @@ class ExportCounts:
     queries: int = 0
     corpus: int = 0
     verdicts: int = 0
-    averitec: int = 0  # verdict overrides on the AVeriTeC scale
+    averitec: int = 0  # reviewers' verdicts on the AVeriTeC scale
+    claimreviews: int = 0  # runs whose verdict a named reviewer approved or set
+    machine: int = 0  # machine verdicts (automated, for research)
     skipped: Mapping[str, int] = field(default_factory=dict)  # reason -> corrections not exported
 
     def line(self) -> str:
@@ -72,7 +87,9 @@ class ExportCounts:
         return (
             f"{self.runs} corrected runs: {self.decompose} decomposition examples, {self.stance}"
             f" stance pairs, {self.queries} accepted queries over {self.corpus} documents,"
-            f" {self.verdicts} PolitiFact and {self.averitec} AVeriTeC verdicts; skipped: {skipped}"
+            f" {self.verdicts} PolitiFact and {self.averitec} AVeriTeC verdicts,"
+            f" {self.claimreviews} ClaimReviews; {self.machine} automated machine verdicts;"
+            f" skipped: {skipped}"
         )
 
 
@@ -112,6 +129,8 @@ def _stance_rows(report: Report, run_cards: list[Card], force: Mapping[Any, Corr
             label, by = st.value["label"], st
         else:
             continue
+        if "carried_from" in by.value:  # the earlier run exported this judgement already
+            continue
         question = card.question or report.claim.text
         yield {
             "question": question,
@@ -133,8 +152,34 @@ def _confirmed(card: Card, force: Mapping[Any, Correction]) -> bool:
     return st is not None and st.value["label"] in ("supports", "refutes")
 
 
-def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
-    """Write the JSONL files (``FILES``) under ``out`` and return what went into each."""
+def _machine_label(v: Correction, ratings: RatingScale) -> list[tuple[str, str]]:
+    """(machine scale, label) pairs a reviewer's decision stands for, for the training files."""
+    scale, label = v.value["scale"], v.value["label"]
+    if scale in MACHINE_SCALES or v.kind == "approve":
+        return [(scale, label)]
+    rating = ratings.resolve(scale, label)
+    if rating is None:
+        return [(scale, label)]
+    out = []
+    for name in MACHINE_SCALES:
+        mine = [m.partition(":")[2] for m in rating.machine if m.startswith(name + ":")]
+        if len(mine) == 1:
+            out.append((name, mine[0]))
+    return out or [(scale, label)]
+
+
+def export(
+    history: History,
+    log: FeedbackLog,
+    out: Path,
+    *,
+    ratings: RatingScale = DEFAULT_RATINGS,
+    organisation: str = "",
+) -> ExportCounts:
+    """Write the files (``FILES``, ``AVERITEC_FILE``) under ``out`` and return what went into
+    each. ``ratings`` is the organisation's scale, ``organisation`` the ClaimReview author."""
+    from factseek.web.claimreview import automated_verdict, claim_review, refusal
+
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in FILES}
     corpus: dict[str, dict[str, Any]] = {}
@@ -183,14 +228,29 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
         if accepted:
             for d in report.documents:
                 corpus.setdefault(d.url, {"id": d.url, "title": d.title, "text": d.text})
-        v = force.get(("verdict", ""))
-        if v is not None and v.value["scale"] == "politifact":
-            rows["verdicts.jsonl"].append(_verdict_row(run_id, report, v))
-        elif v is not None and v.value["scale"] == "averitec":
-            averitec.append(_averitec_row(report, v))
-        elif v is not None:
-            key = f"verdict on the {v.value['scale']} scale"
-            skipped[key] = skipped.get(key, 0) + 1
+        v = decision(corrected[run_id])
+        mine = reviewed(report, corrected[run_id], ratings)
+        if v is not None and mine.review is not None and mine.review.status == "stale":
+            skipped["approval outdated"] = skipped.get("approval outdated", 0) + 1
+            v = None
+        for scale, label in _machine_label(v, ratings) if v is not None else ():
+            if scale == "politifact":
+                rows["verdicts.jsonl"].append(_verdict_row(run_id, report, v, label))
+            elif scale == "averitec":
+                averitec.append(_averitec_row(report, v, label))
+            else:
+                key = f"verdict on the {scale} scale"
+                skipped[key] = skipped.get(key, 0) + 1
+        if v is not None and not refusal(mine.review):
+            cr = claim_review(mine, organisation=organisation)
+            rows["claimreview.jsonl"].append({**cr, "run_id": run_id})
+    for run_id in history.ids():
+        try:
+            report = history.get(run_id).report
+        except InputError:  # deleted meanwhile
+            continue
+        if report is not None:
+            rows["machine_verdicts.jsonl"].append({**automated_verdict(report), "run_id": run_id})
     rows["rewrite_corpus.jsonl"] = list(corpus.values())
     for name, items in rows.items():
         atomic_write(out / name, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items))
@@ -203,17 +263,19 @@ def export(history: History, log: FeedbackLog, out: Path) -> ExportCounts:
         corpus=len(corpus),
         verdicts=len(rows["verdicts.jsonl"]),
         averitec=len(averitec),
+        claimreviews=len(rows["claimreview.jsonl"]),
+        machine=len(rows["machine_verdicts.jsonl"]),
         skipped=skipped,
     )
 
 
-def _averitec_row(report: Report, v: Correction) -> dict[str, Any]:
+def _averitec_row(report: Report, v: Correction, label: str) -> dict[str, Any]:
     c = report.claim
     return {
         "claim": c.text,
         "claim_date": c.date.strftime("%d-%m-%Y") if c.date else None,
         "speaker": c.speaker,
-        "label": _AVERITEC_NAMES.get(v.value["label"], v.value["label"]),
+        "label": _AVERITEC_NAMES.get(label, label),
         "justification": v.value.get("note", ""),
         "questions": [
             {"question": q.text, "answers": []} for q in report.questions if q.source != "claim"
@@ -223,14 +285,14 @@ def _averitec_row(report: Report, v: Correction) -> dict[str, Any]:
     }
 
 
-def _verdict_row(run_id: int, report: Report, v: Correction) -> dict[str, Any]:
+def _verdict_row(run_id: int, report: Report, v: Correction, label: str) -> dict[str, Any]:
     c = report.claim
     return {
         "example_id": f"run{run_id}",
         "claim": c.text,
         "person": c.speaker or "",
         "venue": stated(c) or (c.venue or ""),
-        "label": v.value["label"],
+        "label": label,
         "justification": v.value.get("note", ""),
         "annotations": [{"questions": [q.text for q in report.questions if q.source != "claim"]}],
         "user": v.user,

@@ -7,7 +7,9 @@ Reports are stored as their complete JSON (``types.to_json``) and read back loss
 
 Every call opens its own short connection (SQLite in WAL mode), so one ``History`` is safe to
 share between the web server's threads. Corrections live beside runs in the same file, in the
-table that ``factseek.feedback`` owns.
+table that ``factseek.feedback`` owns. Each run also keeps its reviewed state for the listing
+(``set_review``: the verdict of record, whether a reviewer approved or set it, and who), written
+whenever a correction changes it; a run no one has corrected lists the pipeline's label.
 """
 
 from __future__ import annotations
@@ -40,10 +42,13 @@ CREATE TABLE IF NOT EXISTS runs (
   label TEXT,                   -- the pipeline's verdict label, if judged
   error TEXT NOT NULL DEFAULT '',
   parent_id INTEGER,            -- the run this one reran with edited questions
-  seconds REAL
+  seconds REAL,
+  review_json TEXT              -- the reviewed state for listing (NULL: the pipeline's label)
 );
 CREATE INDEX IF NOT EXISTS runs_created ON runs(created);
 """
+#: Columns added since the first schema: (name, declaration), added to older files on open.
+_ADDED = (("review_json", "TEXT"),)
 
 
 def now() -> str:
@@ -62,6 +67,23 @@ class RunSummary:
     status: RunStatus
     label: str | None = None  # the pipeline's verdict label, if judged
     parent_id: int | None = None
+    review: ReviewState | None = None  # the reviewed state (None: no correction yet)
+
+    @property
+    def shown_label(self) -> str | None:
+        """The verdict of record: the reviewed label when there is one, else the pipeline's."""
+        return self.review.label if self.review is not None else self.label
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewState:
+    """What the history list shows of a run's review (see ``factseek.review``)."""
+
+    label: str | None = None  # the verdict of record (None: not judged)
+    scale: str = ""
+    status: str = "machine"  # machine, approved, set, stale
+    reviewer: str = ""
+    words: str = ""  # the label in words ("" = the label itself)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,6 +130,14 @@ class History:
         with connect(self.path) as conn:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.executescript(_SCHEMA)
+            have = {r["name"] for r in conn.execute("PRAGMA table_info(runs)")}
+            for name, decl in _ADDED:
+                if name not in have:
+                    try:
+                        conn.execute(f"ALTER TABLE runs ADD COLUMN {name} {decl}")
+                    except sqlite3.OperationalError as e:  # another process added it first
+                        if "duplicate column" not in str(e):
+                            raise
 
     def create(
         self,
@@ -149,6 +179,26 @@ class History:
                 (line, seconds, run_id),
             )
 
+    def set_review(self, run_id: int, state: ReviewState) -> None:
+        """Record the run's reviewed state for the listing."""
+        data = {
+            "label": state.label,
+            "scale": state.scale,
+            "status": state.status,
+            "reviewer": state.reviewer,
+            "words": state.words,
+        }
+        with connect(self.path) as conn:
+            conn.execute("UPDATE runs SET review_json = ? WHERE id = ?", (json.dumps(data), run_id))
+
+    def state(self, run_id: int) -> tuple[RunStatus, str]:
+        """The run's status and error line, without reading its report (InputError: no run)."""
+        with connect(self.path) as conn:
+            row = conn.execute("SELECT status, error FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise InputError(f"no check #{run_id} in the history")
+        return row["status"], row["error"]
+
     def get(self, run_id: int) -> RunRecord:
         """The run, or InputError when there is none with that id."""
         with connect(self.path) as conn:
@@ -171,7 +221,7 @@ class History:
     def list(self, query: str = "", *, limit: int = 50, offset: int = 0) -> list[RunSummary]:
         """Newest first; ``query`` matches the claim text or the speaker (case-insensitive)."""
         limit = max(1, min(limit, MAX_LIST))
-        sql = "SELECT id, created, user, claim, status, parent_id, label FROM runs"
+        sql = "SELECT id, created, user, claim, status, parent_id, label, review_json FROM runs"
         args: list[Any] = []
         if query.strip():
             escaped = query.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
@@ -191,6 +241,7 @@ class History:
                 status=r["status"],
                 label=r["label"],
                 parent_id=r["parent_id"],
+                review=_review_state(r["review_json"]),
             )
             for r in rows
         ]
@@ -211,3 +262,19 @@ class History:
                 conn.execute("DELETE FROM corrections WHERE run_id = ?", (run_id,))
             cur = conn.execute("DELETE FROM runs WHERE id = ?", (run_id,))
             return cur.rowcount > 0
+
+
+def _review_state(text: str | None) -> ReviewState | None:
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+        return ReviewState(
+            label=data.get("label"),
+            scale=str(data.get("scale") or ""),
+            status=str(data.get("status") or "machine"),
+            reviewer=str(data.get("reviewer") or ""),
+            words=str(data.get("words") or ""),
+        )
+    except (ValueError, AttributeError):
+        return None  # a damaged cell lists the pipeline's label

@@ -32,9 +32,19 @@ from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
+from factseek.ratings import value_tone
 from factseek.redact import redact_text, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Document, Evidence, Report, Verdict, from_dict, to_dict
+from factseek.types import Document, Evidence, Report, from_dict, to_dict
+from factseek.verdict_words import (
+    abstained_words,
+    answer_cell,
+    answer_kind,
+    by_reviewer,
+    machine_answers,
+    precision_words,
+    review_lines,
+)
 
 
 class Format(StrEnum):
@@ -155,21 +165,14 @@ def _verdict_line(report: Report) -> str:
     v = report.verdict
     if not v.judged:
         return f"**not judged** ({_md(v.explanation)})"
-    conf = f", confidence {v.confidence:.2f}" if v.confidence is not None else ""
+    confidence = None if by_reviewer(report, v.evidence_ids) else v.confidence
+    conf = f", confidence {confidence:.2f}" if confidence is not None else ""
     scale = f" ({_md(v.scale)} scale{conf})" if v.scale else conf and f" ({conf[2:]})"
-    label = "not enough evidence to decide (abstained)" if v.abstained else v.label or ""
-    return f"**{_md(label)}**{scale} by {_md(v.judge)}"
-
-
-def precision_note(v: Verdict) -> str:
-    """'When factseek says refuted, it was right 81% of the time (AVeriTeC dev, 500 claims).'
-    (plain text; '' when the label's precision was never measured)."""
-    if not v.judged or v.precision is None or not v.label:
-        return ""
-    basis = f" ({v.precision_basis})" if v.precision_basis else ""
-    return (
-        f"When this judge says {v.label}, it was right {100 * v.precision:.0f}% of the time{basis}."
-    )
+    line = f"**{_md(v.label or '')}**{scale} by {_md(v.judge)}"
+    if v.abstained:
+        line += f" — {_md(abstained_words(report))}"
+    meaning = precision_words(v)
+    return line + (f"; {_md(meaning)}" if meaning else "")
 
 
 GENRE_NOTE = {
@@ -211,11 +214,14 @@ def _md_evidence(report: Report) -> list[str]:
         return []
     out = ["## Subquestions and answers\n"]
     if report.answers:
+        machine = machine_answers(report)
         out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
         for a in report.answers:
-            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
+            conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
-            out.append(f"| {_md(a.question)} | **{_md(a.answer)}** | {conf} | {cited} |")
+            cell = _md(answer_cell(a, machine.get(a.question)))
+            out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
     out.append("## Evidence cards\n")
     for q, cards in _questions_with_cards(report):
@@ -247,10 +253,10 @@ def render_markdown(report: Report) -> str:
         meta.append(f"venue: {_md(c.venue)}")
     out.append(" · ".join(meta) + "\n")
     out.append(f"**Verdict:** {_verdict_line(report)}\n")
-    if precision_note(report.verdict):
-        out.append(f"_{_md(precision_note(report.verdict))}_\n")
     if report.verdict.judged and report.verdict.explanation:
         out.append(f"{_md(report.verdict.explanation)}\n")
+    for line in review_lines(report):
+        out.append(f"> {_md(line)}\n")
     out.extend(_md_evidence(report))
 
     out.append("## Evidence summaries\n")
@@ -424,7 +430,9 @@ td,th{border-bottom:1px solid #ddd;padding:.3em .5em;text-align:left;vertical-al
 .v-mixed{background:#ffe9c6;border-left:6px solid #c80}.v-none{background:#eee;border-left:6px solid #888}
 .badge{font:600 .75em system-ui;padding:.1em .45em;border-radius:3px;color:#fff;background:#888}
 .b-supports{background:#282}.b-refutes{background:#b22}.b-nei{background:#888}
-.noev{color:#666;font-style:italic}
+.noev{color:#666;font-style:italic}.a-conflicting{color:#a60}.a-unknown{color:#666}
+.review{margin:.6em 0;padding:.5em 1em;border-radius:6px;font-size:.95em}
+.rev-ok{background:#eef6ee;border:1px solid #282}.rev-no{background:#f6f6f6;border:1px dashed #888}
 """
 
 #: Verdict box colour by label (both scales); anything else is neutral.
@@ -442,6 +450,15 @@ VERDICT_CLASS: dict[str, str] = {
 }
 
 
+def verdict_class(report: Report) -> str:
+    """The verdict box's colour: by the reviewer's rating when they set or approved it, else by
+    the machine label (``VERDICT_CLASS``)."""
+    r = report.review
+    if r is not None and r.status in ("approved", "set") and r.rating_name:
+        return f"v-{value_tone(r.rating)}"
+    return VERDICT_CLASS.get(report.verdict.label or "", "")
+
+
 def _html_badge(e: Evidence) -> str:
     cls = f"b-{e.stance.label}" if e.stance is not None else "b-nei"
     return f"<span class='badge {_e(cls)}'>{_e(_badge(e))}</span>"
@@ -455,14 +472,19 @@ def _html_evidence(report: Report) -> list[str]:
         out.append(
             "<table><tr><th>question</th><th>answer</th><th>confidence</th><th>evidence</th></tr>"
         )
+        machine = machine_answers(report)
         for a in report.answers:
-            conf = f"{a.confidence:.2f}" if a.confidence is not None else ""
+            confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
+            conf = f"{confidence:.2f}" if confidence is not None else ""
             cited = (
                 _e(", ".join(a.evidence_ids))
                 or f"<span class='noev'>{_e(a.rationale or NO_EVIDENCE)}</span>"
             )
+            kind = answer_kind(a)[0]
+            cell = _e(answer_cell(a, machine.get(a.question)))
             out.append(
-                f"<tr><td>{_e(a.question)}</td><td><b>{_e(a.answer)}</b></td><td>{conf}</td><td>{cited}</td></tr>"
+                f"<tr><td>{_e(a.question)}</td><td class='a-{_e(kind)}'><b>{cell}</b></td>"
+                f"<td>{conf}</td><td>{cited}</td></tr>"
             )
         out.append("</table>")
     out.append("<h2>Evidence cards</h2>")
@@ -505,16 +527,19 @@ def render_html(report: Report) -> str:
     add(f"<p class='meta'>{' · '.join(meta)}</p>")
     v = report.verdict
     if v.judged:
-        box = VERDICT_CLASS.get(v.label or "", "")
-        conf = f" · confidence {v.confidence:.2f}" if v.confidence is not None else ""
+        box = verdict_class(report)
+        confidence = None if by_reviewer(report, v.evidence_ids) else v.confidence
+        conf = f" · confidence {confidence:.2f}" if confidence is not None else ""
         scale = f" · {_e(v.scale)} scale" if v.scale else ""
-        label = "not enough evidence to decide (abstained)" if v.abstained else v.label or ""
         add(
-            f"<div class='verdict {box}'>Verdict: <b>{_e(label)}</b>"
+            f"<div class='verdict {box}'>Verdict: <b>{_e(v.label or '')}</b>"
             f" <span class='small'>by {_e(v.judge)}{scale}{conf}</span>"
         )
-        if precision_note(v):
-            add(f"<br><span class='small'>{_e(precision_note(v))}</span>")
+        if v.abstained:
+            words = abstained_words(report)
+            add(f"<br><b>{_e(words[:1].upper() + words[1:])}</b>")
+        if precision_words(v):
+            add(f"<br><span class='small'>{_e(precision_words(v))}</span>")
         if v.scores:
             add(
                 "<br><span class='small'>"
@@ -526,6 +551,12 @@ def render_html(report: Report) -> str:
         add("</div>")
     else:
         add(f"<div class='verdict nj'>Not judged: {_e(v.explanation)}</div>")
+    lines = review_lines(report)
+    if lines:
+        cls = (
+            "rev-ok" if report.review and report.review.status in ("approved", "set") else "rev-no"
+        )
+        add(f"<div class='review {cls}'>" + "<br>".join(_e(x) for x in lines) + "</div>")
     parts.extend(_html_evidence(report))
 
     add("<h2>Evidence</h2>")

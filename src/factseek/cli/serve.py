@@ -53,6 +53,14 @@ def serve(
     org: Annotated[
         str, typer.Option("--org", help="Organisation named as ClaimReview author.")
     ] = "",
+    ratings: Annotated[
+        Path | None,
+        typer.Option(
+            "--ratings",
+            help="The organisation's rating scale (JSON with a mapping to schema.org's 1-5;"
+            " docs/web-app.md) [default: PolitiFact and AVeriTeC labels as they are].",
+        ),
+    ] = None,
     judge: Annotated[
         Path | None, typer.Option("--judge", help="Trained judge folder offered in the form.")
     ] = None,
@@ -73,9 +81,11 @@ def serve(
 ) -> None:
     """Start the web workbench: check, review, correct, rerun, keep a history, export."""
     from factseek.cli.check import cache_root
+    from factseek.ratings import load_ratings
     from factseek.web import require_web
 
     require_web()
+    scale = load_ratings(ratings)
     from factseek.web.app import WebSettings
     from factseek.web.security import allowed_hosts
     from factseek.web.server import exposure_warning
@@ -98,6 +108,7 @@ def serve(
         store_label=label,
         user=user or default_user(),
         organisation=org,
+        ratings=scale,
         judge=judge,
         rewrite=rewrite,
         llm_model=llm_model,

@@ -8,6 +8,7 @@ a redirect, so the app works without scripts too.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -30,21 +31,23 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from factseek.api import CheckOptions, make_claim
 from factseek.errors import FactseekError, InputError
-from factseek.feedback import FeedbackLog, clean_user
+from factseek.feedback import ANONYMOUS, FeedbackLog, clean_user
 from factseek.history import History, RunRecord
 from factseek.pipeline import validate_claim
+from factseek.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.report import filter_words, reason_words, render
-from factseek.review import reviewed
+from factseek.review import carry_forward, listing, review_state, reviewed
 from factseek.search.base import BACKENDS
-from factseek.types import STANCE_LABELS, Question
+from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
-from factseek.web.claimreview import RATINGS, claim_review
+from factseek.web.claimreview import automated_verdict, claim_review, refusal
 from factseek.web.jobs import STAGES, Runner
-from factseek.web.views import SCALES, review
+from factseek.web.views import review, tone
 
 HERE = Path(__file__).parent
 USER_COOKIE = "factseek_user"
 MAX_BODY = 256 * 1024  # bytes a form may send
+WAIT_S = 1.0  # the progress stream's longest wait between two looks at a check
 STANCE_WORDS = {"supports": "Supports", "refutes": "Refutes", "nei": "Not enough info"}
 MAX_QUESTIONS = 12
 MAX_QUESTION_CHARS = 500
@@ -64,6 +67,7 @@ class WebSettings:
     store_label: str = ""
     user: str = "anonymous"
     organisation: str = ""  # ClaimReview author when set
+    ratings: RatingScale = DEFAULT_RATINGS  # the organisation's rating scale (serve --ratings)
     judge: Path | None = None
     rewrite: Path | None = None
     llm_model: str | None = None
@@ -108,7 +112,7 @@ def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions
 
 def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAPI:
     history = History(settings.db)
-    feedback = FeedbackLog(settings.db)
+    feedback = FeedbackLog(settings.db, ratings=settings.ratings)
     runner = runner or Runner(history, workers=settings.workers)
     app = FastAPI(title="factseek", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.settings, app.state.history, app.state.runner = settings, history, runner
@@ -121,8 +125,9 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     templates.env.globals.update(
         stance_labels=STANCE_LABELS,
         stance_words=STANCE_WORDS,
-        label_words={k: w for scale in RATINGS.values() for k, (_, w) in scale.items()},
-        scales=SCALES,
+        label_words=label_words,
+        tone=lambda label, scale="": tone(label, scale, settings.ratings),
+        ratings=settings.ratings,
         stages=STAGES,
         choices=CHOICES,
     )
@@ -180,6 +185,39 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             raise HTTPException(409, f"check #{run_id} has no report ({rec.status})")
         return rec
 
+    def refresh(run_id: int, report: Report) -> None:
+        """Store the run's reviewed state for the history list (after every correction)."""
+        state = review_state(report, feedback.for_run(run_id), settings.ratings)
+        history.set_review(run_id, listing(state.report))
+
+    def named(request: Request) -> str:
+        """The reviewer's name; a verdict decision needs one (InputError otherwise)."""
+        user = user_of(request)
+        if user == ANONYMOUS:
+            raise InputError("set your reviewer name (top right) before deciding a verdict")
+        return user
+
+    def carry(run_id: int, report: Report) -> Report:
+        """A finished rerun takes over the corrections of the run it reran where they apply."""
+        rec = history.get(run_id)
+        if rec.parent_id is None:
+            return report
+        try:
+            parent = history.get(rec.parent_id)
+        except InputError:  # deleted meanwhile: nothing to carry
+            return report
+        if parent.report is None:
+            return report
+        plan = carry_forward(parent.report, feedback.for_run(parent.id), report, from_run=parent.id)
+        for c in plan.carried:
+            feedback.add(run_id, c.kind, c.value, user=c.source.user, target=c.target)
+        if plan.carried or plan.not_carried:
+            feedback.add(run_id, "carry", plan.record(), user=rec.user)
+            refresh(run_id, report)
+        return report
+
+    runner.on_report = carry
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if not hasattr(request.state, "csrf"):
@@ -234,44 +272,62 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             "review.html",
             rec=rec,
             report=rec.report,
-            view=review(rec.report, corrections),
+            view=review(rec.report, corrections, settings.ratings),
             reruns=[r for r in history.list(limit=20) if r.parent_id == run_id],
         )
 
+    def state(run_id: int) -> tuple[str, str]:
+        try:
+            return history.state(run_id)
+        except InputError as e:
+            raise HTTPException(404, str(e)) from None
+
     @app.get("/runs/{run_id}/status")
     async def status(run_id: int) -> Response:
-        rec = record(run_id)
+        st, error = state(run_id)  # no report parsed: pages poll this
         job = runner.job(run_id)
         return JSONResponse(
             {
                 "id": run_id,
-                "status": rec.status,
+                "status": st,
                 "stages": job.stages if job else [],
-                "error": rec.error,
+                "error": error,
                 "url": f"/runs/{run_id}",
             }
         )
 
     @app.get("/runs/{run_id}/events")
     async def events(request: Request, run_id: int) -> Response:
-        record(run_id)
+        state(run_id)
 
         async def stream() -> Any:
-            sent = 0
-            deadline = time.monotonic() + 600
-            while time.monotonic() < deadline:
-                job = runner.job(run_id)
-                stages = job.stages if job else []
-                for stage in stages[sent:]:
-                    yield f"event: stage\ndata: {json.dumps(stage)}\n\n"
-                sent = len(stages)
-                status = job.status if job else history.get(run_id).status
-                if status in ("done", "failed"):
-                    yield f"event: {status}\ndata: {json.dumps(f'/runs/{run_id}')}\n\n"
-                    return
-                if await request.is_disconnected():
-                    return
-                await asyncio.sleep(0.1)
+            loop = asyncio.get_running_loop()
+            changed = asyncio.Event()
+
+            def poke() -> None:  # called from a worker thread
+                loop.call_soon_threadsafe(changed.set)
+
+            runner.listen(poke)
+            try:
+                sent = 0
+                deadline = time.monotonic() + 600
+                while time.monotonic() < deadline:
+                    changed.clear()  # before reading: a change from now on wakes the wait below
+                    job = runner.job(run_id)
+                    stages = job.stages if job else []
+                    for stage in stages[sent:]:
+                        yield f"event: stage\ndata: {json.dumps(stage)}\n\n"
+                    sent = len(stages)
+                    status = job.status if job else state(run_id)[0]
+                    if status in ("done", "failed"):
+                        yield f"event: {status}\ndata: {json.dumps(f'/runs/{run_id}')}\n\n"
+                        return
+                    if await request.is_disconnected():
+                        return
+                    with contextlib.suppress(TimeoutError):  # woken by the next stage or the end
+                        await asyncio.wait_for(changed.wait(), WAIT_S)
+            finally:
+                runner.unlisten(poke)
 
         return StreamingResponse(
             stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
@@ -333,19 +389,45 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             )
         else:
             raise InputError("unknown card action; choose relevant, irrelevant or stance")
+        refresh(run_id, rec.report)
         return RedirectResponse(f"/runs/{run_id}#card-{card_id}", status_code=303)
 
     @app.post("/runs/{run_id}/verdict")
     async def override_verdict(request: Request, run_id: int) -> Response:
         form = await form_of(request)
-        done_record(run_id)
+        rec = done_record(run_id)
+        assert rec.report is not None
         scale, _, label = str(form.get("label") or "").partition(":")
         feedback.add(
             run_id,
             "verdict",
             {"scale": scale, "label": label, "note": form.get("note") or ""},
-            user=user_of(request),
+            user=named(request),
         )
+        refresh(run_id, rec.report)
+        return RedirectResponse(f"/runs/{run_id}", status_code=303)
+
+    @app.post("/runs/{run_id}/approve")
+    async def approve_verdict(request: Request, run_id: int) -> Response:
+        """The reviewer approves the machine's verdict as it stands after their corrections."""
+        form = await form_of(request)
+        rec = done_record(run_id)
+        assert rec.report is not None
+        now = review_state(rec.report, feedback.for_run(run_id), settings.ratings).machine_now
+        if not now.judged:
+            raise InputError("nothing to approve: the pipeline gave no verdict; set one instead")
+        if settings.ratings.for_machine(now.scale, now.label or "") is None:
+            raise InputError(
+                f"the rating scale {settings.ratings.name} has no label for {now.label}:"
+                " set the verdict instead"
+            )
+        feedback.add(
+            run_id,
+            "approve",
+            {"label": now.label, "scale": now.scale, "judge": now.judge, "note": form.get("note")},
+            user=named(request),
+        )
+        refresh(run_id, rec.report)
         return RedirectResponse(f"/runs/{run_id}", status_code=303)
 
     @app.post("/runs/{run_id}/delete")
@@ -361,7 +443,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
             raise HTTPException(404, "export as json, md, html or claimreview.jsonld")
         rec = done_record(run_id)
         assert rec.report is not None
-        text = render(reviewed(rec.report, feedback.for_run(run_id)), fmt)
+        text = render(reviewed(rec.report, feedback.for_run(run_id), settings.ratings), fmt)
         media = {"json": "application/json", "md": "text/markdown", "html": "text/html"}[fmt]
         headers = {"Content-Security-Policy": security.REPORT_CSP}
         if not inline:
@@ -372,15 +454,26 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     async def claimreview(request: Request, run_id: int, url: str = "", org: str = "") -> Response:
         rec = done_record(run_id)
         assert rec.report is not None
-        report = reviewed(rec.report, feedback.for_run(run_id))
+        report = reviewed(rec.report, feedback.for_run(run_id), settings.ratings)
+        why = refusal(report.review)
+        if why:  # only a reviewed verdict is published
+            raise HTTPException(409, f"no ClaimReview for check #{run_id}: {why}")
         org = " ".join(org.split())[:200] or settings.organisation
-        data = claim_review(
-            report, author=org or user_of(request), organisation=bool(org), url=url.strip()
-        )
+        data = claim_review(report, organisation=org, url=url.strip())
         return Response(
             json.dumps(data, ensure_ascii=False, indent=2),
             media_type="application/ld+json",
             headers={"Content-Disposition": f'inline; filename="claimreview-{run_id}.jsonld"'},
+        )
+
+    @app.get("/runs/{run_id}/automated-verdict.json")
+    async def automated(run_id: int) -> Response:
+        """The pipeline's verdict as it ran, marked automated (for research, never published)."""
+        rec = done_record(run_id)
+        assert rec.report is not None
+        return JSONResponse(
+            automated_verdict(rec.report),
+            headers={"Content-Disposition": f'inline; filename="automated-verdict-{run_id}.json"'},
         )
 
     @app.get("/history", response_class=HTMLResponse)

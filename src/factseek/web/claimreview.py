@@ -1,16 +1,18 @@
-"""schema.org ClaimReview JSON-LD for a reviewed report: the markup fact-checkers publish.
+"""schema.org ClaimReview JSON-LD for a reviewed report, and the automated record for research.
 
-``claim_review(report, ...)`` reads the (reviewed) report's verdict and cited evidence. Ratings
-use these documented scales (``reviewRating``: ``ratingValue`` between ``worstRating`` and
-``bestRating``, the label's words in ``alternateName``):
+``claim_review(report, ...)`` publishes only what a named reviewer decided: the report must come
+from ``factseek.review.reviewed`` with a ``ReviewRecord`` whose status is ``approved`` (the
+reviewer approved the machine's verdict, and the corrections have not changed it since) or
+``set`` (the reviewer set the verdict), by a reviewer with a name, with a label that has a
+place on the organisation's rating scale (``factseek.ratings``). Anything else is an
+``InputError`` that says what to do. The rating is the reviewer's label on that scale:
+``reviewRating`` = ``alternateName`` (the label's words), ``ratingValue`` 1-5 with
+``worstRating`` 1 and ``bestRating`` 5 (no value for a label outside the truth scale, such as
+"not enough evidence"). ``citation`` lists only the cards the review keeps
+(``ReviewRecord.citations``: what the verdict rests on and what the reviewer confirmed).
 
-- PolitiFact, 1-6: pants-fire 1 "Pants on Fire", false 2 "False", barely-true 3 "Mostly False",
-  half-true 4 "Half True", mostly-true 5 "Mostly True", true 6 "True".
-- AVeriTeC, 1-3: refuted 1 "Refuted", conflicting-evidence 2 "Conflicting evidence", supported 3
-  "Supported"; not-enough-evidence has no place on a truth scale, so its rating carries only
-  ``alternateName`` "Not enough evidence" (no ``ratingValue``).
-
-A report with no verdict (not judged, not overridden) has nothing to publish: ``InputError``.
+``automated_verdict(report)`` is the machine's verdict as it ran, for research: marked
+``"automated": true``, with no author and no rating, never a ClaimReview.
 """
 
 from __future__ import annotations
@@ -19,57 +21,56 @@ import datetime as _dt
 from typing import Any
 
 from factseek.errors import InputError
-from factseek.labels import AVERITEC, POLITIFACT
-from factseek.types import Report
+from factseek.feedback import ANONYMOUS
+from factseek.ratings import BEST, WORST
+from factseek.types import Report, ReviewRecord
 from factseek.web.security import safe_url
 
-RATINGS: dict[str, dict[str, tuple[int | None, str]]] = {
-    "politifact": {
-        "pants-fire": (1, "Pants on Fire"),
-        "false": (2, "False"),
-        "barely-true": (3, "Mostly False"),
-        "half-true": (4, "Half True"),
-        "mostly-true": (5, "Mostly True"),
-        "true": (6, "True"),
-    },
-    "averitec": {
-        "refuted": (1, "Refuted"),
-        "conflicting-evidence": (2, "Conflicting evidence"),
-        "supported": (3, "Supported"),
-        "not-enough-evidence": (None, "Not enough evidence"),
-    },
-}
-BEST = {"politifact": 6, "averitec": 3}
+AUTOMATED_NOTICE = (
+    "Automated verdict by factseek, not reviewed by a person: for research only. It is not a"
+    " ClaimReview and not any organisation's finding."
+)
 
 
-def scale_of(label: str, scale: str = "") -> str:
-    """The rating scale of a verdict label (its own ``scale`` when it names a known one)."""
-    if scale in RATINGS and label in RATINGS[scale]:
-        return scale
-    if label in POLITIFACT:
-        return "politifact"
-    if label in AVERITEC:
-        return "averitec"
-    raise InputError(f"the verdict {label!r} is on no ClaimReview scale (politifact, averitec)")
+def refusal(review: ReviewRecord | None) -> str:
+    """Why a report cannot be published as a ClaimReview ("" when it can)."""
+    if review is None or review.status == "machine":
+        return (
+            "no reviewer has approved or set this verdict: ClaimReview is published only for a"
+            " reviewed verdict (approve the machine's verdict or set your own)"
+        )
+    if review.status == "stale":
+        return (
+            f"the verdict changed after {review.reviewer} approved it (corrections since):"
+            " approve it again or set your own"
+        )
+    if not review.reviewer or review.reviewer == ANONYMOUS:
+        return "the verdict has no named reviewer: set your name, then approve or set it again"
+    if not review.rating_name:
+        return (
+            f"the label {review.label!r} has no place on the organisation's rating scale"
+            f" ({review.scale}): set the verdict with one of its labels"
+        )
+    return ""
 
 
-def rating(label: str, scale: str = "") -> dict[str, Any]:
-    scale = scale_of(label, scale)
-    value, words = RATINGS[scale][label]
-    out: dict[str, Any] = {"@type": "Rating", "alternateName": words}
-    if value is not None:
-        out.update(ratingValue=value, bestRating=BEST[scale], worstRating=1)
+def rating(review: ReviewRecord) -> dict[str, Any]:
+    """``reviewRating`` for a reviewed verdict (the organisation's label and its 1-5 value)."""
+    out: dict[str, Any] = {"@type": "Rating", "alternateName": review.rating_name}
+    if review.rating is not None:
+        out.update(ratingValue=review.rating, bestRating=BEST, worstRating=WORST)
     return out
 
 
 def cited(report: Report) -> list[dict[str, str]]:
-    """The evidence the review rests on: cards, else relevant summaries (http(s) URLs, once)."""
-    pairs = [(e.url, e.title) for e in report.evidence] or [
-        (s.url, s.title) for s in report.summaries if s.relevant
-    ]
+    """The cards the review keeps (``ReviewRecord.citations``), http(s) URLs, each once."""
+    keep = report.review.citations if report.review else ()
+    by_id = {e.id: (e.url, e.title) for e in report.evidence}
+    by_id.update({f"S{i}": (s.url, s.title) for i, s in enumerate(report.summaries, 1)})
     out: list[dict[str, str]] = []
     seen: set[str] = set()
-    for url, title in pairs:
+    for cid in keep:
+        url, title = by_id.get(cid, ("", ""))
         if safe_url(url) and url not in seen:
             seen.add(url)
             item = {"@type": "CreativeWork", "url": url}
@@ -79,18 +80,7 @@ def cited(report: Report) -> list[dict[str, str]]:
     return out
 
 
-def claim_review(
-    report: Report,
-    *,
-    author: str,
-    organisation: bool = False,
-    url: str = "",
-    published: _dt.date | None = None,
-) -> dict[str, Any]:
-    """The ClaimReview object (``json.dumps`` it into a ``<script type="application/ld+json">``)."""
-    v = report.verdict
-    if not v.judged or not v.label:
-        raise InputError("no verdict to publish: override the verdict first")
+def _claim(report: Report) -> dict[str, Any]:
     c = report.claim
     claim: dict[str, Any] = {"@type": "Claim"}
     if c.speaker:
@@ -99,14 +89,38 @@ def claim_review(
         claim["datePublished"] = c.date.isoformat()
     if c.venue:
         claim["appearance"] = [{"@type": "CreativeWork", "name": c.venue}]
+    return claim
+
+
+def claim_review(
+    report: Report,
+    *,
+    organisation: str = "",
+    url: str = "",
+    published: _dt.date | None = None,
+) -> dict[str, Any]:
+    """The ClaimReview object (``json.dumps`` it into a ``<script type="application/ld+json">``).
+
+    ``report`` is ``factseek.review.reviewed``'s output; the author is ``organisation`` when
+    given, else the reviewer as a Person. InputError (one line) when it may not be published."""
+    why = refusal(report.review)
+    if why:
+        raise InputError(why)
+    review = report.review
+    assert review is not None
+    author = (
+        {"@type": "Organization", "name": organisation}
+        if organisation
+        else {"@type": "Person", "name": review.reviewer}
+    )
     out: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "ClaimReview",
-        "claimReviewed": c.text,
+        "claimReviewed": report.claim.text,
         "datePublished": (published or _dt.date.today()).isoformat(),
-        "author": {"@type": "Organization" if organisation else "Person", "name": author},
-        "itemReviewed": claim,
-        "reviewRating": rating(v.label, v.scale),
+        "author": author,
+        "itemReviewed": _claim(report),
+        "reviewRating": rating(review),
         "citation": cited(report),
     }
     if url:
@@ -114,3 +128,39 @@ def claim_review(
             raise InputError("the review URL must start with http:// or https://")
         out["url"] = url
     return out
+
+
+def automated_verdict(report: Report) -> dict[str, Any]:
+    """The pipeline's verdict as it ran (before any correction), marked automated, for research."""
+    v = report.review.machine if report.review and report.review.machine else report.verdict
+    c = report.claim
+    by_id = {e.id: e for e in report.evidence}
+    return {
+        "automated": True,
+        "reviewed": False,
+        "notice": AUTOMATED_NOTICE,
+        "claim": c.text,
+        "claim_date": c.date.isoformat() if c.date else None,
+        "speaker": c.speaker,
+        "verdict": {
+            "judged": v.judged,
+            "label": v.label,
+            "scale": v.scale,
+            "judge": v.judge,
+            "confidence": v.confidence,
+            "precision": v.precision,
+            "precision_basis": v.precision_basis,
+            "abstained": v.abstained,
+            "rationale": v.rationale or v.explanation,
+        },
+        "evidence": [
+            {
+                "id": i,
+                "url": by_id[i].url,
+                "stance": by_id[i].stance.label if by_id[i].stance else None,
+            }
+            for i in v.evidence_ids
+            if i in by_id
+        ],
+        "factseek_version": report.version,
+    }

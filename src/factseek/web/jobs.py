@@ -2,7 +2,9 @@
 
 ``Runner.submit(...)`` stores a ``running`` row in the history, queues the check on a small thread
 pool and returns the run id at once; the pipeline's ``progress`` callback appends each stage to
-that run's ``Job``; the finished report (or a one-line error) goes to the history. Parts (stores,
+that run's ``Job``; the finished report (or a one-line error) goes to the history, after the
+``on_report`` hook (the web app's: a rerun takes over the corrections of the run it reran) has
+seen it, so a page told "done" finds everything in place. Parts (stores,
 models) are built once per distinct ``CheckOptions`` and reused by every later check, so a warm
 check costs only the pipeline's own work.
 """
@@ -13,14 +15,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from factseek.api import CheckOptions, build_parts
 from factseek.errors import FactseekError
 from factseek.history import History
 from factseek.pipeline import CheckConfig, Parts, run
-from factseek.types import Claim, Question
+from factseek.types import Claim, Question, Report
 
 #: The pipeline's stages in order (what the progress list shows before any has started).
 STAGES: tuple[str, ...] = (
@@ -64,9 +66,12 @@ class Runner:
         self.config = config or CheckConfig()
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="check")
         self._lock = threading.Lock()
+        self._listeners: set[Callable[[], None]] = set()  # told of every stage and every end
         self._build_lock = threading.Lock()
         self._parts: dict[CheckOptions, Parts] = {}
         self._jobs: dict[int, Job] = {}
+        #: called with (run id, report) before the report is stored; returns the report to store
+        self.on_report: Callable[[int, Report], Report] | None = None
 
     def parts(self, options: CheckOptions) -> Parts:
         """Built parts for ``options`` (built on first use, then shared)."""
@@ -115,16 +120,43 @@ class Runner:
                 seconds=j.seconds,
             )
 
+    def listen(self, callback: Callable[[], None]) -> None:
+        """Call ``callback()`` (from a worker thread; it must be quick and thread-safe) whenever a
+        run starts a stage or ends, until ``unlisten``: the progress stream waits on this."""
+        with self._lock:
+            self._listeners.add(callback)
+
+    def unlisten(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.discard(callback)
+
+    def _notify(self) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for callback in listeners:
+            try:
+                callback()
+            except Exception:  # a listener gone away (its page closed) never stops a check
+                self.unlisten(callback)
+
     def _stage(self, run_id: int, stage: str) -> None:
         with self._lock:
             j = self._jobs[run_id]
             j.status = "running"
             j.stages.append(stage)
+        self._notify()
 
     def _end(self, run_id: int, t0: float, *, report: Any = None, error: str = "") -> None:
         """Store the outcome, then publish it (a page told "done" finds the report stored)."""
-        seconds = round(time.perf_counter() - t0, 4)
         error = (error.splitlines() or [""])[0]
+        if report is not None and self.on_report is not None:
+            try:
+                report = self.on_report(run_id, report)
+            except Exception as e:  # the check itself is done: keep it, say what went wrong
+                line = (str(e).splitlines() or [""])[0][:300]
+                note = f"after the run: {type(e).__name__}: {line}"
+                report = replace(report, notes=(*report.notes, note))
+        seconds = round(time.perf_counter() - t0, 4)
         if report is not None:
             self.history.finish(run_id, report, seconds=seconds)
         else:
@@ -133,6 +165,7 @@ class Runner:
             j = self._jobs[run_id]
             j.status = "done" if report is not None else "failed"
             j.error, j.seconds = error, seconds
+        self._notify()
 
     def _work(
         self,

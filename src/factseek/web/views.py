@@ -1,8 +1,10 @@
 """What the review page shows, computed from a stored run (pure functions, no web framework).
 
-The page leads with the verdict (``VerdictView``), then one ``Section`` per subquestion with its
-answer and evidence cards (the claim itself first). Reports without evidence cards show their
-summaries as cards in one section of their own.
+The page leads with the verdict (``VerdictView``): the verdict of record coloured by its label,
+who approved or set it (or that no one has), the machine's verdict beside the reviewer's, and the
+confidence with what it means. Then one ``Section`` per subquestion with its answer (the
+machine's too, when corrections changed it) and evidence cards (the claim itself first). Reports
+without evidence cards show their summaries as cards in one section of their own.
 """
 
 from __future__ import annotations
@@ -11,42 +13,72 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from factseek.feedback import Correction, in_force
-from factseek.labels import AVERITEC, POLITIFACT
-from factseek.review import Card, cards, verdict_override
-from factseek.types import Answer, Query, Question, Report, Verdict
+from factseek.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
+from factseek.review import Card, Reviewed, cards, review_state
+from factseek.types import Answer, Query, Question, Report, ReviewRecord, Verdict
+from factseek.verdict_words import answer_kind as report_answer_kind
+from factseek.verdict_words import by_reviewer, precision_words
+from factseek.web.claimreview import refusal
 
-#: verdict label -> colour class of the verdict box
-VERDICT_TONE = {
-    "true": "good",
-    "mostly-true": "good",
-    "half-true": "mixed",
-    "barely-true": "bad",
-    "false": "bad",
-    "pants-fire": "worst",
-    "supported": "good",
-    "refuted": "bad",
-    "conflicting-evidence": "mixed",
-    "not-enough-evidence": "none",
-}
-#: every label a fact-checker may choose when overriding, per scale
-SCALES: dict[str, tuple[str, ...]] = {
-    "politifact": tuple(reversed(POLITIFACT.labels)),
-    "averitec": AVERITEC.labels,
-}
+VERDICT_TONE = LABEL_TONE  # verdict label -> colour class of the verdict box
+
+
+def answer_kind(a: Answer) -> tuple[str, str]:
+    """(css class, words) of an answer: "No evidence" and "Conflicting evidence" differ."""
+    cls, words = report_answer_kind(a)
+    return cls, words[:1].upper() + words[1:]
+
+
+def tone(label: str | None, scale: str = "", ratings: RatingScale = DEFAULT_RATINGS) -> str:
+    """The colour class of a verdict label: by its rating on the organisation's scale, else by
+    the machine label."""
+    if not label:
+        return "none"
+    if scale == ratings.name:
+        r = ratings.resolve(scale, label)
+        if r is not None:
+            return r.tone
+    return LABEL_TONE.get(label, "none")
+
+
+def confidence_words(v: Verdict) -> str:
+    """The confidence with what it means ("" when the judge gives none)."""
+    measured = precision_words(v)
+    if measured:
+        return measured[:1].upper() + measured[1:]
+    if v.confidence is None:
+        return ""
+    return (
+        f"Confidence {100 * v.confidence:.0f}%: the judge's own score for this label, not a"
+        " measured accuracy"
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
 class VerdictView:
     judged: bool
-    label: str = ""
+    label: str = ""  # the verdict of record, as an id
+    words: str = ""  # ... in words
     tone: str = "none"
     scale: str = ""
-    confidence: float | None = None
+    status: str = "machine"  # machine, approved, set, stale
+    reviewer: str = ""
+    at: str = ""
+    note: str = ""
+    confidence: str = ""  # the confidence with what it means ("" = none to show)
     judge: str = ""
     rationale: str = ""
     evidence_ids: tuple[str, ...] = ()
-    override: Correction | None = None
-    original: Verdict | None = None  # the pipeline's verdict when overridden
+    abstained: bool = False
+    best_for: Card | None = None  # abstained: the strongest card on each side
+    best_against: Card | None = None
+    machine: Verdict | None = None  # the pipeline's verdict as it ran
+    machine_now: Verdict | None = None  # the machine's verdict after the corrections
+    changed: bool = False  # the corrections changed the machine's verdict
+    approve: Rating | None = None  # the rating an approval would record
+    can_approve: bool = False
+    publish_refusal: str = ""  # why no ClaimReview ("" = it can be published)
+    record: ReviewRecord | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,6 +87,11 @@ class Section:
     question: Question | None = None
     is_claim: bool = False
     answer: Answer | None = None
+    answer_class: str = ""
+    answer_words: str = ""
+    machine_answer: Answer | None = None  # the pipeline's answer, when corrections changed it
+    machine_words: str = ""
+    corrected: bool = False  # a reviewer dropped or re-stanced one of its cards
     queries: tuple[Query, ...] = ()
     hits: int = 0
     kept: int = 0
@@ -69,34 +106,69 @@ class Review:
     summary_cards: bool  # True: cards are summaries, shown in the last section
     corrections: tuple[Correction, ...] = ()
     counts: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()  # what the corrections did (carried forward, recomputed...)
+    carry: Correction | None = None  # what this rerun brought forward
+    report: Report | None = None  # the reviewed report
 
 
-def verdict_view(report: Report, corrections: Sequence[Correction]) -> VerdictView:
-    v = report.verdict
-    ov = verdict_override(corrections)
-    if ov is not None:
-        return VerdictView(
-            judged=True,
-            label=ov.value["label"],
-            tone=VERDICT_TONE.get(ov.value["label"], "none"),
-            scale=ov.value["scale"],
-            judge=f"{ov.user} (override)",
-            rationale=ov.value.get("note", ""),
-            evidence_ids=v.evidence_ids,
-            override=ov,
-            original=v,
-        )
-    if not v.judged:
-        return VerdictView(judged=False, rationale=v.explanation)
+def _strongest(cs: Sequence[Card], label: str) -> Card | None:
+    mine = [c for c in cs if c.relevant and c.stance and c.stance.label == label]
+    return max(mine, key=lambda c: float(c.stance.probs.get(label, 0.0)), default=None)  # type: ignore[union-attr]
+
+
+def verdict_view(
+    report: Report, corrections: Sequence[Correction], ratings: RatingScale = DEFAULT_RATINGS
+) -> VerdictView:
+    """The verdict box of a run (``report`` as stored, before corrections)."""
+    state = review_state(report, corrections, ratings)
+    return _verdict_view(state, cards(report, corrections), ratings)
+
+
+def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingScale) -> VerdictView:
+    out = state.report
+    rec = out.review or ReviewRecord()
+    machine = rec.machine or out.verdict
+    now = state.machine_now
+    approve = ratings.for_machine(now.scale, now.label or "") if now.judged else None
+    v = out.verdict
+    if rec.status in ("set", "approved"):
+        label, words = rec.label, rec.rating_name or label_words(rec.label)
+        t = tone(rec.label, rec.scale, ratings)
+    else:
+        label, words = (v.label or ""), label_words(v.label or "")
+        t = tone(v.label, v.scale, ratings)
+    if v.abstained and rec.status != "set":
+        words = "Not enough evidence to decide"
     return VerdictView(
-        judged=True,
-        label=v.label or "",
-        tone=VERDICT_TONE.get(v.label or "", "none"),
-        scale=v.scale,
-        confidence=v.confidence,
+        judged=v.judged,
+        label=label,
+        words=words if v.judged else "Not judged",
+        tone=t if v.judged else "none",
+        scale=rec.scale if rec.status in ("approved", "set") and rec.rating_name else v.scale,
+        status=rec.status,
+        reviewer=rec.reviewer,
+        at=rec.at,
+        note=rec.note,
+        confidence=(
+            ""
+            if rec.status == "set"
+            else "No confidence shown: the verdict rests on stances a reviewer set"
+            if by_reviewer(out, v.evidence_ids)
+            else confidence_words(v)
+        ),
         judge=v.judge,
         rationale=v.rationale or v.explanation,
         evidence_ids=v.evidence_ids,
+        abstained=v.abstained and rec.status != "set",
+        best_for=_strongest(all_cards, "supports") if v.abstained else None,
+        best_against=_strongest(all_cards, "refutes") if v.abstained else None,
+        machine=machine,
+        machine_now=now,
+        changed=(now.judged, now.label) != (machine.judged, machine.label),
+        approve=approve,
+        can_approve=now.judged and approve is not None,
+        publish_refusal=refusal(rec),
+        record=rec,
     )
 
 
@@ -104,9 +176,20 @@ def _split(cs: Sequence[Card]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
     return tuple(c for c in cs if c.relevant), tuple(c for c in cs if not c.relevant)
 
 
-def review(report: Report, corrections: Sequence[Correction]) -> Review:
+def _answer_text(a: Answer) -> str:
+    words = answer_kind(a)[1]
+    return f"{words} · {100 * a.confidence:.0f}%" if a.confidence is not None else words
+
+
+def review(
+    report: Report, corrections: Sequence[Correction], ratings: RatingScale = DEFAULT_RATINGS
+) -> Review:
+    """Everything the review page shows of a stored run and its corrections."""
+    state = review_state(report, corrections, ratings)
+    out = state.report
     all_cards = cards(report, corrections)
-    answers = {a.question: a for a in report.answers}
+    answers = {a.question: a for a in out.answers}
+    machine_answers = {a.question: a for a in (out.review.machine_answers if out.review else ())}
     by_question: dict[str, list[Query]] = {}
     stats: dict[str, tuple[int, int]] = {}
     for r in report.results:
@@ -128,12 +211,22 @@ def review(report: Report, corrections: Sequence[Correction]) -> Review:
         placed.update(c.id for c in mine)
         good, bad = _split(mine)
         hits, kept = stats.get(q.text, (0, 0))
+        a = answers.get(q.text)
+        was = machine_answers.get(q.text)
+        corrected = any(c.stance_by or (c.relevance_by and not c.relevant) for c in mine)
         sections.append(
             Section(
                 title="The claim as a whole" if is_claim else q.text,
                 question=q,
                 is_claim=is_claim,
-                answer=answers.get(q.text),
+                answer=a,
+                answer_class=answer_kind(a)[0] if a else "",
+                answer_words=(
+                    (answer_kind(a)[1] if corrected else _answer_text(a)) if a is not None else ""
+                ),
+                corrected=corrected,
+                machine_answer=was,
+                machine_words=_answer_text(was) if was else "",
                 queries=tuple(by_question.get(q.text, ())),
                 hits=hits,
                 kept=kept,
@@ -148,7 +241,7 @@ def review(report: Report, corrections: Sequence[Correction]) -> Review:
         sections.append(Section(title=title, cards=good, irrelevant=bad))
     force = in_force(corrections)
     return Review(
-        verdict=verdict_view(report, corrections),
+        verdict=_verdict_view(state, all_cards, ratings),
         sections=tuple(sections),
         summary_cards=summary_cards,
         corrections=tuple(sorted(corrections, key=lambda c: -c.id)),
@@ -157,4 +250,7 @@ def review(report: Report, corrections: Sequence[Correction]) -> Review:
             "irrelevant": sum(not c.relevant for c in all_cards),
             "corrections": len(force),
         },
+        notes=out.notes[len(report.notes) :],
+        carry=force.get(("carry", "")),
+        report=out,
     )
