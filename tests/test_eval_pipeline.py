@@ -132,7 +132,11 @@ def test_metrics_are_the_hand_computed_ones(result) -> None:
     # what each label is worth: retrieved says not-enough-evidence for claims 7 (wrong) and 8
     nee = by["retrieved"].precision["not-enough-evidence"]
     assert nee == {"precision": 0.5, "n": 2, "share": 0.2}
-    assert all(p["precision"] == 1.0 for k, p in by["retrieved"].precision.items() if k != "not-enough-evidence")  # fmt: skip
+    assert all(
+        p["precision"] == 1.0
+        for k, p in by["retrieved"].precision.items()
+        if k != "not-enough-evidence"
+    )
     assert any("floor" in n for n in res.notes)
     assert by["claim-only"].predicted == {"not-enough-evidence": 10}
     assert sum(by["retrieved"].predicted.values()) == 10
@@ -236,3 +240,32 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
     assert "Judge: evidence-model:judge" in r.output
     for system in ("claim-only", "gold", "retrieved"):
         assert f"| {system} | 10 |" in r.output
+
+
+def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> None:
+    _, out, _, _ = result
+    claims, rules = out.parent / "dev.json", tmp_path / "rules.json"
+    runner = CliRunner()
+    args = ["judge", "fit-rules", "--data", str(claims), "--format", "averitec"]
+    r = runner.invoke(app, [*args, "--reports", str(out), "--out", str(rules), "--folds", "2"])
+    assert r.exit_code == 0, r.output
+    assert "cross-validated coverage" in r.output
+    got = json.loads(rules.read_text())
+    assert got["kind"] == "factseek-verdict-rules" and got["abstain"]["refuted"] == 0.8
+    assert got["fitted_on"] == "2-fold cross-validation over 10 dev.json claims"
+    r = runner.invoke(
+        app, [*args, "--reports", str(out), "--out", str(rules), "--levels", "maybe=2"]
+    )
+    assert r.exit_code == 2 and "bad --levels" in r.output
+    r = runner.invoke(
+        app, ["judge", "rules-precision", str(rules), "--run", str(out), "--basis", "the fixture"]
+    )
+    assert r.exit_code == 0, r.output
+    got = json.loads(rules.read_text())
+    assert (
+        got["precision"]["not-enough-evidence"] == 0.5 and got["precision_basis"] == "the fixture"
+    )
+    r = runner.invoke(
+        app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]
+    )
+    assert r.exit_code == 2 and "no measured precision" in r.output

@@ -491,3 +491,37 @@ def fit_rules_(
     for label, p in report.precision.items():
         typer.echo(f"  {label}: right {100 * p:.1f}% of {100 * report.share[label]:.1f}% of claims")
     typer.echo(f"wrote {out}")
+
+
+@app.command("rules-precision")
+def rules_precision(
+    rules: Annotated[Path, typer.Argument(help="A verdict rules file (from `judge fit-rules`).")],
+    run: Annotated[
+        Path,
+        typer.Option(
+            "--run", help="An `eval pipeline --verdict-rules RULES` run folder (results.json)."
+        ),
+    ],
+    basis: Annotated[
+        str, typer.Option("--basis", help="Where it was measured, e.g. 'AVeriTeC dev, 500 claims'.")
+    ],
+    out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
+) -> None:
+    """Record in a rules file how often each verdict label was right in a run (its "retrieved"
+    system), so reports can say it beside each verdict."""
+    from factseek.errors import InputError
+    from factseek.judge.rules import load_rules
+
+    verdict_rules = load_rules(rules)
+    try:
+        results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+        system = next(s for s in results["systems"] if s["name"] == "retrieved")
+        measured = {k: float(v["precision"]) for k, v in system["precision"].items()}
+    except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
+        raise InputError(f"{run}: no measured precision of a 'retrieved' system ({e})") from None
+    from dataclasses import replace
+
+    target = out or rules
+    replace(verdict_rules, precision=measured, precision_basis=basis).save(target)
+    shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in measured.items())
+    typer.echo(f"{shown}; wrote {target}")

@@ -205,9 +205,9 @@ def fit_rules(
     fitted_on: str = "",
 ) -> tuple[VerdictRules, FitReport]:
     """The rules chosen by cross-validation on ``items`` (module docstring)."""
-    if len(items) < folds * 10:
+    if len(items) < folds * 5:
         raise InputError(
-            f"fitting verdict rules needs at least {folds * 10} labelled claims, got {len(items)}"
+            f"fitting verdict rules over {folds} folds needs at least {folds * 5} labelled claims, got {len(items)}"
         )
     rows = []
     best: tuple[Any, ...] | None = None
