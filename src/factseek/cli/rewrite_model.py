@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -185,7 +186,6 @@ def run_cmd(
 
     from factseek.rewrite.shipped import load_rewriter
 
-    _set_threads(threads)
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
@@ -195,6 +195,8 @@ def run_cmd(
 
         search = make_backend("local", store=store)
     rewriter = load_rewriter(model, search=search)
+    if "torch" in sys.modules:  # a decision transformer (the edit scorer runs on numpy)
+        _set_threads(threads)
     if target_return is not None and not hasattr(rewriter, "default_target"):
         raise InputError("--target-return applies to decision transformers only")
     if target_return is None and rewriter.abstain:
