@@ -41,7 +41,8 @@ class DiskCachedEncoder:
         from factseek.rewrite.tables import RowCache
 
         out = np.zeros((len(texts), self.dim), np.float32)
-        keys = [RowCache.digest(t) for t in texts]
+        # numpy's "S16" drops trailing NUL bytes, so keys are compared without them
+        keys = [RowCache.digest(t).rstrip(b"\0") for t in texts]
         todo: dict[bytes, str] = {}
         for i, k in enumerate(keys):
             j = self._row.get(k)
@@ -52,10 +53,11 @@ class DiskCachedEncoder:
         if todo:
             rows = np.asarray(self.inner.encode(list(todo.values())), np.float32)
             self.encoded += len(todo)
-            self._add(list(todo), rows)
+            new = dict(zip(todo, rows, strict=True))
             for i, k in enumerate(keys):
-                if k in todo:
-                    out[i] = self._disk.rows[self._row[k]]
+                if k in new:
+                    out[i] = new[k]
+            self._add(list(todo), rows)
         return out
 
     def _add(self, keys: list[bytes], rows: np.ndarray) -> None:
