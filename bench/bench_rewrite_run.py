@@ -97,6 +97,24 @@ def measure(src: Path, store: Path, runs: int, tmp: Path) -> dict[str, list[tupl
     return rows
 
 
+def measure_check(
+    src: Path, store: Path, runs: int, tmp: Path
+) -> dict[str, list[tuple[float, float]]]:
+    """``factseek check`` of the demo claim with and without ``--rewrite default`` (warm cache)."""
+    cache = Path(tempfile.mkdtemp(prefix="cache-", dir=tmp))
+    env = env_for(src, cache)
+    base = [sys.executable, "-m", "factseek", "check", CLAIMS[0], "--date", "2023-10-05",
+            "--store", str(store), "-q", "-f", "json", "-o", str(tmp / "r.json")]  # fmt: skip
+    child([*base, "--rewrite", "default"], env)  # fills the caches
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(runs):
+        for name, cmd in (("check --rewrite default", [*base, "--rewrite", "default"]),
+                          ("peer: check alone", base)):  # fmt: skip
+            cpu, wall, _ = child(cmd, env)
+            rows.setdefault(name, []).append((cpu, wall))
+    return rows
+
+
 def profile(src: Path, store: Path, tmp: Path) -> list[tuple[str, float]]:
     """Cumulative CPU seconds of the stages in one warm run (after a run that filled the cache)."""
     cache = Path(tempfile.mkdtemp(prefix="cache-", dir=tmp))
@@ -168,8 +186,10 @@ def compare_encoders(store: Path, tmp: Path) -> str:
     )
 
 
-def table(title: str, rows: dict[str, list[tuple[float, float]]]) -> str:
-    peer = statistics.median(c for c, _ in rows["peer: index search"])
+def table(
+    title: str, rows: dict[str, list[tuple[float, float]]], peer_row: str = "peer: index search"
+) -> str:
+    peer = statistics.median(c for c, _ in rows[peer_row])
     out = [f"{title}", "| what | CPU s (median) | wall s (median) | CPU vs peer |", "|---|---|---|---|"]  # fmt: skip
     for name, vals in rows.items():
         cpu = statistics.median(c for c, _ in vals)
@@ -184,6 +204,7 @@ def main() -> None:
     ap.add_argument("--store", type=Path, default=None, help="default: the demo store")
     ap.add_argument("--baseline-src", type=Path, default=None, help="another checkout's src/")
     ap.add_argument("--profile", action="store_true", help="where a warm run's CPU goes")
+    ap.add_argument("--check", action="store_true", help="check with and without --rewrite")
     ap.add_argument(
         "--compare-encoders", action="store_true", help="numpy vs sentence-transformers MiniLM"
     )
@@ -207,6 +228,9 @@ def main() -> None:
             print("\nwhere a warm run's CPU goes (this checkout, cumulative CPU s, profiled):")
             for label, sec in profile(REPO / "src", store, tmp):
                 print(f"  {label}: {sec:.2f}")
+        if args.check:
+            rows = measure_check(REPO / "src", store, args.runs, tmp)
+            print(table("\ncheck with and without the rewriter (warm):", rows, "peer: check alone"))
         if args.compare_encoders:
             print("\n" + compare_encoders(store, tmp))
         print(f"load average {os.getloadavg()[0]:.1f} at the end (busy above {os.cpu_count()})")
