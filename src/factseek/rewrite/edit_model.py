@@ -9,8 +9,10 @@ by ``edit_train`` on the real AP changes of single edits of training claims.
 every allowed edit of the current query on the endpoint (``feedback.Endpoint``), score them,
 take the best (ties: the first in ``actions.expand`` order) if its prediction exceeds
 ``threshold`` (chosen on validation claims), else stop (``stopped == "threshold"``). A threshold
-of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``). No
-relevance judgements are used; each step costs one search per candidate edit, so the endpoint
+of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``).
+``RewriteResult.why`` says in words why a query stopped; ``rewrite(..., explain=True)`` also
+records every candidate of every step with its prediction and feedback (``RewriteResult.weighed``:
+``rewrite run --explain``). No relevance judgements are used; each step costs one search per candidate edit, so the endpoint
 should be a local index or a cheap one.
 
 Files: ``config.json`` (``format_version``, ``kind`` = ``factseek-edit-scorer``, features,

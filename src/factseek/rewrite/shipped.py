@@ -9,6 +9,11 @@
   their title and snippet, computed once per document);
 - a folder written by ``rewrite train``: the decision transformer (``infer.Rewriter``).
 
+``load_rewriter`` first checks, without importing them, that the edit scorer's packages are
+installed (``check_dependencies``: one ``MissingDependency`` line naming the ``dense`` extra);
+the default's encoder is the numpy MiniLM (``npencoder``) behind a disk cache of vectors
+(``vectorcache``), so a call imports neither torch nor sentence-transformers.
+
 The feedback searches carry no constraints (no date or site filter): they only rank candidate
 edits, and the pipeline's own searches apply the constraints to every hit it keeps.
 """
