@@ -119,6 +119,23 @@ def test_cli_explain_prints_the_candidates_and_the_stop(
     assert len(taken) == len(res.trace)
 
 
+def test_cli_threshold_overrides_the_models(
+    rewriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import factseek.rewrite.shipped as shipped
+    import factseek.search.base as search_base
+
+    rw = rewriter(10.0, budget=1)
+    monkeypatch.setattr(shipped, "load_rewriter", lambda name, search=None: rw)
+    monkeypatch.setattr(search_base, "make_backend", lambda *a, **k: object())
+    args = ["rewrite", "run", CLAIM, "--store", str(tmp_path), "--explain"]
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0 and "threshold +10.000" in r.output
+    r = CliRunner().invoke(app, [*args, "--threshold", "-1"])
+    assert r.exit_code == 0 and "threshold -1.000" in r.output
+    assert "[budget]" in r.output  # every edit passes -1: one edit, the budget
+
+
 def test_abstaining_model_says_so(rewriter) -> None:
     import math
 

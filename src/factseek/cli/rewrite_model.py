@@ -179,6 +179,13 @@ def run_cmd(
         float | None, typer.Option(help="Gain to aim for (decision transformers).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            help="Predicted AP change an edit must exceed (edit scorers) [default: the model's,"
+            " 0.08 for the shipped one; lower edits more, see docs/rewrite-model.md]."
+        ),
+    ] = None,
     explain: Annotated[
         bool,
         typer.Option(
@@ -210,7 +217,7 @@ def run_cmd(
         _set_threads(threads)
     if target_return is not None and not hasattr(rewriter, "default_target"):
         raise InputError("--target-return applies to decision transformers only")
-    if target_return is None and rewriter.abstain:
+    if target_return is None and threshold is None and rewriter.abstain:
         typer.echo(
             "note: calibration found no clear gain from this model's edits, so it leaves queries"
             " alone"
@@ -218,6 +225,10 @@ def run_cmd(
             err=True,
         )
     extra: dict[str, object] = {} if target_return is None else {"target_return": target_return}
+    if threshold is not None:
+        if hasattr(rewriter, "default_target"):
+            raise InputError("--threshold applies to edit scorers only")
+        extra["threshold"] = threshold
     if explain:
         if hasattr(rewriter, "default_target"):
             raise InputError("--explain shows an edit scorer's weighing; this is a decision transformer")  # fmt: skip
