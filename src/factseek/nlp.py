@@ -35,8 +35,11 @@ def _import_spacy() -> None:
     """Import spaCy without letting thinc import torch: thinc probes for torch at import time
     (``thinc.compat``), which costs 1-4 CPU seconds when the ``dense`` extra is installed, and
     the small English pipeline never uses it. Code that wants torch later imports it as usual
-    (thinc's own PyTorch layers then stay off, which factseek does not use)."""
-    if "torch" in sys.modules or "thinc" in sys.modules:
+    (thinc's own PyTorch layers then stay off, which factseek does not use). Only while this is
+    the one thread: another thread importing torch meanwhile would fail."""
+    import threading
+
+    if "torch" in sys.modules or "thinc" in sys.modules or threading.active_count() > 1:
         return
     sys.modules["torch"] = None  # type: ignore[assignment]  # "import torch" -> ImportError
     try:
