@@ -120,13 +120,17 @@ def ci(diffs: list[float], seed: int = 0) -> tuple[float, float]:
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def at(rows: list[dict], tau: float) -> tuple[int, float]:
-    """Claims whose best first edit passes ``tau``, and the mean AP change of taking it."""
-    diffs = [
+def diffs_at(rows: list[dict], tau: float) -> list[float]:
+    """Per claim, the AP change of taking its best first edit when it passes ``tau`` (else 0)."""
+    return [
         (r["ap_best"] - r["ap_claim"]) if r["best"] > tau and r["ap_best"] is not None else 0.0
         for r in rows
     ]
-    return sum(r["best"] > tau for r in rows), float(np.mean(diffs))
+
+
+def at(rows: list[dict], tau: float) -> tuple[int, float]:
+    """Claims whose best first edit passes ``tau``, and the mean AP change of taking it."""
+    return sum(r["best"] > tau for r in rows), float(np.mean(diffs_at(rows, tau)))
 
 
 def report(rows: list[dict], thresholds: list[float], name: str) -> None:
@@ -144,13 +148,14 @@ def report(rows: list[dict], thresholds: list[float], name: str) -> None:
     q = np.percentile(best, [50, 90, 99, 100])
     print(f"best predicted change per claim: median {q[0]:+.3f}, 90th pct {q[1]:+.3f},"
           f" 99th {q[2]:+.3f}, max {q[3]:+.3f}")  # fmt: skip
-    print("| threshold | claims edited (one step) | mean AP change | better / worse |")
+    print("| threshold | claims edited (one step) | mean AP change [95% CI] | better / worse |")
     print("|---|---|---|---|")
     for tau in thresholds:
         k, mean = at(rows, tau)
+        lo, hi = ci(diffs_at(rows, tau))
         better = sum(1 for r in rows if r["best"] > tau and r["ap_best"] > r["ap_claim"])
         worse = sum(1 for r in rows if r["best"] > tau and r["ap_best"] < r["ap_claim"])
-        print(f"| {tau:g} | {k} ({100 * k / n:.0f}%) | {mean:+.4f} | {better} / {worse} |")
+        print(f"| {tau:g} | {k} ({100 * k / n:.0f}%) | {mean:+.4f} [{lo:+.4f}, {hi:+.4f}] | {better} / {worse} |")  # fmt: skip
 
 
 def main() -> None:
@@ -175,8 +180,9 @@ def main() -> None:
             report(train, thresholds, "AVeriTeC train (choice side)")
             tau = max(thresholds, key=lambda t: at(train, t)[1])
             k, mean = at(rows, tau)
+            lo, hi = ci(diffs_at(rows, tau))
             print(f"\nchosen on train: threshold {tau:g}; on {args.split}: {k} claims edited,"
-                  f" mean AP change {mean:+.4f}")  # fmt: skip
+                  f" mean AP change {mean:+.4f} [95% CI {lo:+.4f}, {hi:+.4f}]")  # fmt: skip
 
 
 if __name__ == "__main__":
