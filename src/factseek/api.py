@@ -120,6 +120,10 @@ def build_parts(opts: CheckOptions) -> Parts:
         if fetcher is not None:
             fetcher = recorder.wrap_fetcher(fetcher)
 
+    if opts.rewrite:  # a missing extra fails here, in one line, before any model loads
+        from factseek.rewrite.shipped import preflight
+
+        preflight(opts.rewrite)
     # language model
     llm: Any = None
     if replayer is not None and opts.llm != "none":

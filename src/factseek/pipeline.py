@@ -179,7 +179,9 @@ def _queries(questions: Sequence[Question], parts: Parts, notes: list[str]) -> l
             " questions were searched as they are"
         )
     return [
-        Query(text=r.text or q.text, question=q.text, trace=tuple(r.trace))
+        Query(
+            text=r.text or q.text, question=q.text, trace=tuple(r.trace), note=getattr(r, "why", "")
+        )
         for q, r in zip(questions, rewritten, strict=True)
     ]
 
@@ -419,6 +421,12 @@ def run(
     search_constraints = constraints if holds_documents else replace(constraints, undated="keep")
     with clock.stage("search"):
         results = _search(queries, parts, config, search_constraints)
+        if parts.rewriter is not None:  # what each rewrite found that its question did not
+            from factseek.rewrite.gains import compare_with_questions
+
+            results, baseline_searches = compare_with_questions(
+                results, lambda q: _search([q], parts, config, search_constraints)[0]
+            )
     for r in results:
         if r.error:
             notes.append(f"search failed for {r.query.text!r}: {r.error}")
@@ -469,6 +477,8 @@ def run(
         ),
     )
     usage: dict[str, Any] = {"search_requests": len(queries)}
+    if parts.rewriter is not None:
+        usage["search_requests"] += baseline_searches  # the questions searched as written
     if parts.usage is not None:
         usage.update(parts.usage())
     cfg_view: dict[str, Any] = {**to_dict(config), **parts.names}

@@ -288,6 +288,7 @@ def render_markdown(report: Report) -> str:
         if r.error:
             line += f"; **error:** {_md(r.error)}"
         out.append(line)
+        out.extend(f"  - {x}" for x in _rewrite_lines(r, _md, _md_link))
     out.append("")
 
     out.append("## Hits and constraint decisions\n")
@@ -377,6 +378,31 @@ def clip_text(text: str, n: int) -> str:
 
 def _n(x: int | None) -> str:
     return "" if x is None else f"{x:,}"
+
+
+def _rewrite_lines(
+    r: Any, escape: Callable[[str], str], link: Callable[[str, str], str]
+) -> list[str]:
+    """What the rewriter did to one query, already escaped: for a rewritten query, the pages it
+    found that its question as written did not (and those it lost); else why it left it."""
+    q = r.query
+    if q.text == q.question:
+        return [f"rewriter: left as written ({escape(q.note)})"] if q.note else []
+    titles = {h.url: h.title for h in r.hits}
+
+    def pages(urls: Sequence[str]) -> str:
+        return ", ".join(link(_clip(titles.get(u, ""), 60), u) for u in urls)
+
+    out = []
+    if r.new_urls:
+        n = len(r.new_urls)
+        out.append(f"the rewrite found {n} page{'s' if n != 1 else ''} the question as written did not: {pages(r.new_urls)}")  # fmt: skip
+    else:
+        out.append("the rewrite found no page the question as written did not")
+    if r.lost_urls:
+        n = len(r.lost_urls)
+        out.append(f"and lost {n} the question as written found: {pages(r.lost_urls)}")
+    return out
 
 
 def _clip(text: str, n: int) -> str:
@@ -597,6 +623,7 @@ def render_html(report: Report) -> str:
             )
         if r.native or r.emulated:
             add(f"<p class='small'>{_e(filter_words(r.native, r.emulated))}</p>")
+        parts.extend(f"<p class='small'>{x}</p>" for x in _rewrite_lines(r, _e, _a))
         if r.error:
             add(f"<p class='warn'>search error: {_e(r.error)}</p>")
         if not r.hits:

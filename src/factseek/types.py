@@ -54,12 +54,14 @@ class Question:
 class Query:
     """What is actually sent to search: a question's text, possibly rewritten.
 
-    ``trace`` lists the rewriter's edit actions (empty when not rewritten).
+    ``trace`` lists the rewriter's edit actions (empty when not rewritten); ``note`` says, when
+    a rewriter ran, why it stopped (e.g. no edit predicted to gain more than its threshold).
     """
 
     text: str
     question: str
     trace: tuple[str, ...] = ()
+    note: str = ""
 
 
 # ----------------------------------------------------------------------------- search and pages
@@ -291,6 +293,10 @@ class QueryResult:
     native: tuple[str, ...] = ()  # constraints the backend applied itself ("date", "domain")
     emulated: tuple[str, ...] = ()  # constraints factseek applied by over-fetching and filtering
     error: str = ""
+    # a rewritten query only: kept URLs the question as written did not find under the same
+    # constraints, and kept URLs of the question as written that the rewrite lost
+    new_urls: tuple[str, ...] = ()
+    lost_urls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

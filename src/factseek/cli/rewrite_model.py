@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -178,14 +179,31 @@ def run_cmd(
         float | None, typer.Option(help="Gain to aim for (decision transformers).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            help="Predicted AP change an edit must exceed (edit scorers) [default: the model's,"
+            " 0.08 for the shipped one; lower edits more, see docs/rewrite-model.md]."
+        ),
+    ] = None,
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Show every edit weighed (predicted AP change, endpoint feedback) and why it"
+            " stopped (edit scorers, such as the default).",
+        ),
+    ] = False,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
-    """Rewrite claims into better queries; prints each rewrite and its edit trace."""
+    """Rewrite claims into better queries; prints each rewrite and its edit trace.
+
+    Example: factseek rewrite run "5G towers spread the virus" --store my-store --explain
+    """
     import dataclasses
 
     from factseek.rewrite.shipped import load_rewriter
 
-    _set_threads(threads)
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
@@ -195,22 +213,61 @@ def run_cmd(
 
         search = make_backend("local", store=store)
     rewriter = load_rewriter(model, search=search)
+    if "torch" in sys.modules:  # a decision transformer (the edit scorer runs on numpy)
+        _set_threads(threads)
     if target_return is not None and not hasattr(rewriter, "default_target"):
         raise InputError("--target-return applies to decision transformers only")
-    if target_return is None and rewriter.abstain:
+    if target_return is None and threshold is None and rewriter.abstain:
         typer.echo(
             "note: calibration found no clear gain from this model's edits, so it leaves queries"
             " alone"
             + ("; --target-return forces edits" if hasattr(rewriter, "default_target") else ""),
             err=True,
         )
-    extra = {} if target_return is None else {"target_return": target_return}
+    extra: dict[str, object] = {} if target_return is None else {"target_return": target_return}
+    if threshold is not None:
+        if hasattr(rewriter, "default_target"):
+            raise InputError("--threshold applies to edit scorers only")
+        extra["threshold"] = threshold
+    if explain:
+        if hasattr(rewriter, "default_target"):
+            raise InputError("--explain shows an edit scorer's weighing; this is a decision transformer")  # fmt: skip
+        extra["explain"] = True
     for r in rewriter.rewrite(texts, **extra):
         if as_json:
             typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))
-        else:
-            typer.echo(r.text)
-            typer.echo(f"  trace: {' '.join(r.trace) or '(none)'} [{r.stopped}]")
+            continue
+        typer.echo(r.text)
+        typer.echo(f"  trace: {' '.join(r.trace) or '(none)'} [{r.stopped}]")
+        if explain:
+            for line in explain_lines(r):
+                typer.echo(line)
+
+
+def explain_lines(r: object) -> list[str]:
+    """``--explain``'s text for one ``RewriteResult``: each step's candidates, best first."""
+    out = []
+    for n, step in enumerate(getattr(r, "weighed", ()), 1):
+        out.append(
+            f"  step {n}: {len(step.candidates)} edits weighed on {step.query!r},"
+            f" threshold {step.threshold:+.3f}"
+        )
+        out.append("     predicted  results→claim  pseudo-AP  top-10 kept  edit         query")
+        for c in step.candidates:
+            f = dict(c.feedback)
+            mark = "*" if c.action == step.chosen else " "
+            out.append(
+                f"   {mark} {c.predicted:+9.3f}  {f.get('dcg_d', 0.0):+13.3f}  {f.get('prf1_d', 0.0):+9.3f}"
+                f"  {f.get('ov10', 0.0):11.2f}  {c.action:<11}  {c.text}"
+            )
+    out.append(f"  stopped: {getattr(r, 'why', '') or getattr(r, 'stopped', '')}")
+    out.append(
+        "  (predicted: the change of AP@k the scorer expects; results→claim: how much closer to"
+        " the claim the edit's results are (DCG-weighted cosine); pseudo-AP: change of AP with the"
+        " result the endpoint and the encoder agree on most taken as relevant; top-10 kept: share of the current top 10"
+        " still in the edit's; * = taken)"
+    )
+    return out
 
 
 def eval_cmd(

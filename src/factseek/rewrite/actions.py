@@ -132,7 +132,12 @@ def normalise(text: str) -> str:
 
 
 def _inflect(lemma: str, tag: str) -> str:
-    from lemminflect import getInflection
+    try:
+        from lemminflect import getInflection
+    except ImportError as e:
+        from factseek.errors import MissingDependency
+
+        raise MissingDependency("lemminflect", "dense", "inflecting synonyms") from e
 
     forms = getInflection(lemma, tag=tag, inflect_oov=True)
     return forms[0] if forms else lemma

@@ -9,8 +9,10 @@ by ``edit_train`` on the real AP changes of single edits of training claims.
 every allowed edit of the current query on the endpoint (``feedback.Endpoint``), score them,
 take the best (ties: the first in ``actions.expand`` order) if its prediction exceeds
 ``threshold`` (chosen on validation claims), else stop (``stopped == "threshold"``). A threshold
-of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``). No
-relevance judgements are used; each step costs one search per candidate edit, so the endpoint
+of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``).
+``RewriteResult.why`` says in words why a query stopped; ``rewrite(..., explain=True)`` also
+records every candidate of every step with its prediction and feedback (``RewriteResult.weighed``:
+``rewrite run --explain``). No relevance judgements are used; each step costs one search per candidate edit, so the endpoint
 should be a local index or a cheap one.
 
 Files: ``config.json`` (``format_version``, ``kind`` = ``factseek-edit-scorer``, features,
@@ -33,7 +35,7 @@ import numpy as np
 from factseek.errors import ConfigError, ModelError
 from factseek.files import atomic_path, atomic_write
 from factseek.rewrite.feedback import FEATURES, Endpoint, step_features
-from factseek.rewrite.infer import RewriteResult
+from factseek.rewrite.infer import RewriteResult, WeighedEdit, WeighedStep
 
 FORMAT_VERSION = 1
 MODEL_KIND = "factseek-edit-scorer"
@@ -184,37 +186,53 @@ class EditRewriter:
         self.abstain = math.isinf(policy.threshold)
 
     def rewrite(
-        self, queries: Sequence[str], *, threshold: float | None = None
+        self, queries: Sequence[str], *, threshold: float | None = None, explain: bool = False
     ) -> list[RewriteResult]:
-        """Rewrite each query (input order); ``threshold`` overrides the policy's."""
+        """Rewrite each query (input order); ``threshold`` overrides the policy's. ``explain``
+        records every candidate edit with its prediction and feedback (``RewriteResult.weighed``).
+        """
         from factseek.rewrite import actions
 
         tau = self.policy.threshold if threshold is None else float(threshold)
         if math.isinf(tau) and tau > 0:  # calibration found no clear gain: leave queries alone
+            why = "calibration found no clear gain from this model's edits: queries are left alone"
             return [
-                RewriteResult(text=q, original=q, path=(q,), stopped="abstain") for q in queries
+                RewriteResult(text=q, original=q, path=(q,), stopped="abstain", why=why)
+                for q in queries
             ]
         claims = np.asarray(self.encoder.encode(list(queries)), np.float32)
+        k, budget = self.policy.k, self.policy.max_edits
         out = []
         for text, vector in zip(queries, claims, strict=True):
             tq = actions.tag(text)
             path, trace, stopped = [tq.text], [], "budget"
+            why = f"made {budget} edit{'s' if budget != 1 else ''}, this model's budget"
+            weighed: list[WeighedStep] = []
             claim_ranking = None
-            for _ in range(self.policy.max_edits):
+            for step_no in range(budget):
                 cands = actions.expand(tq)
                 if not cands:
                     stopped = "no-edit"
+                    why = "the query allows no edit (nothing to remove, no WordNet synonym, no verb to put in the present)"  # fmt: skip
                     break
                 step = step_features(self.endpoint, vector, tq, cands, claim_ranking)
                 claim_ranking = claim_ranking or step.current
                 pred = self.scorer.predict(step.features)
                 best = int(np.argmax(pred))  # ties: the first in expand order
-                if not pred[best] > tau:
+                passed = bool(pred[best] > tau)
+                if explain:
+                    weighed.append(_weighed(step, pred, tau, step.actions[best] if passed else ""))
+                if not passed:
                     stopped = "threshold"
+                    why = (
+                        f"the best of {len(cands)} edits ({step.actions[best]}) is predicted to"
+                        f" change AP@{k} by {pred[best]:+.3f}, not above the threshold {tau:+.3f}"
+                    )
                     break
                 trace.append(step.actions[best])
-                tq = actions.tag(step.texts[best])
-                path.append(tq.text)
+                path.append(step.texts[best])
+                if step_no + 1 < budget:  # tag only a query that will be edited again
+                    tq = actions.tag(step.texts[best])
             out.append(
                 RewriteResult(
                     text=path[-1],
@@ -223,6 +241,34 @@ class EditRewriter:
                     path=tuple(path),
                     steps=len(trace),
                     stopped=stopped,
+                    why=why,
+                    weighed=tuple(weighed),
                 )
             )
         return out
+
+
+#: Feedback features ``--explain`` shows beside each prediction.
+EXPLAIN_FEATURES: tuple[str, ...] = ("dcg_d", "prf1_d", "ov10")
+
+
+def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedStep:
+    cols = [FEATURES.index(f) for f in EXPLAIN_FEATURES]
+    order = sorted(range(len(pred)), key=lambda i: (-float(pred[i]), i))
+    return WeighedStep(
+        query=step.query,
+        threshold=tau,
+        chosen=chosen,
+        candidates=tuple(
+            WeighedEdit(
+                action=step.actions[i],
+                text=step.texts[i],
+                predicted=float(pred[i]),
+                feedback=tuple(
+                    (f, float(step.features[i, c]))
+                    for f, c in zip(EXPLAIN_FEATURES, cols, strict=True)
+                ),
+            )
+            for i in order
+        ),
+    )

@@ -47,11 +47,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from factseek.rewrite.env import Retriever
 from factseek.text import tokenize
+
+if TYPE_CHECKING:  # env.py loads the BM25 scorers (numba): not needed to compute features
+    from factseek.rewrite.env import Retriever
 
 KINDS = ("remove", "swap", "add", "present")
 POS_GROUPS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")

@@ -35,7 +35,36 @@ RewardFn = Callable[[int, str], float]
 #: AP, recall and RR all top out at 1: a query there cannot improve.
 MAX_REWARD = 1.0
 
-__all__ = ["ActionsEditor", "Editor", "RewardFn", "RewriteResult", "Rewriter", "WordVectors"]
+__all__ = [
+    "ActionsEditor",
+    "Editor",
+    "RewardFn",
+    "RewriteResult",
+    "Rewriter",
+    "WeighedEdit",
+    "WeighedStep",
+    "WordVectors",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeighedEdit:
+    """One candidate edit an edit scorer weighed (``rewrite run --explain``)."""
+
+    action: str  # "kind@position"
+    text: str  # the query the edit makes
+    predicted: float  # the scorer's predicted AP@k change
+    feedback: tuple[tuple[str, float], ...] = ()  # what the endpoint said: (feature, value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class WeighedStep:
+    """One greedy step: the query, the threshold, every candidate (best prediction first)."""
+
+    query: str
+    threshold: float
+    candidates: tuple[WeighedEdit, ...]
+    chosen: str = ""  # the action taken ("" when none passed the threshold)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +79,8 @@ class RewriteResult:
     stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env), "guard",
     # or "abstain" (calibration found no target return that clearly helps; model not run)
     rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
+    why: str = ""  # why it stopped, in words (edit scorers)
+    weighed: tuple[WeighedStep, ...] = ()  # the edits weighed at each step (``explain=True``)
 
 
 class Rewriter:

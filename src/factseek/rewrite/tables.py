@@ -74,6 +74,11 @@ class RowCache:
             return
         self.keys = np.concatenate([self.keys, np.array([self.digest(t) for t in texts], "S16")])
         self.rows = np.concatenate([self.rows, rows.astype(self.dtype)])
+        self.save()
+
+    def save(self) -> None:
+        """Write both files (atomically each)."""
+        self.rows_path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_save_npy(self.rows_path, self.rows)
         _atomic_save_npy(self.keys_path, self.keys)
 
