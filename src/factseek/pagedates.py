@@ -62,7 +62,7 @@ import datetime as _dt
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -70,15 +70,20 @@ from factseek.datepolicy import (
     AMBIGUOUS,
     ARCHIVE_SOURCE,
     BOUND_SOURCES,
+    MODIFICATION_SOURCES,
+    OUTSIDE_ARTICLE,
     WEIGHTS,
     DateChoice,
     choose,
+    choose_modified,
+    confidence,
     could_change,
 )
 from factseek.dates import (
     DayOrder,
     Reading,
     local_day,
+    out_of_range,
     reachable_days,
     read_date,
     url_date,
@@ -112,11 +117,15 @@ _NUMERIC_ANY = re.compile(
 
 @dataclass(frozen=True, kw_only=True)
 class PageDates:
-    """A page's date evidence and the publication date chosen from it."""
+    """A page's date evidence, the publication date chosen from it, its last stated
+    modification (``datepolicy.choose_modified``) and the publication date's confidence
+    (``"low"`` for a guess, ``datepolicy.confidence``)."""
 
     evidence: tuple[DateEvidence, ...]
     choice: DateChoice
     offset: _dt.timedelta | None = None  # the page's own UTC offset, when its dates give one
+    modified: DateChoice = field(default_factory=lambda: DateChoice(date=None))
+    confidence: str = ""
 
 
 # ----------------------------------------------------------------------------- resolving
@@ -264,7 +273,7 @@ def page_dates(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    estimate: Callable[[], str | None] | None = None,
+    estimate: Callable[[], Found | None] | None = None,
     today: _dt.date | None = None,
 ) -> PageDates:
     """Every date the page states, as ``DateEvidence``, and the chosen publication date.
@@ -275,8 +284,9 @@ def page_dates(
     2. visible text, when its vote could change the choice (``datepolicy.could_change`` with
        its weight plus htmldate's) or a UTC time has no page offset to be read at (rule T3
        needs the page's own days);
-    3. ``estimate()``, htmldate's estimate (source ``htmldate``), when its vote could change
-       the choice.
+    3. ``estimate()``, htmldate's estimate (``Found("htmldate", ...)`` when its markup search
+       found it, ``Found("htmldate:heuristic", ...)`` when only its extensive search did), when
+       its vote could change the choice.
     """
     today = today or _dt.date.today()
     hdrs = {k.lower(): v for k, v in (headers or {}).items()}
@@ -300,20 +310,36 @@ def page_dates(
         found += visible(tree)
         evidence, settled, offset = _resolve(found, page)
     if estimate is not None and could_change(evidence, WEIGHTS["htmldate"]):
-        value = estimate()
-        r = read_date(value, today=today) if value else None
-        if r is not None:
+        guess = estimate()
+        value = guess.raw if guess is not None else ""
+        r = read_date(value, today=today) if guess is not None else None
+        if guess is not None and r is not None:
             # both readings of a date whose order stayed unknown: htmldate picking either one
             # is that same string read with htmldate's own guess, not a second source
             unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
             rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
             evidence.append(
                 DateEvidence(
-                    source="htmldate", date=r.date, raw=value, rule=rule if r.date in unsure else ""
+                    source=guess.source,
+                    date=r.date,
+                    raw=value[:200],
+                    rule=rule if r.date in unsure else "",
                 )
             )
     ev = tuple(evidence)
-    return PageDates(evidence=ev, choice=choose(ev), offset=offset)
+    choice = choose(ev)
+    absurd = [
+        (f.source, f.raw[:200], day)
+        for f in found
+        if f.source in MODIFICATION_SOURCES and (day := out_of_range(f.raw, today=today))
+    ]
+    return PageDates(
+        evidence=ev,
+        choice=choice,
+        offset=offset,
+        modified=choose_modified(ev, choice.date, absurd=absurd),
+        confidence=confidence(ev, choice),
+    )
 
 
 VISIBLE_AND_ESTIMATE = WEIGHTS["text"] + WEIGHTS["htmldate"]
@@ -351,5 +377,7 @@ def _resolve(
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
             rule = rule or ("archived page's URL" if page.archived else "")
+        if f.outside:
+            rule = "; ".join(x for x in (f"{OUTSIDE_ARTICLE} (page-wide scan)", rule) if x)
         evidence.append(DateEvidence(source=f.source, date=day, raw=f.raw[:200], rule=rule))
     return evidence, settled, offset

@@ -53,10 +53,12 @@ _DIGIT = re.compile(r"\d")
 
 @dataclass(frozen=True)
 class Found:
-    """A source name and the date string it gave, as written."""
+    """A source name and the date string it gave, as written; ``outside`` marks a printed date
+    found by the page-wide scan, outside the article and the lines under its headline."""
 
     source: str
     raw: str
+    outside: bool = False
 
 
 def structured(tree: Any) -> list[Found]:
@@ -207,7 +209,7 @@ def visible(tree: Any) -> list[Found]:
         mine = [c for c in candidates if c[1] == kind]
         pick = next((c for c in mine if c[0]), mine[0] if mine else None)
         if pick is not None:
-            out.append(Found(kind, pick[2]))
+            out.append(Found(kind, pick[2], outside=not pick[0]))
     return out
 
 

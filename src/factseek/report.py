@@ -74,7 +74,10 @@ def render_json(report: Report) -> str:
 
 #: What a constraint decision's reason code means, in words for the readable formats.
 REASON_WORDS = {
-    "after-claim-date": "published after the claim",
+    "after-claim-date": "published after the claim's day",
+    "claim-day": "published on the claim's day",
+    "modified-after-claim": "modified on or after the claim's day",
+    "guessed-date": "publication date only guessed",
     "undated": "no publication date",
     "date-conflict": "conflicting publication dates",
     "excluded-site": "excluded site",
@@ -92,6 +95,8 @@ def reason_words(reason: str) -> str:
     """A reason code in plain words: ``"excluded-site:snopes.com"`` -> ``"excluded site
     (snopes.com)"``; an unknown code is returned as it is."""
     code, _, detail = reason.partition(":")
+    if code == "page" and detail:  # removed after fetching, by the page's own dates
+        return f"{reason_words(detail)} (by the page's own dates)"
     words = REASON_WORDS.get(code, code)
     if not detail:
         return words

@@ -101,7 +101,11 @@ class DateEvidence:
 
 @dataclass(frozen=True, kw_only=True)
 class Document:
-    """A page's main text with its metadata."""
+    """A page's main text with its metadata.
+
+    ``published`` is the page's publication date; ``modified`` its last modification, when the
+    page states one (None otherwise: older reports and stores have none).
+    """
 
     url: str
     text: str
@@ -111,6 +115,7 @@ class Document:
     id: str | None = None
     date_evidence: tuple[DateEvidence, ...] = ()
     meta: Mapping[str, str] = field(default_factory=dict)
+    modified: _dt.date | None = None
 
     @property
     def n_words(self) -> int:
