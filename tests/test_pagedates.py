@@ -65,7 +65,10 @@ def test_day_month_signals_in_order() -> None:
     head = meta("date", "03/04/2021")
     # O1: another date on the page settles it (htmldate does not count)
     pd = dates(
-        head, lang="en-US", url="https://n.example/2021/04/03/a", estimate=lambda: Found("htmldate", "2021-03-04"),
+        head,
+        lang="en-US",
+        url="https://n.example/2021/04/03/a",
+        estimate=lambda: Found("htmldate", "2021-03-04"),
     )
     assert by_source(pd.evidence)["meta:date"].rule == "DD/MM/YYYY: matches url"
     # O2: the page's unambiguous numeric dates
@@ -139,6 +142,8 @@ def test_htmldate_is_asked_only_when_it_could_change_the_choice() -> None:
     assert calls == [1]  # meta and the URL tie: htmldate decides
     assert pd.choice.date == D(2020, 1, 9) and "htmldate" in pd.choice.rule
     # an htmldate date equal to either reading of an ambiguous date is no second source
-    pd = dates(meta("date", "03/04/2021"), lang="en", estimate=lambda: Found("htmldate", "2021-03-04"))
+    pd = dates(
+        meta("date", "03/04/2021"), lang="en", estimate=lambda: Found("htmldate", "2021-03-04")
+    )
     assert by_source(pd.evidence)["htmldate"].rule.startswith("ambiguous")
     assert pd.choice.date == D(2021, 4, 3)  # a tie of two ambiguous readings: the later

@@ -12,8 +12,11 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
    ``PUBLISHED_META``, for the others the first in evidence order.
 2. **Weights.** ``WEIGHTS``: the page's structured data (``json-ld``, ``meta``, ``microdata``)
    and its URL weigh 1; a date printed in the visible text 0.75; htmldate's estimate 0.5 (it
-   often re-reads the same tags, or guesses from the body); any other source 1. A reading whose
-   day and month could not be told apart (rule text starting ``"ambiguous"``) weighs 0.25.
+   often re-reads the same tags); any other source 1. Weaker: a date printed outside the
+   article (found by the page-wide scan: often a sidebar's) 0.4, htmldate's heuristic search
+   alone (``HEURISTIC_SOURCE``: a date in the running text, a copyright year) 0.25, and a
+   reading whose day and month could not be told apart (rule text starting ``"ambiguous"``)
+   0.25.
 3. **Bound.** A vote later than the archive snapshot's day cannot be the publication date (the
    page existed by then) and is set aside.
 4. **Agreement.** The day with the largest total weight is the date: sources that agree outvote
@@ -122,6 +125,8 @@ WEIGHTS: dict[str, float] = {
 DEFAULT_WEIGHT = 1.0
 AMBIGUOUS = "ambiguous"  # rule text prefix of a reading whose day/month order is unknown
 AMBIGUOUS_WEIGHT = 0.25
+OUTSIDE_WEIGHT = 0.4  # a date printed outside the article: less than htmldate's markup search
+HEURISTIC_WEIGHT = 0.25  # htmldate's heuristic search alone: the weakest vote
 CREDIBLE_WEIGHT = 0.75
 
 
@@ -163,6 +168,10 @@ def _in_family_rank(e: DateEvidence) -> int:
 def _weight(e: DateEvidence) -> float:
     if e.rule.startswith(AMBIGUOUS):
         return AMBIGUOUS_WEIGHT
+    if e.source == HEURISTIC_SOURCE:
+        return HEURISTIC_WEIGHT
+    if family(e.source) == "text" and OUTSIDE_ARTICLE in e.rule:
+        return OUTSIDE_WEIGHT
     return WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
 
 

@@ -80,6 +80,15 @@ def _fmt(evidence: list[DateEvidence]) -> str:
     return ", ".join(f"{e.source} {e.date.isoformat()}" for e in evidence)
 
 
+def constraint_date(doc: Document, basis: DateBasis = "modified") -> _dt.date | None:
+    """The page's date that the temporal constraint compares with the claim's day: the
+    publication date, or under the ``modified`` basis the later of it and the last stated
+    modification."""
+    if basis == "published" or doc.modified is None:
+        return doc.published
+    return doc.modified if doc.published is None else max(doc.published, doc.modified)
+
+
 def publication_evidence(hit: Hit, doc: Document) -> list[DateEvidence]:
     """The page's publication-date evidence plus the provider's date, if any."""
     ev = [e for e in doc.date_evidence if e.source not in BOUND_SOURCES]
