@@ -174,6 +174,10 @@ def check(hit: Hit, c: Constraints, *, native: bool = False) -> ConstraintDecisi
     )
 
 
+#: The report funnel's stage for pages a check of their own dates removed, then the reason code.
+PAGE_REMOVED = "removed by the page's own dates: "
+
+
 def removed_counts(decisions: Iterable[ConstraintDecision]) -> dict[str, int]:
     """Distinct URLs removed, by coarse reason ("after-claim-date", "undated", "excluded-site", ...).
 

@@ -98,6 +98,7 @@ MODIFICATION_SOURCES: frozenset[str] = frozenset(
         "json-ld:dateModified",
         "last-modified",
         "text:updated",
+        "pdf:modified",
         *(f"meta:{m}" for m in MODIFIED_META),
     }
 )
@@ -119,6 +120,7 @@ WEIGHTS: dict[str, float] = {
     "meta": 1.0,
     "microdata": 1.0,
     "url": 1.0,
+    "pdf": 1.0,  # a PDF's /CreationDate (factseek.pdftext)
     "text": 0.75,
     "htmldate": 0.5,
 }

@@ -356,7 +356,7 @@ def extract_html(
     info["extractor"] = extractor
     if truncated:
         info["truncated"] = truncated
-    info.update(_date_meta(dates))
+    info.update(date_meta(dates))
     if parse_error:
         info["date_warning"] = (
             f"the HTML could not be parsed ({parse_error}): JSON-LD, meta, microdata and "
@@ -367,14 +367,14 @@ def extract_html(
         text=text,
         title=title[: config.max_title_chars],
         published=dates.choice.date,
-        domain=_domain(url),
+        domain=page_domain(url),
         date_evidence=dates.evidence,
         meta=info,
         modified=dates.modified.date,
     )
 
 
-def _date_meta(dates: PageDates) -> dict[str, str]:
+def date_meta(dates: PageDates) -> dict[str, str]:
     """``date_source``/``date_rule`` (the publication date), ``date_confidence`` ("low" for a
     guess), ``modified_source``/``modified_rule`` (the last stated modification, or why a stated
     one was ignored)."""
@@ -409,14 +409,14 @@ def extract_text(
         text=body,
         title=first,
         published=dates.choice.date,
-        domain=_domain(url),
+        domain=page_domain(url),
         date_evidence=dates.evidence,
-        meta={"extractor": "text", **_date_meta(dates)},
+        meta={"extractor": "text", **date_meta(dates)},
         modified=dates.modified.date,
     )
 
 
-def _domain(url: str) -> str:
+def page_domain(url: str) -> str:
     """The page's host without ``www.`` (the archived page's host for an archive copy)."""
     host = (urlsplit(original_url(url)).hostname or "").lower()
     return host[4:] if host.startswith("www.") else host

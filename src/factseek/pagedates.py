@@ -18,11 +18,14 @@ source                     where it comes from
                            related-story, comment or masthead blocks; failing those in the
                            article, a short line right after the headline, then the rest of
                            the page; "Updated ..." dates are ``text:updated`` (an upper bound)
-``htmldate``               htmldate's estimate (extensive search), asked for only when it
-                           could change the choice
+``htmldate``,              htmldate's estimate, asked for only when it could change the
+``htmldate:heuristic``     choice: its markup search, else its extensive heuristic search
+                           (running text, copyright years: a guess)
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
 ``last-modified``          the HTTP header (an upper bound)
 ``archive``                a web-archive snapshot's timestamp (an upper bound)
+``pdf:created``,           a PDF's ``/CreationDate`` and ``/ModDate`` (``factseek.pdftext``;
+``pdf:modified``           the second a modification)
 =========================  ==================================================================
 
 Time zones (``DateEvidence.date`` is always the day in the page's own zone; ``raw`` keeps the string):
@@ -61,7 +64,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -275,6 +278,7 @@ def page_dates(
     headers: Mapping[str, str] | None = None,
     estimate: Callable[[], Found | None] | None = None,
     today: _dt.date | None = None,
+    extra: Sequence[Found] = (),
 ) -> PageDates:
     """Every date the page states, as ``DateEvidence``, and the chosen publication date.
 
@@ -295,6 +299,7 @@ def page_dates(
     found: list[Found] = []
     if tree is not None:
         found += structured(tree)
+    found += extra  # dates found elsewhere (a PDF's document information)
     d = url_date(page_url, today=today)
     if d is not None:
         found.append(Found("url", d.isoformat()))

@@ -60,6 +60,8 @@ DateBasis = Literal["modified", "published"]
 DATE_BASES: tuple[DateBasis, ...] = ("modified", "published")
 GuessPolicy = Literal["keep", "drop", "flag"]
 GUESS_POLICIES: tuple[GuessPolicy, ...] = ("keep", "drop", "flag")
+#: What a guessed date does by default, chosen on real pages (docs/web.md, bench_dates --real).
+DEFAULT_GUESSED: GuessPolicy = "flag"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -70,7 +72,7 @@ class TemporalConfig:
 
     on_conflict: ConflictPolicy = "after"
     date_basis: DateBasis = "modified"
-    guessed: GuessPolicy = "flag"
+    guessed: GuessPolicy = DEFAULT_GUESSED
 
 
 DEFAULT_TEMPORAL = TemporalConfig()
