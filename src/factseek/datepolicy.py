@@ -172,9 +172,8 @@ def _weight(e: DateEvidence) -> float:
         return AMBIGUOUS_WEIGHT
     if e.source == HEURISTIC_SOURCE:
         return HEURISTIC_WEIGHT
-    if family(e.source) == "text" and OUTSIDE_ARTICLE in e.rule:
-        return OUTSIDE_WEIGHT
-    return WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
+    weight = WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
+    return min(weight, OUTSIDE_WEIGHT) if OUTSIDE_ARTICLE in e.rule else weight
 
 
 def archive_bound(evidence: Iterable[DateEvidence]) -> _dt.date | None:
@@ -318,9 +317,7 @@ def _absurd_why(day: _dt.date) -> str:
 def is_guess(e: DateEvidence) -> bool:
     """True for a date that is only a guess: htmldate's heuristic search, or a date printed
     outside the article."""
-    return e.source == HEURISTIC_SOURCE or (
-        family(e.source) == "text" and OUTSIDE_ARTICLE in e.rule
-    )
+    return e.source == HEURISTIC_SOURCE or OUTSIDE_ARTICLE in e.rule
 
 
 def confidence(evidence: Iterable[DateEvidence], choice: DateChoice) -> str:

@@ -91,7 +91,7 @@ from factseek.dates import (
     read_date,
     url_date,
 )
-from factseek.pagesources import Found, language, structured, visible
+from factseek.pagesources import Found, language, printed_outside, structured, visible
 from factseek.types import DateEvidence
 from factseek.webarchive import snapshot
 
@@ -320,14 +320,13 @@ def page_dates(
             # both readings of a date whose order stayed unknown: htmldate picking either one
             # is that same string read with htmldate's own guess, not a second source
             unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
-            rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
+            rule = ""
+            if r.date in unsure:
+                rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
+            elif tree is not None and printed_outside(tree, r.date):
+                rule = f"{OUTSIDE_ARTICLE} (a sidebar's, footer's or related story's date)"
             evidence.append(
-                DateEvidence(
-                    source=guess.source,
-                    date=r.date,
-                    raw=value[:200],
-                    rule=rule if r.date in unsure else "",
-                )
+                DateEvidence(source=guess.source, date=r.date, raw=value[:200], rule=rule)
             )
     ev = tuple(evidence)
     choice = choose(ev)

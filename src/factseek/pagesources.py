@@ -143,8 +143,12 @@ def _text(el: Any, limit: int = 300) -> str:
 
 def _outside_main(el: Any) -> bool:
     for a in (el, *el.iterancestors()):
+        if a.tag in ("body", "html"):
+            break  # page-wide classes ("nav-no-loaded", "has-sidebar") mark no block
         if a.tag in NOT_MAIN_TAGS:
             return True
+        if "Blog" in (a.get("class") or "").split():
+            break  # Blogger's post widget ("widget Blog") holds the article itself
         marks = f"{a.get('class') or ''} {a.get('id') or ''}"
         if a is not el and marks.strip() and NOT_MAIN.search(marks):
             return True
@@ -211,6 +215,25 @@ def visible(tree: Any) -> list[Found]:
         if pick is not None:
             out.append(Found(kind, pick[2], outside=not pick[0]))
     return out
+
+
+def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> bool:
+    """True when ``day`` is printed in a ``<time>`` or date/byline element only outside the main
+    content (navigation, asides, footers, related-story and similar blocks: ``NOT_MAIN``): a
+    date htmldate's markup search found there is a sidebar's, not the page's."""
+    outside = False
+    for el in itertools.islice(_marked(tree), limit):
+        text = _text(el)
+        raw = (el.get("datetime") or text) if el.tag == "time" else text
+        if not raw or not _DIGIT.search(raw):
+            continue
+        r = read_date(raw)
+        if r is None or day not in (r.date, r.other):
+            continue
+        if not _outside_main(el):
+            return False
+        outside = True
+    return outside
 
 
 def _dated(el: Any) -> tuple[str, str] | None:
