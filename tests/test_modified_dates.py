@@ -334,11 +334,8 @@ def test_cli_options_reach_the_report(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     out = tmp_path / "batch"
-    r = CliRunner().invoke(
-        app,
-        ["batch", str(claims), "--out", str(out), "--store", str(store), "--stance", "none"]
-        + ["--date-basis", "published", "-q"],
-    )
+    batch = ["batch", str(claims), "--out", str(out), "--store", str(store), "--stance", "none"]
+    r = CliRunner().invoke(app, [*batch, "--date-basis", "published", "-q"])
     assert r.exit_code == 0, r.output
     batch_report = json.loads((out / "reports" / "c1.json").read_text(encoding="utf-8"))
     assert batch_report["config"]["temporal"]["date_basis"] == "published"
