@@ -351,3 +351,26 @@ def test_api_refuses_unknown_policies() -> None:
         check_config(date_basis="latest")
     with pytest.raises(ConfigError, match="guessed-date policy 'maybe'"):
         check_config(guessed="maybe")
+
+
+def test_a_page_from_the_claims_day_is_removed_in_plain_words(tmp_path: Path) -> None:
+    from factseek.api import check
+    from factseek.store import build_store
+
+    src = tmp_path / "docs.jsonl"
+    records = [
+        {"url": "https://harbour.example/same-day", "title": "Ferry timetable", "published": "2020-01-10",
+         "text": "The ferry timetable changed for the island routes, the board said."},
+        {"url": "https://harbour.example/before", "title": "Ferry board", "published": "2020-01-09",
+         "text": "The ferry timetable will change for the island routes, the board said."},
+    ]  # fmt: skip
+    src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    build_store([src], tmp_path / "store", progress=False)
+    report = check(
+        "The ferry timetable changed.", date="2020-01-10", store=tmp_path / "store", stance="none"
+    )
+    assert [d.url for d in report.documents] == ["https://harbour.example/before"]
+    reasons = {d.url: d.reason for r in report.results for d in r.decisions if not d.kept}
+    assert reasons == {"https://harbour.example/same-day": "claim-day"}
+    md = report.render("md")
+    assert "removed: published on the claim's day" in md and "published after" not in md

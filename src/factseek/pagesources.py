@@ -12,6 +12,8 @@ day/month order.
   first in the page's ``<article>``/``<main>``, then a short line right after the headline,
   then anywhere; never inside navigation, asides, footers, related-story, comment, masthead or
   similar blocks (``NOT_MAIN``).
+* ``printed_outside(tree, day)``: whether a day is printed only outside the main content (a
+  sidebar's or a comment's date that htmldate's markup search picked up: a guess).
 * ``language(tree, headers)``: the page's declared language, for day/month order.
 """
 

@@ -85,7 +85,7 @@ class ConstraintDecision:
 
     url: str
     kept: bool
-    reason: str  # "ok", "after-claim-date", "undated", "excluded-site:fullfact.org", "pdf", "video", ...
+    reason: str  # "ok", "after-claim-date", "claim-day", "modified-after-claim", "undated", "excluded-site:fullfact.org", "pdf", ...
     native: bool = False  # True when the backend applied this filter itself
 
 
@@ -93,7 +93,7 @@ class ConstraintDecision:
 class DateEvidence:
     """One source's opinion of a page's publication date."""
 
-    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "text", "last-modified", "archive"
+    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "text", "text:updated", "last-modified", "archive", "pdf:created", ...
     date: _dt.date  # the calendar day in the page's own time zone
     raw: str = ""  # the string as the page gave it (time and offset included)
     rule: str = ""  # how the string was read ("UTC time read at the page's offset +02:00", ...)
