@@ -183,6 +183,27 @@ def test_check_form_chooses_the_date_basis_and_keeps_pdfs(client) -> None:
     assert r.status_code == 400 and "unknown date basis" in r.text
 
 
+def test_review_names_page_date_removals_in_words(client) -> None:
+    from dataclasses import replace
+
+    from factseek.constraints import PAGE_REMOVED
+    from factseek.types import FunnelRow
+
+    report = replace(
+        carded_report(),
+        removed={"page:modified-after-claim": 1, "claim-day": 2},
+        funnel=(
+            FunnelRow(stage="pages read", documents=3),
+            FunnelRow(stage=f"{PAGE_REMOVED}modified-after-claim", documents=1),
+        ),
+    )
+    html = client.get(stored(client, report)).text
+    assert "modified on or after the claim&#39;s day (by the page&#39;s own dates): 1" in html
+    assert "published on the claim&#39;s day: 2" in html
+    assert "removed by the page&#39;s own dates: modified on or after the claim&#39;s day" in html
+    assert "page:modified-after-claim" not in html
+
+
 def test_corrections_are_kept_with_who_and_when(client) -> None:
     url = stored(client, carded_report())
     html = client.get(url).text

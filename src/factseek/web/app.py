@@ -33,7 +33,7 @@ from factseek.errors import FactseekError, InputError
 from factseek.feedback import FeedbackLog, clean_user
 from factseek.history import History, RunRecord
 from factseek.pipeline import CheckConfig, validate_claim
-from factseek.report import filter_words, reason_words, render
+from factseek.report import filter_words, reason_words, render, stage_words
 from factseek.review import reviewed
 from factseek.search.base import BACKENDS
 from factseek.temporal import DATE_BASES
@@ -128,6 +128,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     templates.env.filters["link"] = security.safe_url
     templates.env.filters["pct"] = lambda x: "" if x is None else f"{100 * float(x):.0f}%"
     templates.env.filters["reason_words"] = reason_words  # plain words, as in the reports
+    templates.env.filters["stage_words"] = stage_words
     templates.env.globals["filter_words"] = filter_words
     templates.env.globals.update(
         stance_labels=STANCE_LABELS,
