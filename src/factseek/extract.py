@@ -11,14 +11,16 @@ The page is parsed once, bytes-first: the body is decoded (BOM, ``Content-Type``
 declaration, ``<meta charset>``, UTF-8, detection), an XML declaration or doctype is dropped, and
 lxml parses the UTF-8 bytes with the encoding stated; XHTML, odd encodings and fragments parse.
 The same tree feeds trafilatura (text), its readers of meta tags and JSON-LD (title, author,
-site name, description) and every date source; htmldate (extensive search) runs on a copy only
-when its vote could change the chosen date. If lxml still fails, the text extractors run on the
+site name, description) and every date source; htmldate runs on a copy only when its vote
+could change the chosen date (its markup search, then its heuristic search if that found nothing). If lxml still fails, the text extractors run on the
 string and ``Document.meta["date_warning"]`` says which date sources were lost.
 
 Dates: every date the page states is a ``DateEvidence(source, date, raw, rule)`` (sources,
 time zones and day/month order: ``factseek.pagedates``); ``Document.published`` is chosen by the
 policy in ``factseek.datepolicy`` (agreement first; ties to the later date; upper bounds when
-nothing else), with ``Document.meta["date_source"]`` and ``["date_rule"]`` saying why. For an
+nothing else), with ``Document.meta["date_source"]`` and ``["date_rule"]`` saying why, and
+``["date_confidence"] == "low"`` when it is only a guess; ``Document.modified`` is the last
+modification the page states (``["modified_source"]``, ``["modified_rule"]``). For an
 archive copy (``web.archive.org/web/TIMESTAMP/URL``) the URL date and the domain are the archived
 page's, and the snapshot is an upper bound.
 
