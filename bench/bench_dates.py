@@ -31,6 +31,7 @@ On every page:
   for each date basis and guessed policy, with conflicts only flagged, and for htmldate's dates.
 
     python bench/bench_dates.py --real path/to/dates_dev [--repeats 2]
+    python bench/bench_dates.py --real path/to/dates_dev --repeats 0   # dates and leaks, no timing
     python bench/bench_dates.py --pages tests/pages --pages path/to/generated [--repeats 3]
     python bench/date_pages.py --out path/to/generated --n 800 --seed 13   # the synthetic set
 """
@@ -219,11 +220,31 @@ def temporal_table(pages: list[dict[str, Any]], policies: list[str]) -> dict[str
     return out
 
 
+def speed(wall: dict[str, float], cpu: dict[str, float], repeats: int, n: int) -> dict[str, float]:
+    ratio, cpu_ratio = wall["ours"] / wall["peer"], cpu["ours"] / cpu["peer"]
+    print(
+        f"\ntime, best of {repeats}: factseek extract_html {wall['ours']:.2f} s wall, "
+        f"{cpu['ours']:.2f} s CPU ({1000 * cpu['ours'] / n:.1f} CPU ms/page); "
+        f"trafilatura + htmldate {wall['peer']:.2f} s wall, {cpu['peer']:.2f} s CPU "
+        f"({1000 * cpu['peer'] / n:.1f} CPU ms/page); ratio {ratio:.2f} wall, {cpu_ratio:.2f} CPU"
+    )
+    return {
+        "factseek_s": wall["ours"],
+        "peer_s": wall["peer"],
+        "ratio": ratio,
+        "factseek_cpu_s": cpu["ours"],
+        "peer_cpu_s": cpu["peer"],
+        "cpu_ratio": cpu_ratio,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", type=Path, action="append", default=[])
     ap.add_argument("--real", type=Path, action="append", default=[])
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="timed passes per page (0: dates only, no speed)"
+    )
     ap.add_argument("--old-extract", type=Path, help="an older factseek extract.py to compare")
     ap.add_argument("--json", type=Path, help="write the figures here")
     a = ap.parse_args()
@@ -253,7 +274,8 @@ def main() -> int:
     pages = [p for folder in a.pages for p in load(folder)]
     pages += [p for folder in a.real for p in load_real(folder)]
     for p in pages:  # warm-up: imports and lazy caches (dateparser compiles a locale on first use)
-        ours(p), peer(p)
+        p["doc"] = ours(p)
+        p["peer_text"], p["htmldate"] = peer(p)
     wall = {"ours": 0.0, "peer": 0.0}
     cpu = {"ours": 0.0, "peer": 0.0}
     for i, p in enumerate(pages):
@@ -316,22 +338,8 @@ def main() -> int:
             f"\ntext token F1 (mean over {len(with_text)} pages with a gold text): "
             f"factseek {f1_ours:.4f}, trafilatura alone {f1_peer:.4f}"
         )
-    ratio, cpu_ratio = wall["ours"] / wall["peer"], cpu["ours"] / cpu["peer"]
-    report["speed"] = {
-        "factseek_s": wall["ours"],
-        "peer_s": wall["peer"],
-        "ratio": ratio,
-        "factseek_cpu_s": cpu["ours"],
-        "peer_cpu_s": cpu["peer"],
-        "cpu_ratio": cpu_ratio,
-    }
-    n = len(pages)
-    print(
-        f"\ntime, best of {a.repeats}: factseek extract_html {wall['ours']:.2f} s wall, "
-        f"{cpu['ours']:.2f} s CPU ({1000 * cpu['ours'] / n:.1f} CPU ms/page); "
-        f"trafilatura + htmldate {wall['peer']:.2f} s wall, {cpu['peer']:.2f} s CPU "
-        f"({1000 * cpu['peer'] / n:.1f} CPU ms/page); ratio {ratio:.2f} wall, {cpu_ratio:.2f} CPU"
-    )
+    if a.repeats > 0:
+        report["speed"] = speed(wall, cpu, a.repeats, len(pages))
 
     policies = [*FACTSEEK_POLICIES, *HTMLDATE_POLICIES]
     if old is not None:
