@@ -69,7 +69,8 @@ def test_user_sites_extend_the_list():
 def test_temporal_constraint_is_strict_and_undated_policy_explicit():
     c = Constraints(before=DAY)
     assert date_reason(dt.date(2024, 2, 29), c) is None
-    assert date_reason(DAY, c) == "after-claim-date"  # same day is not before
+    assert date_reason(DAY, c) == "claim-day"  # same day is not before, and says so
+    assert date_reason(DAY + dt.timedelta(days=1), c) == "after-claim-date"
     assert date_reason(None, c) == "undated"
     assert date_reason(None, Constraints(before=DAY, undated="keep")) is None
     assert date_reason(dt.date(2030, 1, 1), Constraints(before=None)) is None

@@ -179,12 +179,17 @@ def test_cli_runs_the_claims_and_measures_recall_without_a_judge(tmp_path: Path)
         "none",
         "--undated",
         "keep",
+        "--date-basis",
+        "published",
         "-q",
     ]
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
     assert "among kept documents 100.0%" in r.output and "nothing judged" in r.output
-    assert len(list((out / "reports").glob("*.json"))) == 10
+    reports = list((out / "reports").glob("*.json"))
+    assert len(reports) == 10
+    config = json.loads(reports[0].read_text(encoding="utf-8"))["config"]
+    assert config["temporal"]["date_basis"] == "published"
     bad = CliRunner().invoke(app, [*args[:4], "--format", "liar", *args[6:]])
     assert bad.exit_code == 2 and "error:" in bad.output
 

@@ -6,6 +6,7 @@ from typing import Any
 import lxml.html
 
 from factseek.pagedates import PageDates, page_dates
+from factseek.pagesources import Found
 from factseek.types import DateEvidence
 
 D = dt.date
@@ -64,7 +65,10 @@ def test_day_month_signals_in_order() -> None:
     head = meta("date", "03/04/2021")
     # O1: another date on the page settles it (htmldate does not count)
     pd = dates(
-        head, lang="en-US", url="https://n.example/2021/04/03/a", estimate=lambda: "2021-03-04"
+        head,
+        lang="en-US",
+        url="https://n.example/2021/04/03/a",
+        estimate=lambda: Found("htmldate", "2021-03-04"),
     )
     assert by_source(pd.evidence)["meta:date"].rule == "DD/MM/YYYY: matches url"
     # O2: the page's unambiguous numeric dates
@@ -127,9 +131,9 @@ def test_sources_outside_the_tree() -> None:
 def test_htmldate_is_asked_only_when_it_could_change_the_choice() -> None:
     calls: list[int] = []
 
-    def estimate() -> str:
+    def estimate() -> Found:
         calls.append(1)
-        return "2020-01-09"
+        return Found("htmldate", "2020-01-09")
 
     head = meta("article:published_time", "2020-01-10") + meta("og:published_time", "2020-01-10")
     pd = dates(head, url="https://n.example/2020/01/10/a", estimate=estimate)
@@ -138,6 +142,8 @@ def test_htmldate_is_asked_only_when_it_could_change_the_choice() -> None:
     assert calls == [1]  # meta and the URL tie: htmldate decides
     assert pd.choice.date == D(2020, 1, 9) and "htmldate" in pd.choice.rule
     # an htmldate date equal to either reading of an ambiguous date is no second source
-    pd = dates(meta("date", "03/04/2021"), lang="en", estimate=lambda: "2021-03-04")
+    pd = dates(
+        meta("date", "03/04/2021"), lang="en", estimate=lambda: Found("htmldate", "2021-03-04")
+    )
     assert by_source(pd.evidence)["htmldate"].rule.startswith("ambiguous")
     assert pd.choice.date == D(2021, 4, 3)  # a tie of two ambiguous readings: the later

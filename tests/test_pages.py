@@ -164,11 +164,16 @@ def test_disagreeing_sources_on_both_sides_of_a_cutoff() -> None:
     assert d.reason == "after-claim-date"
 
 
-def test_updated_after_cutoff_is_noted() -> None:
+def test_updated_after_cutoff_removes_or_is_noted() -> None:
     doc = extract("updated-after")
     ev = {e.source: e for e in doc.date_evidence}
-    assert ev["text:updated"].date == dt.date(2020, 4, 2)
-    d, notes = post_fetch_check(Hit(url=doc.url), doc, Constraints(before=dt.date(2020, 3, 15)))
+    assert ev["text:updated"].date == dt.date(2020, 4, 2) == doc.modified
+    cut = Constraints(before=dt.date(2020, 3, 15))
+    d, notes = post_fetch_check(Hit(url=doc.url), doc, cut)  # the default basis: modified
+    assert not d.kept and d.reason == "modified-after-claim"
+    assert any("modified 2020-04-02 (text:updated)" in n for n in notes)
+    paper = TemporalConfig(date_basis="published")
+    d, notes = post_fetch_check(Hit(url=doc.url), doc, cut, config=paper)
     assert d.kept
     assert any("modified on or after 2020-03-15" in n and "text:updated" in n for n in notes)
 

@@ -93,7 +93,12 @@ def test_clip_cuts_at_a_word_with_an_ellipsis():
 
 
 def test_plain_words_instead_of_codes():
-    assert reason_words("after-claim-date") == "published after the claim"
+    assert reason_words("after-claim-date") == "published after the claim's day"
+    assert reason_words("claim-day") == "published on the claim's day"
+    assert reason_words("modified-after-claim") == "modified on or after the claim's day"
+    assert reason_words("page:modified-after-claim") == (
+        "modified on or after the claim's day (by the page's own dates)"
+    )
     assert reason_words("excluded-site:snopes.com") == "excluded site (snopes.com)"
     assert reason_words("excluded-marker:fact-check") == 'URL contains "fact-check"'
     assert reason_words("excluded-marker") == "URL marks a fact-check"  # the coarse count key

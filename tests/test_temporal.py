@@ -25,8 +25,25 @@ def doc(*evidence: tuple[str, dt.date], published: dt.date | None = None) -> Doc
 def test_strictly_before() -> None:
     d, notes = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 14))), CUT)
     assert d.kept and d.reason == "ok" and notes == ()
-    d, _ = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 15))), CUT)
+    d, _ = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 16))), CUT)
     assert not d.kept and d.reason == "after-claim-date"
+
+
+def test_the_claim_day_itself_is_not_before_the_claim() -> None:
+    # the policy: a page dated on the claim's day is removed, with its own reason and words
+    from factseek.constraints import check
+    from factseek.report import reason_words
+
+    d, _ = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 15))), CUT)
+    assert not d.kept and d.reason == "claim-day"
+    assert reason_words(d.reason) == "published on the claim's day"
+    # the provider's date, before fetching, follows the same rule
+    assert check(hit(D(2020, 3, 15)), CUT).reason == "claim-day"
+    assert check(hit(D(2020, 3, 16)), CUT).reason == "after-claim-date"
+    assert check(hit(D(2020, 3, 14)), CUT).kept
+    # a page with no date of its own dated by the provider on the claim's day
+    d, _ = post_fetch_check(hit(D(2020, 3, 15)), doc(), CUT)
+    assert not d.kept and d.reason == "claim-day"
 
 
 def test_no_cutoff_keeps_everything() -> None:
@@ -123,7 +140,7 @@ def test_on_conflict_reaches_fetched_pages_through_check_config() -> None:
             cfg = check_config(on_conflict=policy, undated=undated)
             report = run(claim, parts, cfg)
             kept[policy, undated] = [d.url for d in report.documents]
-            assert report.config["temporal"] == {"on_conflict": policy}
+            assert report.config["temporal"]["on_conflict"] == policy
     assert kept == {
         ("after", "drop"): [],
         ("after", "keep"): [],

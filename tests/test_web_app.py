@@ -154,6 +154,56 @@ def test_bad_input_shows_the_form_again_with_one_line(client) -> None:
     assert client.get("/runs/999").status_code == 404
 
 
+def test_check_form_chooses_the_date_basis_and_keeps_pdfs(client) -> None:
+    html = client.get("/").text
+    assert 'name="date_basis"' in html and 'name="keep_pdf"' in html
+    built = []
+    client.app.state.runner._build = lambda options: built.append(options) or fake_parts()
+    url = check(client, date_basis="published", keep_pdf="1")
+    rec = client.app.state.history.get(int(url.rsplit("/", 1)[1]))
+    assert rec.report.config["temporal"]["date_basis"] == "published"
+    assert rec.report.config["keep_pdf"] is True and built[-1].keep_pdf is True
+    # a rerun with edited questions keeps the run's choices
+    t = token(client, url)
+    r = client.post(
+        f"{url}/questions",
+        data={"csrf_token": t, "q": ["Who built the bridge?"]},
+        follow_redirects=False,
+    )
+    rerun = r.headers["location"]
+    assert wait(client, rerun)["status"] == "done"
+    new = client.app.state.history.get(int(rerun.rsplit("/", 1)[1]))
+    assert new.report.config["temporal"]["date_basis"] == "published"
+    default = client.app.state.history.get(int(check(client).rsplit("/", 1)[1]))
+    assert default.report.config["temporal"]["date_basis"] == "modified"
+    assert default.report.config["keep_pdf"] is False
+    r = client.post(
+        "/check", data={"csrf_token": token(client), "claim": "x", "date_basis": "latest"}
+    )
+    assert r.status_code == 400 and "unknown date basis" in r.text
+
+
+def test_review_names_page_date_removals_in_words(client) -> None:
+    from dataclasses import replace
+
+    from factseek.constraints import PAGE_REMOVED
+    from factseek.types import FunnelRow
+
+    report = replace(
+        carded_report(),
+        removed={"page:modified-after-claim": 1, "claim-day": 2},
+        funnel=(
+            FunnelRow(stage="pages read", documents=3),
+            FunnelRow(stage=f"{PAGE_REMOVED}modified-after-claim", documents=1),
+        ),
+    )
+    html = client.get(stored(client, report)).text
+    assert "modified on or after the claim&#39;s day (by the page&#39;s own dates): 1" in html
+    assert "published on the claim&#39;s day: 2" in html
+    assert "removed by the page&#39;s own dates: modified on or after the claim&#39;s day" in html
+    assert "page:modified-after-claim" not in html
+
+
 def test_corrections_are_kept_with_who_and_when(client) -> None:
     url = stored(client, carded_report())
     html = client.get(url).text

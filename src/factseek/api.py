@@ -21,6 +21,7 @@ from factseek.constraints import UndatedPolicy
 from factseek.errors import ConfigError, InputError
 from factseek.pipeline import DEFAULT_CONFIG, CheckConfig, Parts, Progress, run, validate_claim
 from factseek.sanitize import lone_surrogate
+from factseek.temporal import DEFAULT_GUESSED
 from factseek.types import Claim, Report
 
 DECOMPOSERS = ("auto", "rules", "llm")
@@ -63,6 +64,7 @@ class CheckOptions:
     stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
     scale: str = "auto"
     verdict_rules: str | Path = "default"  # the rules verdict's numbers (judge.rules)
+    keep_pdf: bool = False  # the fetcher reads PDFs (pair with ``check_config(keep_pdf=True)``)
 
 
 def _choice(value: str, choices: Sequence[str], what: str) -> str:
@@ -114,6 +116,7 @@ def build_parts(opts: CheckOptions) -> Parts:
         fetcher = make_fetcher(
             allow_hosts=opts.allow_hosts,
             cache_dir=Path(opts.cache_dir) / "pages" if opts.cache_dir else None,
+            keep_pdf=opts.keep_pdf,
         )
     if recorder is not None:
         search = recorder.wrap_search(search)
@@ -299,6 +302,9 @@ def check(
     k: int = 10,
     undated: UndatedPolicy = "drop",
     on_conflict: str = "after",
+    date_basis: str = "modified",
+    guessed: str = DEFAULT_GUESSED,
+    keep_pdf: bool = False,
     exclude_sites: Sequence[str] = (),
     decomposer: str = "auto",
     summarizer: str = "auto",
@@ -334,6 +340,13 @@ def check(
         on_conflict: a fetched page whose credible dates fall on both sides of the claim's date
             is treated as after it (``"after"``, the safe side), as undated (``"undated"``: then
             ``undated`` decides) or only noted (``"flag"``); see docs/web.md.
+        date_basis: ``"modified"`` (default: a page last modified on or after the claim's day
+            is removed, ``modified-after-claim``) or ``"published"`` (the paper: the
+            publication date alone decides).
+        guessed: a guessed (low-confidence) publication date is used (``"keep"``), used and
+            noted as possible leakage (``"flag"``), or removes the page (``"drop"``).
+        keep_pdf: keep PDF results the paper's site constraint removes, and read their text
+            (needs ``pip install 'factseek[pdf]'``).
         exclude_sites: sites to exclude on top of the fact-checking sites.
         decomposer: ``auto`` (LLM when ``llm`` is set, else rules), ``rules`` or ``llm``.
         summarizer: ``auto``, ``extractive``, ``llm-zero-shot`` or ``llm-few-shot``.
@@ -378,6 +391,7 @@ def check(
         cache_dir=cache_dir,
         stance=stance,
         scale=scale,
+        keep_pdf=keep_pdf,
     )
     config = check_config(
         k=k,
@@ -386,6 +400,9 @@ def check(
         top_docs=top_docs,
         cards=cards,
         on_conflict=on_conflict,
+        date_basis=date_basis,
+        guessed=guessed,
+        keep_pdf=keep_pdf,
     )
     (report,) = check_claims([claim], options, config, progress=progress)
     return report
@@ -399,6 +416,9 @@ def check_config(
     top_docs: int | None = None,
     cards: int | None = None,
     on_conflict: str = "after",
+    date_basis: str = "modified",
+    guessed: str = DEFAULT_GUESSED,
+    keep_pdf: bool = False,
 ) -> CheckConfig:
     """The pipeline settings, validated (``ConfigError`` names the bad value).
 
@@ -407,7 +427,7 @@ def check_config(
     many cards each question shows."""
     from dataclasses import replace
 
-    from factseek.temporal import CONFLICT_POLICIES, TemporalConfig
+    from factseek.temporal import CONFLICT_POLICIES, DATE_BASES, GUESS_POLICIES, TemporalConfig
 
     if undated not in ("drop", "keep"):
         raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")
@@ -415,13 +435,26 @@ def check_config(
         raise ConfigError(
             f"unknown date-conflict policy {on_conflict!r}; choose one of: {', '.join(CONFLICT_POLICIES)}"
         )
+    if date_basis not in DATE_BASES:
+        raise ConfigError(
+            f"unknown date basis {date_basis!r}; choose one of: {', '.join(DATE_BASES)}"
+        )
+    if guessed not in GUESS_POLICIES:
+        raise ConfigError(
+            f"unknown guessed-date policy {guessed!r}; choose one of: {', '.join(GUESS_POLICIES)}"
+        )
     if k < 1:
         raise ConfigError("k must be at least 1")
     config = CheckConfig(
         k=k,
         undated=undated,  # type: ignore[arg-type]
         exclude_sites=tuple(exclude_sites),
-        temporal=TemporalConfig(on_conflict=on_conflict),  # type: ignore[arg-type]
+        temporal=TemporalConfig(
+            on_conflict=on_conflict,  # type: ignore[arg-type]
+            date_basis=date_basis,  # type: ignore[arg-type]
+            guessed=guessed,  # type: ignore[arg-type]
+        ),
+        keep_pdf=keep_pdf,
     )
     if top_docs is not None:
         config = replace(

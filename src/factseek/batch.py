@@ -31,6 +31,7 @@ from factseek.pipeline import CheckConfig, Parts, run
 from factseek.redact import redact_text
 from factseek.report import write_report
 from factseek.sanitize import clean_text, safe_name
+from factseek.temporal import DEFAULT_GUESSED
 from factseek.types import Claim
 
 
@@ -124,6 +125,9 @@ def run_batch(
     top_docs: int | None = None,
     cards: int | None = None,
     on_conflict: str = "after",
+    date_basis: str = "modified",
+    guessed: str = DEFAULT_GUESSED,
+    keep_pdf: bool = False,
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
     report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
@@ -138,6 +142,9 @@ def run_batch(
         top_docs=top_docs,
         cards=cards,
         on_conflict=on_conflict,
+        date_basis=date_basis,
+        guessed=guessed,
+        keep_pdf=keep_pdf,
     )
     result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
     finish_batch(out, formats, gold_labels(claims_path))

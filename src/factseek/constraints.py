@@ -1,7 +1,12 @@
 """The paper's two search constraints, as data and as one pure check per hit.
 
-* Temporal: a page counts only if published strictly before the claim date. Undated pages follow
-  an explicit policy (``undated="drop"`` by default, or ``"keep"``) and are counted either way.
+* Temporal: a page counts only if published strictly before the claim's day. A page dated after
+  it is removed (``"after-claim-date"``); a page dated *on* it is removed too, with its own reason
+  (``"claim-day"``): pages carry a day, not a time, so a same-day page may have come after the
+  claim, and it is often the report of the claim itself (the paper's "published before the
+  claim", read on the safe side). Undated pages follow an explicit policy (``undated="drop"`` by
+  default, or ``"keep"``) and are counted either way. After fetching, ``factseek.temporal``
+  applies the same rule to the page's own dates, and its last modification (the date basis).
 * Site: no fact-checking sites (the paper's list), no URL containing "fact-check"/"factcheck",
   no PDFs and no video sites; users extend the lists.
 * Web-archive copies (``web.archive.org/web/TIMESTAMP/URL``): the site constraint judges the
@@ -138,7 +143,9 @@ def date_reason(published: _dt.date | None, c: Constraints) -> str | None:
         return None
     if published is None:
         return "undated" if c.undated == "drop" else None
-    if published >= c.before:
+    if published == c.before:
+        return "claim-day"
+    if published > c.before:
         return "after-claim-date"
     return None
 
@@ -165,6 +172,10 @@ def check(hit: Hit, c: Constraints, *, native: bool = False) -> ConstraintDecisi
     return ConstraintDecision(
         url=hit.url, kept=reason is None, reason=reason or "ok", native=native
     )
+
+
+#: The report funnel's stage for pages a check of their own dates removed, then the reason code.
+PAGE_REMOVED = "removed by the page's own dates: "
 
 
 def removed_counts(decisions: Iterable[ConstraintDecision]) -> dict[str, int]:

@@ -12,8 +12,11 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
    ``PUBLISHED_META``, for the others the first in evidence order.
 2. **Weights.** ``WEIGHTS``: the page's structured data (``json-ld``, ``meta``, ``microdata``)
    and its URL weigh 1; a date printed in the visible text 0.75; htmldate's estimate 0.5 (it
-   often re-reads the same tags, or guesses from the body); any other source 1. A reading whose
-   day and month could not be told apart (rule text starting ``"ambiguous"``) weighs 0.25.
+   often re-reads the same tags); any other source 1. Weaker: a date printed outside the
+   article (found by the page-wide scan: often a sidebar's) 0.4, htmldate's heuristic search
+   alone (``HEURISTIC_SOURCE``: a date in the running text, a copyright year) 0.25, and a
+   reading whose day and month could not be told apart (rule text starting ``"ambiguous"``)
+   0.25.
 3. **Bound.** A vote later than the archive snapshot's day cannot be the publication date (the
    page existed by then) and is set aside.
 4. **Agreement.** The day with the largest total weight is the date: sources that agree outvote
@@ -23,6 +26,25 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
 6. **Upper bound.** No vote at all: the earliest modification or snapshot day. A page is not
    published after it was modified or archived, so this is safe for a before-the-claim filter.
 7. Otherwise no date (None).
+
+``choose_modified(evidence, published) -> DateChoice`` is the page's last modification, when the
+page states one:
+
+M1. Candidates are the modification dates the page states itself (``STATED_MODIFICATION``:
+    JSON-LD ``dateModified``, the modification meta tags, an "Updated ..." line). The HTTP
+    ``Last-Modified`` header is not one: dynamic sites send the time of the response.
+M2. Ignored, and named in the rule: a date before ``EARLIEST_MODIFIED`` (1995) or in the future
+    (``absurd``: strings that read as a calendar day out of range), and a date earlier than the
+    publication date.
+M3. The latest remaining date; for a filter that keeps pages from before a claim, a later
+    change is the safe reading.
+M4. None when nothing remains.
+
+``confidence(evidence, choice)`` is ``"low"`` for a publication date that is only a guess: every
+vote for the chosen day is htmldate's heuristic search (``HEURISTIC_SOURCE``: found by its
+extensive search only, not in the page's markup) or a date printed outside the article (the
+page-wide scan, rule text ``OUTSIDE_ARTICLE``); ``""`` otherwise. ``factseek.temporal`` applies
+the ``--guessed`` policy to such dates.
 
 ``credible(evidence)`` lists the votes that count when a temporal constraint asks whether the
 page's sources *disagree across the claim's cut-off*: the votes of weight at least 0.75 that
@@ -76,24 +98,37 @@ MODIFICATION_SOURCES: frozenset[str] = frozenset(
         "json-ld:dateModified",
         "last-modified",
         "text:updated",
+        "pdf:modified",
         *(f"meta:{m}" for m in MODIFIED_META),
     }
 )
 ARCHIVE_SOURCE = "archive"  # a web-archive snapshot: the page existed by then
 #: Sources that bound the publication date from above instead of giving it.
 BOUND_SOURCES: frozenset[str] = MODIFICATION_SOURCES | {ARCHIVE_SOURCE}
+#: Modification sources the page states itself (rule M1): not the HTTP header.
+STATED_MODIFICATION: frozenset[str] = MODIFICATION_SOURCES - {"last-modified"}
+#: A modification date before this is absurd for a web page (rule M2).
+EARLIEST_MODIFIED = _dt.date(1995, 1, 1)
+#: htmldate's date when only its extensive (heuristic) search found one: a guess.
+HEURISTIC_SOURCE = "htmldate:heuristic"
+#: Rule text of a visible-text date found by the page-wide scan, outside the article.
+OUTSIDE_ARTICLE = "printed outside the article"
+LOW_CONFIDENCE = "low"
 #: Vote weight per family (rule 2); families not listed weigh ``DEFAULT_WEIGHT``.
 WEIGHTS: dict[str, float] = {
     "json-ld": 1.0,
     "meta": 1.0,
     "microdata": 1.0,
     "url": 1.0,
+    "pdf": 1.0,  # a PDF's /CreationDate (factseek.pdftext)
     "text": 0.75,
     "htmldate": 0.5,
 }
 DEFAULT_WEIGHT = 1.0
 AMBIGUOUS = "ambiguous"  # rule text prefix of a reading whose day/month order is unknown
 AMBIGUOUS_WEIGHT = 0.25
+OUTSIDE_WEIGHT = 0.4  # a date printed outside the article: less than htmldate's markup search
+HEURISTIC_WEIGHT = 0.25  # htmldate's heuristic search alone: the weakest vote
 CREDIBLE_WEIGHT = 0.75
 
 
@@ -135,7 +170,10 @@ def _in_family_rank(e: DateEvidence) -> int:
 def _weight(e: DateEvidence) -> float:
     if e.rule.startswith(AMBIGUOUS):
         return AMBIGUOUS_WEIGHT
-    return WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
+    if e.source == HEURISTIC_SOURCE:
+        return HEURISTIC_WEIGHT
+    weight = WEIGHTS.get(family(e.source), DEFAULT_WEIGHT)
+    return min(weight, OUTSIDE_WEIGHT) if OUTSIDE_ARTICLE in e.rule else weight
 
 
 def archive_bound(evidence: Iterable[DateEvidence]) -> _dt.date | None:
@@ -231,3 +269,61 @@ def could_change(evidence: Iterable[DateEvidence], weight: float) -> bool:
 def choose_published(evidence: Iterable[DateEvidence]) -> _dt.date | None:
     """The chosen publication date alone (``choose(evidence).date``)."""
     return choose(evidence).date
+
+
+def choose_modified(
+    evidence: Iterable[DateEvidence],
+    published: _dt.date | None,
+    *,
+    absurd: Iterable[tuple[str, str, _dt.date]] = (),
+) -> DateChoice:
+    """The page's last stated modification by rules M1-M4 of the module docstring.
+
+    ``absurd`` lists ``(source, raw, day)`` for modification strings that read as a calendar day
+    outside the range a page date may have (they are not evidence); the rule names them.
+    """
+    ignored = [f"{src} {day.isoformat()} is {_absurd_why(day)}" for src, _, day in absurd]
+    kept: list[DateEvidence] = []
+    for e in evidence:
+        if e.source not in STATED_MODIFICATION:
+            continue
+        if e.date < EARLIEST_MODIFIED:
+            ignored.append(f"{e.source} {e.date.isoformat()} is before {EARLIEST_MODIFIED.year}")
+        elif published is not None and e.date < published:
+            ignored.append(
+                f"{e.source} {e.date.isoformat()} is earlier than the publication date "
+                f"{published.isoformat()}"
+            )
+        else:
+            kept.append(e)
+    aside = f"ignored: {'; '.join(ignored)}" if ignored else ""
+    if not kept:
+        return DateChoice(date=None, rule=aside)
+    day = max(e.date for e in kept)
+    latest = [e for e in kept if e.date == day]
+    rule = (
+        f"only stated modification: {latest[0].source}"
+        if len(kept) == 1
+        else f"the latest stated modification: {', '.join(e.source for e in latest)}"
+        + "".join(f"; {e.source} {e.date.isoformat()}" for e in kept if e.date != day)
+    )
+    return DateChoice(date=day, source=latest[0].source, rule=f"{rule}; {aside}" if aside else rule)
+
+
+def _absurd_why(day: _dt.date) -> str:
+    return f"before {EARLIEST_MODIFIED.year}" if day < EARLIEST_MODIFIED else "in the future"
+
+
+def is_guess(e: DateEvidence) -> bool:
+    """True for a date that is only a guess: htmldate's heuristic search, or a date printed
+    outside the article."""
+    return e.source == HEURISTIC_SOURCE or OUTSIDE_ARTICLE in e.rule
+
+
+def confidence(evidence: Iterable[DateEvidence], choice: DateChoice) -> str:
+    """``"low"`` when every vote for the chosen day is a guess (``is_guess``), else ``""``."""
+    if choice.date is None:
+        return ""
+    kept, _ = votes(evidence)
+    backing = [v.evidence for v in kept if v.date == choice.date]
+    return LOW_CONFIDENCE if backing and all(is_guess(e) for e in backing) else ""

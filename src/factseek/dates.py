@@ -92,7 +92,7 @@ _FORMS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 _TIME = re.compile(
     r"^[\s,T]*(?:at\s+|um\s+|à\s+|a\s+las\s+|alle\s+|-\s*|\|\s*)?"
-    r"(\d{1,2})[:h.](\d{2})(?::(\d{2}))?(?:[.,]\d{1,9})?\s*"
+    r"(\d{1,2})[:h.](\d{2})(?::(\d{1,2}))?(?:[.,]\d{1,9})?\s*"
     r"(?:([AaPp])\.?\s?[Mm]\.?)?\s*(?:Uhr\s*)?"
     r"(Z(?![a-z])|[+-]\d{2}(?::?\d{2})?(?!\d)|(?:UTC|GMT)(?:[+-]\d{1,2}(?::?\d{2})?)?|[A-Z]{2,5}(?![A-Za-z]))?"
 )
@@ -130,7 +130,12 @@ def _valid(year: int, month: int, day: int, today: _dt.date) -> _dt.date | None:
         d = _dt.date(year, month, day)
     except ValueError:
         return None
+    if today == _UNBOUNDED:  # ``out_of_range``: any calendar day
+        return d
     return d if EARLIEST_DATE <= d <= today + _dt.timedelta(days=1) else None
+
+
+_UNBOUNDED = _dt.date(9000, 1, 1)  # a ``today`` that turns the range check off (``out_of_range``)
 
 
 def _offset(token: str | None) -> _dt.timedelta | None:
@@ -235,6 +240,17 @@ def _numeric(
     if dmy:
         return Reading(date=dmy, order="dmy", **common)
     return None
+
+
+def out_of_range(value: str, *, today: _dt.date | None = None) -> _dt.date | None:
+    """The day a date string gives when it is a real calendar day outside the range every page
+    date must lie in (before ``EARLIEST_DATE`` or after tomorrow); None otherwise (in range, or no
+    date at all). Lets a caller say *why* a stated date was ignored."""
+    s = value.strip()[:MAX_CHARS]
+    if not s or not _DIGIT.search(s) or read_date(s, today=today) is not None:
+        return None
+    r = _read(s, None, _UNBOUNDED)
+    return r.date if r is not None else None
 
 
 def parse_date(value: str, *, today: _dt.date | None = None) -> _dt.date | None:

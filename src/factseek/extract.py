@@ -11,14 +11,16 @@ The page is parsed once, bytes-first: the body is decoded (BOM, ``Content-Type``
 declaration, ``<meta charset>``, UTF-8, detection), an XML declaration or doctype is dropped, and
 lxml parses the UTF-8 bytes with the encoding stated; XHTML, odd encodings and fragments parse.
 The same tree feeds trafilatura (text), its readers of meta tags and JSON-LD (title, author,
-site name, description) and every date source; htmldate (extensive search) runs on a copy only
-when its vote could change the chosen date. If lxml still fails, the text extractors run on the
+site name, description) and every date source; htmldate runs on a copy only when its vote
+could change the chosen date (its markup search, then its heuristic search if that found nothing). If lxml still fails, the text extractors run on the
 string and ``Document.meta["date_warning"]`` says which date sources were lost.
 
 Dates: every date the page states is a ``DateEvidence(source, date, raw, rule)`` (sources,
 time zones and day/month order: ``factseek.pagedates``); ``Document.published`` is chosen by the
 policy in ``factseek.datepolicy`` (agreement first; ties to the later date; upper bounds when
-nothing else), with ``Document.meta["date_source"]`` and ``["date_rule"]`` saying why. For an
+nothing else), with ``Document.meta["date_source"]`` and ``["date_rule"]`` saying why, and
+``["date_confidence"] == "low"`` when it is only a guess; ``Document.modified`` is the last
+modification the page states (``["modified_source"]``, ``["modified_rule"]``). For an
 archive copy (``web.archive.org/web/TIMESTAMP/URL``) the URL date and the domain are the archived
 page's, and the snapshot is an upper bound.
 
@@ -40,6 +42,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from factseek.datepolicy import (
+    HEURISTIC_SOURCE,
     MODIFICATION_SOURCES,
     MODIFIED_META,
     PUBLISHED_META,
@@ -47,7 +50,8 @@ from factseek.datepolicy import (
 )
 from factseek.dates import EARLIEST_DATE, parse_date, url_date
 from factseek.errors import ExtractionError
-from factseek.pagedates import page_dates
+from factseek.pagedates import PageDates, page_dates
+from factseek.pagesources import Found
 from factseek.textlen import text_units
 from factseek.types import Document
 from factseek.webarchive import original_url
@@ -214,16 +218,23 @@ def _metadata(tree: Any) -> dict[str, str]:
     return out
 
 
-def _htmldate(page: Any, url: str) -> str | None:
-    """htmldate's estimate (extensive search) on a copy of the tree, or on the HTML string."""
+def _htmldate(page: Any, url: str) -> Found | None:
+    """htmldate's estimate on a copy of the tree (or on the HTML string): its markup search
+    first (source ``htmldate``), its extensive heuristic search only when that found nothing
+    (source ``htmldate:heuristic``, a guess: ``datepolicy.confidence``)."""
     import htmldate
 
-    try:
-        page = copy.deepcopy(page) if not isinstance(page, str) else page
-        value = htmldate.find_date(page, extensive_search=True, original_date=True, url=url)
-    except Exception:  # htmldate has no error hierarchy of its own; a failure means "no date"
-        return None
-    return str(value) if value else None
+    for extensive, source in ((False, "htmldate"), (True, HEURISTIC_SOURCE)):
+        try:
+            tree = copy.deepcopy(page) if not isinstance(page, str) else page
+            value = htmldate.find_date(
+                tree, extensive_search=extensive, original_date=True, url=url
+            )
+        except Exception:  # htmldate has no error hierarchy of its own; a failure means "no date"
+            return None
+        if value:
+            return Found(source, str(value))
+    return None
 
 
 def _header(headers: Mapping[str, str] | None, name: str) -> str | None:
@@ -347,7 +358,7 @@ def extract_html(
     info["extractor"] = extractor
     if truncated:
         info["truncated"] = truncated
-    info.update(_date_meta(dates.choice.source, dates.choice.rule))
+    info.update(date_meta(dates))
     if parse_error:
         info["date_warning"] = (
             f"the HTML could not be parsed ({parse_error}): JSON-LD, meta, microdata and "
@@ -358,18 +369,28 @@ def extract_html(
         text=text,
         title=title[: config.max_title_chars],
         published=dates.choice.date,
-        domain=_domain(url),
+        domain=page_domain(url),
         date_evidence=dates.evidence,
         meta=info,
+        modified=dates.modified.date,
     )
 
 
-def _date_meta(source: str, rule: str) -> dict[str, str]:
-    return (
-        {"date_source": source, "date_rule": rule[: DEFAULT_EXTRACT.max_meta_chars]}
-        if source
-        else {}
-    )
+def date_meta(dates: PageDates) -> dict[str, str]:
+    """``date_source``/``date_rule`` (the publication date), ``date_confidence`` ("low" for a
+    guess), ``modified_source``/``modified_rule`` (the last stated modification, or why a stated
+    one was ignored)."""
+    cut = DEFAULT_EXTRACT.max_meta_chars
+    out: dict[str, str] = {}
+    if dates.choice.source:
+        out.update(date_source=dates.choice.source, date_rule=dates.choice.rule[:cut])
+    if dates.confidence:
+        out["date_confidence"] = dates.confidence
+    if dates.modified.source:
+        out["modified_source"] = dates.modified.source
+    if dates.modified.rule:
+        out["modified_rule"] = dates.modified.rule[:cut]
+    return out
 
 
 def extract_text(
@@ -390,13 +411,14 @@ def extract_text(
         text=body,
         title=first,
         published=dates.choice.date,
-        domain=_domain(url),
+        domain=page_domain(url),
         date_evidence=dates.evidence,
-        meta={"extractor": "text", **_date_meta(dates.choice.source, dates.choice.rule)},
+        meta={"extractor": "text", **date_meta(dates)},
+        modified=dates.modified.date,
     )
 
 
-def _domain(url: str) -> str:
+def page_domain(url: str) -> str:
     """The page's host without ``www.`` (the archived page's host for an archive copy)."""
     host = (urlsplit(original_url(url)).hostname or "").lower()
     return host[4:] if host.startswith("www.") else host

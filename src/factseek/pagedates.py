@@ -18,11 +18,14 @@ source                     where it comes from
                            related-story, comment or masthead blocks; failing those in the
                            article, a short line right after the headline, then the rest of
                            the page; "Updated ..." dates are ``text:updated`` (an upper bound)
-``htmldate``               htmldate's estimate (extensive search), asked for only when it
-                           could change the choice
+``htmldate``,              htmldate's estimate, asked for only when it could change the
+``htmldate:heuristic``     choice: its markup search, else its extensive heuristic search
+                           (running text, copyright years: a guess)
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
 ``last-modified``          the HTTP header (an upper bound)
 ``archive``                a web-archive snapshot's timestamp (an upper bound)
+``pdf:created``,           a PDF's ``/CreationDate`` and ``/ModDate`` (``factseek.pdftext``;
+``pdf:modified``           the second a modification)
 =========================  ==================================================================
 
 Time zones (``DateEvidence.date`` is always the day in the page's own zone; ``raw`` keeps the string):
@@ -61,8 +64,8 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -70,20 +73,25 @@ from factseek.datepolicy import (
     AMBIGUOUS,
     ARCHIVE_SOURCE,
     BOUND_SOURCES,
+    MODIFICATION_SOURCES,
+    OUTSIDE_ARTICLE,
     WEIGHTS,
     DateChoice,
     choose,
+    choose_modified,
+    confidence,
     could_change,
 )
 from factseek.dates import (
     DayOrder,
     Reading,
     local_day,
+    out_of_range,
     reachable_days,
     read_date,
     url_date,
 )
-from factseek.pagesources import Found, language, structured, visible
+from factseek.pagesources import Found, language, printed_outside, structured, visible
 from factseek.types import DateEvidence
 from factseek.webarchive import snapshot
 
@@ -112,11 +120,15 @@ _NUMERIC_ANY = re.compile(
 
 @dataclass(frozen=True, kw_only=True)
 class PageDates:
-    """A page's date evidence and the publication date chosen from it."""
+    """A page's date evidence, the publication date chosen from it, its last stated
+    modification (``datepolicy.choose_modified``) and the publication date's confidence
+    (``"low"`` for a guess, ``datepolicy.confidence``)."""
 
     evidence: tuple[DateEvidence, ...]
     choice: DateChoice
     offset: _dt.timedelta | None = None  # the page's own UTC offset, when its dates give one
+    modified: DateChoice = field(default_factory=lambda: DateChoice(date=None))
+    confidence: str = ""
 
 
 # ----------------------------------------------------------------------------- resolving
@@ -264,19 +276,21 @@ def page_dates(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
-    estimate: Callable[[], str | None] | None = None,
+    estimate: Callable[[], Found | None] | None = None,
     today: _dt.date | None = None,
+    extra: Sequence[Found] = (),
 ) -> PageDates:
     """Every date the page states, as ``DateEvidence``, and the chosen publication date.
 
-    Sources are read cheapest first, and a costlier one only when it could matter:
+    Sources:
 
     1. structured data (JSON-LD, meta tags, microdata), the URL, the HTTP header, the archive;
-    2. visible text, when its vote could change the choice (``datepolicy.could_change`` with
-       its weight plus htmldate's) or a UTC time has no page offset to be read at (rule T3
-       needs the page's own days);
-    3. ``estimate()``, htmldate's estimate (source ``htmldate``), when its vote could change
-       the choice.
+    2. visible text, always: its "Updated ..." line can be the page's last modification even
+       when structured data settles the publication date (about 4% of extraction time on real
+       news pages);
+    3. ``estimate()``, htmldate's estimate (``Found("htmldate", ...)`` when its markup search
+       found it, ``Found("htmldate:heuristic", ...)`` when only its extensive search did), when
+       its vote could change the choice.
     """
     today = today or _dt.date.today()
     hdrs = {k.lower(): v for k, v in (headers or {}).items()}
@@ -285,6 +299,7 @@ def page_dates(
     found: list[Found] = []
     if tree is not None:
         found += structured(tree)
+    found += extra  # dates found elsewhere (a PDF's document information)
     d = url_date(page_url, today=today)
     if d is not None:
         found.append(Found("url", d.isoformat()))
@@ -294,29 +309,39 @@ def page_dates(
         found.append(Found(ARCHIVE_SOURCE, snap.taken.strftime("%Y-%m-%dT%H:%M:%SZ")))
     page = _Page(tree=tree, headers=hdrs, url=page_url, archived=snap is not None, today=today)
 
-    evidence, settled, offset = _resolve(found, page)
-    lone_utc = any(r.is_utc for _, r, _ in settled) and offset is None
-    if tree is not None and (lone_utc or could_change(evidence, VISIBLE_AND_ESTIMATE)):
+    if tree is not None:
         found += visible(tree)
-        evidence, settled, offset = _resolve(found, page)
+    evidence, settled, offset = _resolve(found, page)
     if estimate is not None and could_change(evidence, WEIGHTS["htmldate"]):
-        value = estimate()
-        r = read_date(value, today=today) if value else None
-        if r is not None:
+        guess = estimate()
+        value = guess.raw if guess is not None else ""
+        r = read_date(value, today=today) if guess is not None else None
+        if guess is not None and r is not None:
             # both readings of a date whose order stayed unknown: htmldate picking either one
             # is that same string read with htmldate's own guess, not a second source
             unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
-            rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
+            rule = ""
+            if r.date in unsure:
+                rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
+            elif tree is not None and printed_outside(tree, r.date):
+                rule = f"{OUTSIDE_ARTICLE} (a sidebar's, footer's or related story's date)"
             evidence.append(
-                DateEvidence(
-                    source="htmldate", date=r.date, raw=value, rule=rule if r.date in unsure else ""
-                )
+                DateEvidence(source=guess.source, date=r.date, raw=value[:200], rule=rule)
             )
     ev = tuple(evidence)
-    return PageDates(evidence=ev, choice=choose(ev), offset=offset)
-
-
-VISIBLE_AND_ESTIMATE = WEIGHTS["text"] + WEIGHTS["htmldate"]
+    choice = choose(ev)
+    absurd = [
+        (f.source, f.raw[:200], day)
+        for f in found
+        if f.source in MODIFICATION_SOURCES and (day := out_of_range(f.raw, today=today))
+    ]
+    return PageDates(
+        evidence=ev,
+        choice=choice,
+        offset=offset,
+        modified=choose_modified(ev, choice.date, absurd=absurd),
+        confidence=confidence(ev, choice),
+    )
 
 
 @dataclass(frozen=True)
@@ -351,5 +376,7 @@ def _resolve(
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
             rule = rule or ("archived page's URL" if page.archived else "")
+        if f.outside:
+            rule = "; ".join(x for x in (f"{OUTSIDE_ARTICLE} (page-wide scan)", rule) if x)
         evidence.append(DateEvidence(source=f.source, date=day, raw=f.raw[:200], rule=rule))
     return evidence, settled, offset

@@ -12,6 +12,8 @@ day/month order.
   first in the page's ``<article>``/``<main>``, then a short line right after the headline,
   then anywhere; never inside navigation, asides, footers, related-story, comment, masthead or
   similar blocks (``NOT_MAIN``).
+* ``printed_outside(tree, day)``: whether a day is printed only outside the main content (a
+  sidebar's or a comment's date that htmldate's markup search picked up: a guess).
 * ``language(tree, headers)``: the page's declared language, for day/month order.
 """
 
@@ -53,10 +55,12 @@ _DIGIT = re.compile(r"\d")
 
 @dataclass(frozen=True)
 class Found:
-    """A source name and the date string it gave, as written."""
+    """A source name and the date string it gave, as written; ``outside`` marks a printed date
+    found by the page-wide scan, outside the article and the lines under its headline."""
 
     source: str
     raw: str
+    outside: bool = False
 
 
 def structured(tree: Any) -> list[Found]:
@@ -141,8 +145,12 @@ def _text(el: Any, limit: int = 300) -> str:
 
 def _outside_main(el: Any) -> bool:
     for a in (el, *el.iterancestors()):
+        if a.tag in ("body", "html"):
+            break  # page-wide classes ("nav-no-loaded", "has-sidebar") mark no block
         if a.tag in NOT_MAIN_TAGS:
             return True
+        if "Blog" in (a.get("class") or "").split():
+            break  # Blogger's post widget ("widget Blog") holds the article itself
         marks = f"{a.get('class') or ''} {a.get('id') or ''}"
         if a is not el and marks.strip() and NOT_MAIN.search(marks):
             return True
@@ -207,8 +215,27 @@ def visible(tree: Any) -> list[Found]:
         mine = [c for c in candidates if c[1] == kind]
         pick = next((c for c in mine if c[0]), mine[0] if mine else None)
         if pick is not None:
-            out.append(Found(kind, pick[2]))
+            out.append(Found(kind, pick[2], outside=not pick[0]))
     return out
+
+
+def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> bool:
+    """True when ``day`` is printed in a ``<time>`` or date/byline element only outside the main
+    content (navigation, asides, footers, related-story and similar blocks: ``NOT_MAIN``): a
+    date htmldate's markup search found there is a sidebar's, not the page's."""
+    outside = False
+    for el in itertools.islice(_marked(tree), limit):
+        text = _text(el)
+        raw = (el.get("datetime") or text) if el.tag == "time" else text
+        if not raw or not _DIGIT.search(raw):
+            continue
+        r = read_date(raw)
+        if r is None or day not in (r.date, r.other):
+            continue
+        if not _outside_main(el):
+            return False
+        outside = True
+    return outside
 
 
 def _dated(el: Any) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from factseek import __version__
-from factseek.constraints import Constraints, UndatedPolicy, removed_counts
+from factseek.constraints import PAGE_REMOVED, Constraints, UndatedPolicy, removed_counts
 from factseek.decompose import Decomposer, dedup
 from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
@@ -90,7 +90,8 @@ class CheckConfig:
     max_questions: int = 12  # bound on queries sent per claim (claim + subquestions)
     search_threads: int = 4  # concurrent queries for web backends
     evidence: EvidenceConfig = DEFAULT_EVIDENCE  # evidence cards per question (stance-ranked)
-    temporal: TemporalConfig = DEFAULT_TEMPORAL  # fetched pages whose dates straddle the cut-off
+    temporal: TemporalConfig = DEFAULT_TEMPORAL  # page dates: conflicts, date basis, guesses
+    keep_pdf: bool = False  # keep PDF results the paper's site constraint removes
 
 
 DEFAULT_CONFIG = CheckConfig()
@@ -220,15 +221,25 @@ def _documents(
     """Documents for kept hits: from the store when it holds them, else fetched and re-checked."""
     if not hits:
         return [], [], []
+    from factseek.temporal import post_fetch_check, stored_check
+
     documents_of = getattr(parts.search, "documents", None)
     if callable(documents_of):
-        return list(documents_of(hits)), [], []  # the store applied the constraints in its index
+        # the store applied the constraints to publication dates in its index; the date basis
+        # and the guessed policy need the documents themselves
+        stored = list(documents_of(hits))
+        if c.before is None or not any(
+            d.modified is not None or d.meta.get("date_confidence") for d in stored
+        ):
+            return stored, [], []
+        checked = [(d, *stored_check(d, c, config=temporal)) for d in stored]
+        for _, _, flags in checked:
+            notes.extend(flags)
+        return [d for d, dec, _ in checked if dec.kept], [], [dec for _, dec, _ in checked]
     if parts.fetcher is None:
         raise InputError(
             f"search backend {parts.search.name!r} returns URLs only and no fetcher is configured"
         )
-    from factseek.temporal import post_fetch_check
-
     docs, failures = parts.fetcher.fetch([h.url for h in hits])
     by_url = {h.url: h for h in hits}
     kept: list[Document] = []
@@ -397,9 +408,9 @@ def run(
     claim = validate_claim(claim)
     clock = _Clock(progress)
     notes: list[str] = list(parts.notes)
-    constraints = Constraints(before=claim.date, undated=config.undated).with_sites(
-        *config.exclude_sites
-    )
+    constraints = Constraints(
+        before=claim.date, undated=config.undated, exclude_pdf=not config.keep_pdf
+    ).with_sites(*config.exclude_sites)
     if claim.date is None:
         notes.append(
             "the claim has no date: the temporal constraint is off, later pages may leak the answer"
@@ -459,9 +470,19 @@ def run(
         removed["undated-kept (not removed)"] = undated_kept
     all_hits = [h for r in results for h in r.hits]
     kept_docs = {p.url for p in passages}
+    read: tuple[FunnelRow, ...] = ()
+    if page_decisions:  # pages whose own dates were checked after reading them
+        read = (
+            FunnelRow(stage="pages read", documents=len(page_decisions)),
+            *(
+                FunnelRow(stage=f"{PAGE_REMOVED}{reason}", documents=n)
+                for reason, n in page_removed.items()
+            ),
+        )
     funnel = (
         FunnelRow(stage="search hits", hits=len(all_hits)),
         FunnelRow(stage="after constraints (unique URLs)", hits=len(hits)),
+        *read,
         FunnelRow(
             stage="documents", documents=len(documents), words=_words([d.text for d in documents])
         ),

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from factseek.constraints import PAGE_REMOVED
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
 from factseek.ratings import value_tone
@@ -84,7 +85,10 @@ def render_json(report: Report) -> str:
 
 #: What a constraint decision's reason code means, in words for the readable formats.
 REASON_WORDS = {
-    "after-claim-date": "published after the claim",
+    "after-claim-date": "published after the claim's day",
+    "claim-day": "published on the claim's day",
+    "modified-after-claim": "modified on or after the claim's day",
+    "guessed-date": "publication date only guessed",
     "undated": "no publication date",
     "date-conflict": "conflicting publication dates",
     "excluded-site": "excluded site",
@@ -102,10 +106,21 @@ def reason_words(reason: str) -> str:
     """A reason code in plain words: ``"excluded-site:snopes.com"`` -> ``"excluded site
     (snopes.com)"``; an unknown code is returned as it is."""
     code, _, detail = reason.partition(":")
+    if code == "page" and detail:  # removed after fetching, by the page's own dates
+        return f"{reason_words(detail)} (by the page's own dates)"
     words = REASON_WORDS.get(code, code)
     if not detail:
         return words
     return f'URL contains "{detail}"' if code == "excluded-marker" else f"{words} ({detail})"
+
+
+def stage_words(stage: str) -> str:
+    """A funnel stage in plain words (a page-date removal names its reason in words)."""
+    if stage.startswith(PAGE_REMOVED):
+        return PAGE_REMOVED + REASON_WORDS.get(
+            stage[len(PAGE_REMOVED) :], stage[len(PAGE_REMOVED) :]
+        )
+    return stage
 
 
 def filter_words(native: Sequence[str], emulated: Sequence[str]) -> str:
@@ -331,7 +346,7 @@ def render_markdown(report: Report) -> str:
     out.append("## Information funnel\n")
     out.append("| stage | hits | documents | words |\n|---|---|---|---|")
     for f in report.funnel:
-        out.append(f"| {f.stage} | {_n(f.hits)} | {_n(f.documents)} | {_n(f.words)} |")
+        out.append(f"| {stage_words(f.stage)} | {_n(f.hits)} | {_n(f.documents)} | {_n(f.words)} |")
     out.append("")
     if report.failures:
         out.append("## Pages that could not be used\n")
@@ -355,6 +370,13 @@ def _page_date(doc: Document) -> tuple[str, str, str, list[str]]:
         source, rule = doc.date_evidence[0].source, "the only date recorded for it"
     source = f"from {source}" if source else ""
     rule = rule or ("no date on the page" if not doc.published else "not recorded")
+    if doc.meta.get("date_confidence") == "low":
+        rule += "; low-confidence: only a guess"
+    mod = doc.meta.get("modified_rule", "")
+    if doc.modified is not None:
+        rule += f"; last modified {doc.modified.isoformat()}" + (f" ({mod})" if mod else "")
+    elif mod:
+        rule += f"; no modification date ({mod})"
     ev = [
         f"{e.source}: {e.date.isoformat()}"
         + (f" from “{_clip(e.raw, 80)}”" if e.raw and e.raw != e.date.isoformat() else "")
@@ -673,7 +695,7 @@ def render_html(report: Report) -> str:
     for f in report.funnel:
         width = int(300 * (f.words or 0) / top)
         add(
-            f"<tr><td>{_e(f.stage)}</td><td>{_n(f.hits)}</td><td>{_n(f.documents)}</td><td>{_n(f.words)}</td>"
+            f"<tr><td>{_e(stage_words(f.stage))}</td><td>{_n(f.hits)}</td><td>{_n(f.documents)}</td><td>{_n(f.words)}</td>"
             f"<td><span class='bar' style='width:{width}px'></span></td></tr>"
         )
     add("</table>")

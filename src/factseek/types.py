@@ -88,7 +88,7 @@ class ConstraintDecision:
 
     url: str
     kept: bool
-    reason: str  # "ok", "after-claim-date", "undated", "excluded-site:fullfact.org", "pdf", "video", ...
+    reason: str  # "ok", "after-claim-date", "claim-day", "modified-after-claim", "undated", "excluded-site:fullfact.org", "pdf", ...
     native: bool = False  # True when the backend applied this filter itself
 
 
@@ -96,7 +96,7 @@ class ConstraintDecision:
 class DateEvidence:
     """One source's opinion of a page's publication date."""
 
-    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "text", "last-modified", "archive"
+    source: str  # "store", "provider", "htmldate", "meta:article:published_time", "json-ld", "url", "text", "text:updated", "last-modified", "archive", "pdf:created", ...
     date: _dt.date  # the calendar day in the page's own time zone
     raw: str = ""  # the string as the page gave it (time and offset included)
     rule: str = ""  # how the string was read ("UTC time read at the page's offset +02:00", ...)
@@ -104,7 +104,11 @@ class DateEvidence:
 
 @dataclass(frozen=True, kw_only=True)
 class Document:
-    """A page's main text with its metadata."""
+    """A page's main text with its metadata.
+
+    ``published`` is the page's publication date; ``modified`` its last modification, when the
+    page states one (None otherwise: older reports and stores have none).
+    """
 
     url: str
     text: str
@@ -114,6 +118,7 @@ class Document:
     id: str | None = None
     date_evidence: tuple[DateEvidence, ...] = ()
     meta: Mapping[str, str] = field(default_factory=dict)
+    modified: _dt.date | None = None
 
     @property
     def n_words(self) -> int:

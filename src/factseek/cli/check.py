@@ -11,6 +11,7 @@ import typer
 
 from factseek.errors import InputError
 from factseek.report import Format
+from factseek.temporal import DEFAULT_GUESSED
 
 
 class Undated(StrEnum):
@@ -80,6 +81,43 @@ ConflictOpt = Annotated[
         "--on-conflict",
         help="A fetched page dated on both sides of the claim's date: treat as after it "
         "(dropped), as undated (then --undated decides), or only flag it.",
+    ),
+]
+
+
+class DateBasisName(StrEnum):
+    modified = "modified"
+    published = "published"
+
+
+class Guessed(StrEnum):
+    keep = "keep"
+    drop = "drop"
+    flag = "flag"
+
+
+DateBasisOpt = Annotated[
+    DateBasisName,
+    typer.Option(
+        "--date-basis",
+        help="modified: a page last modified on or after the claim's day is removed (the safe "
+        "side); published: the publication date alone decides (the paper).",
+    ),
+]
+GuessedOpt = Annotated[
+    Guessed,
+    typer.Option(
+        "--guessed",
+        help="A page whose date is only a guess (htmldate's heuristics, or printed outside the "
+        "article): use the guess (keep), use it and note it (flag), or remove the page (drop).",
+    ),
+]
+KeepPdfOpt = Annotated[
+    bool,
+    typer.Option(
+        "--keep-pdf",
+        help="Keep PDF results (the paper's site constraint removes them) and read their text"
+        " (needs factseek[pdf]).",
     ),
 ]
 ExcludeOpt = Annotated[
@@ -177,6 +215,7 @@ def _options(**kw: Any) -> dict[str, Any]:
         "cache_dir": cache_root(),
         "stance": kw["stance"],
         "scale": kw["scale"].value,
+        "keep_pdf": kw["keep_pdf"],
     }
 
 
@@ -210,6 +249,9 @@ def check(
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
     on_conflict: ConflictOpt = OnConflict.after,
+    date_basis: DateBasisOpt = DateBasisName.modified,
+    guessed: GuessedOpt = Guessed(DEFAULT_GUESSED),
+    keep_pdf: KeepPdfOpt = False,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -258,6 +300,8 @@ def check(
         k=k,
         undated=undated.value,
         on_conflict=on_conflict.value,
+        date_basis=date_basis.value,
+        guessed=guessed.value,
         exclude_sites=tuple(exclude_site or ()),
         top_docs=top_docs,
         cards=cards,
@@ -317,6 +361,9 @@ def _check_file(
         top_docs=kw["top_docs"],
         cards=kw["cards"],
         on_conflict=kw["on_conflict"].value,
+        date_basis=kw["date_basis"].value,
+        guessed=kw["guessed"].value,
+        keep_pdf=kw["keep_pdf"],
     )
     reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
     if fmt == Format.json:
@@ -382,6 +429,9 @@ def batch(
     k: KOpt = 10,
     undated: UndatedOpt = Undated.drop,
     on_conflict: ConflictOpt = OnConflict.after,
+    date_basis: DateBasisOpt = DateBasisName.modified,
+    guessed: GuessedOpt = Guessed(DEFAULT_GUESSED),
+    keep_pdf: KeepPdfOpt = False,
     exclude_site: ExcludeOpt = None,
     decomposer: DecompOpt = "auto",
     summarizer: SummOpt = "auto",
@@ -414,6 +464,9 @@ def batch(
         k=k,
         undated=undated.value,
         on_conflict=on_conflict.value,
+        date_basis=date_basis.value,
+        guessed=guessed.value,
+        keep_pdf=keep_pdf,
         exclude_sites=tuple(exclude_site or ()),
         top_docs=top_docs,
         cards=cards,

@@ -12,6 +12,7 @@ import typer
 
 from factseek.cli import make_app
 from factseek.files import atomic_write
+from factseek.temporal import DEFAULT_GUESSED
 
 app = make_app("Evaluation commands.")
 
@@ -186,6 +187,17 @@ def pipeline_cmd(
     undated: Annotated[
         str, typer.Option("--undated", help="drop or keep pages without a date.")
     ] = "drop",
+    date_basis: Annotated[
+        str,
+        typer.Option(
+            "--date-basis",
+            help="modified (a page modified on or after the claim's day is removed) or"
+            " published (the paper). See `check --date-basis`.",
+        ),
+    ] = "modified",
+    guessed: Annotated[
+        str, typer.Option("--guessed", help="keep, flag or drop guessed page dates.")
+    ] = DEFAULT_GUESSED,
     top_docs: Annotated[
         int | None, typer.Option("--top-docs", min=1, max=100, help="See `check --top-docs`.")
     ] = None,
@@ -219,7 +231,14 @@ def pipeline_cmd(
         from factseek.judge import load_judge
 
         the_judge = load_judge(judge)
-    config = check_config(k=k, undated=undated, top_docs=top_docs, cards=cards)
+    config = check_config(
+        k=k,
+        undated=undated,
+        top_docs=top_docs,
+        cards=cards,
+        date_basis=date_basis,
+        guessed=guessed,
+    )
     result = evaluate_pipeline(
         rows,
         spec.labels,

@@ -2,7 +2,9 @@
 
 One async implementation (httpx) with a sync facade. Per URL:
 
-1. Only ``http``/``https``; PDFs, media files and video sites are skipped, as in the paper.
+1. Only ``http``/``https``; PDFs, media files and video sites are skipped, as in the paper
+   (``keep_pdf=True``, for ``check --keep-pdf``: PDFs are fetched and read by
+   ``factseek.pdftext``).
 2. Each hop, the first request and every redirect (at most ``max_redirects``), passes the SSRF
    guard (``factseek.fetch.guard``) and connects to the address that was checked.
 3. Bounded concurrency overall and per host, with ``host_delay`` between requests to one host.
@@ -13,7 +15,7 @@ One async implementation (httpx) with a sync facade. Per URL:
    drips one byte a second cannot hold a slot for long, and the pages queued behind it on the
    same host still get their full time); and ``deadline`` for the whole ``fetch`` call (one
    claim's pages): URLs not done by then are recorded as failures and the claim goes on.
-5. HTML and plain text only (by ``Content-Type``); the body is read raw and decompressed here,
+5. HTML and plain text only (by ``Content-Type``; and PDF with ``keep_pdf``); the body is read raw and decompressed here,
    so both the bytes on the wire and the decoded bytes are capped at ``max_bytes`` while
    streaming (a gzip bomb stops at the cap, not in memory).
 6. Text and dates by ``factseek.extract``; the optional on-disk cache keeps decoded bodies.
@@ -58,6 +60,7 @@ class FetchConfig:
     max_redirects: int = 5
     user_agent: str = "factseek/0.1 (evidence retrieval for fact-checking)"
     content_types: tuple[str, ...] = ("text/html", "application/xhtml+xml", "text/plain")
+    keep_pdf: bool = False  # fetch PDFs and read their text (check --keep-pdf)
 
 
 DEFAULT_FETCH = FetchConfig()
@@ -75,7 +78,7 @@ def _one_line(text: str, limit: int = 300) -> str:
     return " ".join(str(text).split())[:limit]
 
 
-def skip_reason(url: str) -> str | None:
+def skip_reason(url: str, *, keep_pdf: bool = False) -> str | None:
     """Why ``url`` is not fetched at all (scheme, file type, video site), or None."""
     try:
         parts = httpx.URL(url)
@@ -87,7 +90,7 @@ def skip_reason(url: str) -> str | None:
         return "URL has no host"
     path = parts.path.lower()
     for ext in SKIP_EXTENSIONS:
-        if path.endswith(ext):
+        if path.endswith(ext) and not (keep_pdf and ext == ".pdf"):
             return f"skipped {ext[1:]} file"
     if any(site_matches(url, s) for s in VIDEO_SITES):
         return "skipped video site"
@@ -217,7 +220,7 @@ class HttpFetcher:
     async def _one(
         self, client: httpx.AsyncClient, polite: _Politeness, url: str
     ) -> Document | FetchFailure:
-        reason = skip_reason(url)
+        reason = skip_reason(url, keep_pdf=self.config.keep_pdf)
         if reason:
             return FetchFailure(url=url, error=reason)
         page: CachedPage | None = None
@@ -227,7 +230,7 @@ class HttpFetcher:
                 page = await self._download(client, polite, url)
                 if self._cache:
                     self._cache.put(page)
-            return await asyncio.to_thread(_extract, page)
+            return await asyncio.to_thread(_extract, page, self.config.keep_pdf)
         except FactseekError as e:
             message = str(e)
             final = page.final_url if page is not None else url
@@ -260,7 +263,9 @@ class HttpFetcher:
             headers = {
                 "Host": current.netloc.decode("ascii"),
                 "User-Agent": cfg.user_agent,
-                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,"
+                + ("application/pdf;q=0.9," if cfg.keep_pdf else "")
+                + "*/*;q=0.1",
                 "Accept-Encoding": "gzip, deflate",
             }
             extensions = {"sni_hostname": host} if current.scheme == "https" else {}
@@ -275,7 +280,9 @@ class HttpFetcher:
                         if location is None:
                             ctype = r.headers.get("content-type", "text/html")
                             mime = ctype.split(";")[0].strip().lower()
-                            if mime not in cfg.content_types:
+                            if mime not in cfg.content_types and not (
+                                cfg.keep_pdf and _pdf_response(mime, current)
+                            ):
                                 raise FetchError(f"unsupported content type {mime[:60] or 'none'}")
                             body = await read_limited(r, cfg.max_bytes)
                             return CachedPage(
@@ -354,14 +361,27 @@ def _outcome(task: asyncio.Task, url: str, cfg: FetchConfig) -> Document | Fetch
     return task.result()
 
 
-def _extract(page: CachedPage) -> Document:
+def _pdf_response(mime: str, url: httpx.URL) -> bool:
+    """A PDF by its type, or a generic binary type on a path ending in ``.pdf``."""
+    from factseek.pdftext import PDF_TYPES
+
+    generic = mime in ("application/octet-stream", "binary/octet-stream", "")
+    return mime in PDF_TYPES or (generic and url.path.lower().endswith(".pdf"))
+
+
+def _extract(page: CachedPage, keep_pdf: bool = False) -> Document:
     from factseek.extract import extract_html, extract_text
 
     headers = {"content-type": page.content_type}
     if page.last_modified:
         headers["last-modified"] = page.last_modified
     mime = page.content_type.split(";")[0].strip().lower()
-    extract = extract_text if mime == "text/plain" else extract_html
+    if keep_pdf and page.body.lstrip()[:5] == b"%PDF-":
+        from factseek.pdftext import extract_pdf
+
+        extract: Any = extract_pdf
+    else:
+        extract = extract_text if mime == "text/plain" else extract_html
     doc = extract(page.body, page.final_url, headers=headers)
     meta = {**doc.meta, "content_type": mime[:100]}
     if page.final_url != page.url:

@@ -228,6 +228,8 @@ def _record_lines(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
         "published": published,
         "domain": doc.domain or url_host_path(doc.url)[0],
     }
+    if doc.modified is not None:  # only when known: stores without it read as before
+        rec["modified"] = doc.modified.isoformat()
     if doc.meta:
         rec["meta"] = dict(doc.meta)
     card = [doc_id, doc.url, doc.title, published, snippet(doc.text)]

@@ -283,6 +283,7 @@ class Store:
     def document(self, i: int) -> Document:
         rec = self.record(i)
         published = _dt.date.fromisoformat(rec["published"]) if rec.get("published") else None
+        modified = _dt.date.fromisoformat(rec["modified"]) if rec.get("modified") else None
         return Document(
             url=rec["url"],
             text=rec["text"],
@@ -292,6 +293,7 @@ class Store:
             id=rec["id"],
             date_evidence=(DateEvidence(source="store", date=published),) if published else (),
             meta=rec.get("meta", {}),
+            modified=modified,
         )
 
     def documents(self) -> list[Document]:

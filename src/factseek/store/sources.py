@@ -1,8 +1,9 @@
 """Where store documents come from: JSONL files and folders of HTML pages.
 
-JSONL: one object per line with ``url``, ``text``, optional ``title``, ``published``
-(``YYYY-MM-DD``, an ISO date-time, or empty), ``id`` (default: the URL) and ``domain`` (default:
-the URL's host); every other field is kept in ``Document.meta`` (non-strings as JSON).
+JSONL: one object per line with ``url``, ``text``, optional ``title``, ``published`` and
+``modified`` (the last modification; each ``YYYY-MM-DD``, an ISO date-time, or empty), ``id``
+(default: the URL) and ``domain`` (default: the URL's host); every other field is kept in
+``Document.meta`` (non-strings as JSON).
 HTML: every ``*.html``/``*.htm`` file under a folder (sorted), main text, title and date by
 ``factseek.extract.extract_html``; the URL is the page's canonical link, else its ``og:url``,
 else the file's ``file://`` URI.
@@ -33,7 +34,7 @@ MAX_URL_CHARS = 4096
 MAX_TEXT_CHARS = 2_000_000  # longer texts are cut (bounded input)
 MAX_HTML_BYTES = 20_000_000
 HTML_SUFFIXES = (".html", ".htm")
-_STANDARD = frozenset(("id", "url", "title", "text", "published", "domain"))
+_STANDARD = frozenset(("id", "url", "title", "text", "published", "modified", "domain"))
 _MESSY_SPACE = re.compile(r"\s\s|[^\S ]")
 _BAD_URL = re.compile(r"[\x00-\x20\x7f]")
 _CANONICAL = (
@@ -51,19 +52,19 @@ _CANONICAL = (
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
-def parse_published(value: Any) -> _dt.date | None:
+def parse_published(value: Any, field: str = "published") -> _dt.date | None:
     """``YYYY-MM-DD`` (or an ISO date-time, or empty/None) -> date; anything else is ValueError."""
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise ValueError(f"published must be a string, got {type(value).__name__}")
+        raise ValueError(f"{field} must be a string, got {type(value).__name__}")
     s = value.strip()
     if len(s) >= 10 and s[10:11] in ("", "T", " "):
         try:
             return _dt.date.fromisoformat(s[:10])
         except ValueError:
             pass
-    raise ValueError(f"published {value!r} is not YYYY-MM-DD")
+    raise ValueError(f"{field} {value!r} is not YYYY-MM-DD")
 
 
 def _check_url(url: Any) -> str:
@@ -125,6 +126,7 @@ def document_from_record(obj: Any) -> Document:
         domain=domain.strip().lower(),
         id=_check_id(obj.get("id"), url),
         meta=meta,
+        modified=parse_published(obj.get("modified"), "modified"),
     )
 
 
@@ -176,6 +178,7 @@ def document_from_html(raw: bytes, path: Path, root: Path) -> Document:
         domain=doc.domain or url_host_path(url)[0],
         id=url,
         meta={**dict(doc.meta), "source_file": rel},
+        modified=doc.modified,
     )
 
 

@@ -29,15 +29,16 @@ from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from factseek.api import CheckOptions, make_claim
+from factseek.api import CheckOptions, check_config, make_claim
 from factseek.errors import FactseekError, InputError
 from factseek.feedback import ANONYMOUS, FeedbackLog, clean_user
 from factseek.history import History, RunRecord
-from factseek.pipeline import validate_claim
+from factseek.pipeline import CheckConfig, validate_claim
 from factseek.ratings import DEFAULT_RATINGS, RatingScale, label_words
-from factseek.report import filter_words, reason_words, render
+from factseek.report import filter_words, reason_words, render, stage_words
 from factseek.review import carry_forward, listing, review_state, reviewed
 from factseek.search.base import BACKENDS
+from factseek.temporal import DATE_BASES
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
 from factseek.web.claimreview import automated_verdict, claim_review, refusal
@@ -56,6 +57,7 @@ CHOICES = {
     "summarizer": ("auto", "extractive", "llm-zero-shot", "llm-few-shot"),
     "llm": ("none", "openai", "llamacpp"),
 }
+SETTINGS = ("date_basis", "keep_pdf")  # form fields that choose pipeline settings
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,7 +109,16 @@ def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions
         judge=settings.judge if chosen.get("judge") and settings.judge else None,
         rewrite=settings.rewrite if chosen.get("rewrite") and settings.rewrite else None,
         cache_dir=settings.cache_dir,
+        keep_pdf=bool(chosen.get("keep_pdf")),
     )
+
+
+def check_settings(chosen: dict[str, Any]) -> CheckConfig:
+    """The pipeline settings a form chooses: the date basis and whether PDFs are kept."""
+    basis = str(chosen.get("date_basis") or DATE_BASES[0])
+    if basis not in DATE_BASES:
+        raise InputError(f"unknown date basis {basis!r}; choose one of: {', '.join(DATE_BASES)}")
+    return check_config(date_basis=basis, keep_pdf=bool(chosen.get("keep_pdf")))
 
 
 def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAPI:
@@ -121,6 +132,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     templates.env.filters["link"] = security.safe_url
     templates.env.filters["pct"] = lambda x: "" if x is None else f"{100 * float(x):.0f}%"
     templates.env.filters["reason_words"] = reason_words  # plain words, as in the reports
+    templates.env.filters["stage_words"] = stage_words
     templates.env.globals["filter_words"] = filter_words
     templates.env.globals.update(
         stance_labels=STANCE_LABELS,
@@ -130,6 +142,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         ratings=settings.ratings,
         stages=STAGES,
         choices=CHOICES,
+        date_bases=DATE_BASES,
     )
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
@@ -242,7 +255,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     async def check(request: Request) -> Response:
         form = await form_of(request)
         fields = {k: str(form.get(k) or "").strip() for k in ("claim", "date", "speaker", "venue")}
-        chosen = {k: form.get(k) for k in ("search", "judge", "rewrite", *CHOICES)}
+        chosen = {k: form.get(k) for k in ("search", "judge", "rewrite", *CHOICES, *SETTINGS)}
         try:
             claim = validate_claim(
                 make_claim(
@@ -253,10 +266,13 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
                 )
             )
             options = check_options(settings, chosen)
+            config = check_settings(chosen)
         except InputError as e:
             recent = history.list(limit=8)
             return page(request, "index.html", 400, recent=recent, form=fields, error=str(e))
-        run_id = runner.submit(claim, options, user=user_of(request), shown_options=_shown(chosen))
+        run_id = runner.submit(
+            claim, options, config=config, user=user_of(request), shown_options=_shown(chosen)
+        )
         return RedirectResponse(f"/runs/{run_id}", status_code=303)
 
     @app.get("/runs/{run_id}", response_class=HTMLResponse)
@@ -348,6 +364,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         new_id = runner.submit(
             rec.claim,
             options,
+            config=check_settings(dict(rec.options)),
             user=user_of(request),
             shown_options=dict(rec.options),
             parent_id=run_id,

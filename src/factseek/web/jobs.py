@@ -97,12 +97,14 @@ class Runner:
         shown_options: dict[str, Any],
         parent_id: int | None = None,
         questions: Sequence[Question] | None = None,
+        config: CheckConfig | None = None,
     ) -> int:
+        """Queue one check (``config``: this run's pipeline settings, else the runner's)."""
         run_id = self.history.create(claim, options=shown_options, user=user, parent_id=parent_id)
         with self._lock:
             self._jobs[run_id] = Job(run_id=run_id)
             self._trim()
-        self._pool.submit(self._work, run_id, claim, options, questions)
+        self._pool.submit(self._work, run_id, claim, options, questions, config or self.config)
         return run_id
 
     def job(self, run_id: int) -> Job | None:
@@ -173,6 +175,7 @@ class Runner:
         claim: Claim,
         options: CheckOptions,
         questions: Sequence[Question] | None,
+        config: CheckConfig,
     ) -> None:
         t0 = time.perf_counter()
         try:
@@ -180,7 +183,7 @@ class Runner:
             report = run(
                 claim,
                 parts,
-                self.config,
+                config,
                 progress=lambda stage: self._stage(run_id, stage),
                 questions=questions,
             )
