@@ -81,6 +81,8 @@ def test_two_weak_cards_from_different_sites_add_up_one_site_does_not() -> None:
         card(2, 1, "supports", 0.5, site="a.example"),
     ]
     assert question_masses(same_site, RULES)[0] == pytest.approx(0.5)
+    # with combine="max" weak cards never add up: the strongest decides alone
+    assert question_masses(two_sites, VerdictRules(combine="max"))[0] == pytest.approx(0.5)
 
 
 def test_no_evidence_and_conflicting_are_different_answers() -> None:
