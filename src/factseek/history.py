@@ -3,7 +3,9 @@
 ``History(path)`` opens (and creates) the database. A run is created as ``running`` before the
 pipeline starts, then finished with its report or failed with a one-line error, so a page can
 show a run while it is in progress and a crash leaves a visible ``failed`` row, not a hole.
-Reports are stored as their complete JSON (``types.to_json``) and read back losslessly.
+Reports are stored as their complete JSON (``types.to_dict``) and read back losslessly, except
+that URLs never keep credentials (``factseek.redact.redact_tree``, on the way in and, for rows
+written before that, on the way out).
 
 Every call opens its own short connection (SQLite in WAL mode), so one ``History`` is safe to
 share between the web server's threads. Corrections live beside runs in the same file, in the
@@ -22,7 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factseek.errors import DataError, InputError
-from factseek.types import Claim, Report, from_dict, from_json, to_dict, to_json
+from factseek.redact import redact_text, redact_tree
+from factseek.types import Claim, Report, from_dict, to_dict
 
 RunStatus = Literal["running", "done", "failed"]
 MAX_LIST = 200  # most rows one listing returns
@@ -99,6 +102,14 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+def _report_json(report: Report) -> str:
+    return json.dumps(redact_tree(to_dict(report)), ensure_ascii=False)
+
+
+def _report(text: str) -> Report:
+    return from_dict(Report, redact_tree(json.loads(text)))
+
+
 class History:
     """Runs kept in a local SQLite file."""
 
@@ -138,11 +149,11 @@ class History:
             conn.execute(
                 "UPDATE runs SET status = 'done', report_json = ?, label = ?, seconds = ?"
                 " WHERE id = ?",
-                (to_json(report, indent=None), report.verdict.label, seconds, run_id),
+                (_report_json(report), report.verdict.label, seconds, run_id),
             )
 
     def fail(self, run_id: int, error: str, *, seconds: float | None = None) -> None:
-        line = (str(error).splitlines() or [""])[0][:500]
+        line = (redact_text(str(error)).splitlines() or [""])[0][:500]
         with connect(self.path) as conn:
             conn.execute(
                 "UPDATE runs SET status = 'failed', error = ?, seconds = ? WHERE id = ?",
@@ -162,7 +173,7 @@ class History:
             claim=from_dict(Claim, json.loads(row["claim_json"])),
             status=row["status"],
             options=json.loads(row["options_json"] or "{}"),
-            report=from_json(Report, row["report_json"]) if row["report_json"] else None,
+            report=_report(row["report_json"]) if row["report_json"] else None,
             error=row["error"],
             parent_id=row["parent_id"],
             seconds=row["seconds"],

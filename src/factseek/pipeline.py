@@ -25,6 +25,7 @@ from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
 from factseek.judge.verdict import answer_questions
 from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
+from factseek.redact import redact_document, redact_failure
 from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.stance import StanceModel
@@ -219,15 +220,17 @@ def _documents(
     if not hits:
         return [], [], []
     documents_of = getattr(parts.search, "documents", None)
-    if callable(documents_of):
-        return list(documents_of(hits)), [], []  # the store applied the constraints in its index
+    if callable(documents_of):  # the store applied the constraints in its index
+        return [redact_document(d) for d in documents_of(hits)], [], []
     if parts.fetcher is None:
         raise InputError(
             f"search backend {parts.search.name!r} returns URLs only and no fetcher is configured"
         )
     from factseek.temporal import post_fetch_check
 
-    docs, failures = parts.fetcher.fetch([h.url for h in hits])
+    docs, failures = parts.fetcher.fetch([h.url for h in hits])  # URLs redacted at search
+    docs = [redact_document(d) for d in docs]  # where pages enter: redirects redacted too
+    failures = [redact_failure(f) for f in failures]
     by_url = {h.url: h for h in hits}
     kept: list[Document] = []
     decisions: list[ConstraintDecision] = []

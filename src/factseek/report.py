@@ -32,7 +32,7 @@ from urllib.parse import quote, urlsplit
 
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
-from factseek.redact import redact_text, redact_url
+from factseek.redact import MESSAGE_KEYS, URL_KEYS, redact_text, redact_tree, redact_url
 from factseek.sanitize import clean_text, json_loads
 from factseek.types import Document, Evidence, Report, from_dict, to_dict
 
@@ -45,17 +45,13 @@ class Format(StrEnum):
     html = "html"
 
 
-_URL_KEYS = frozenset({"url", "final_url"})
-_MESSAGE_KEYS = frozenset({"notes", "error", "explanation", "note"})
-
-
 def _clean_tree(obj: Any, key: str = "") -> Any:
     """JSON data with every string cleaned one for one; URLs and messages also redacted."""
     if isinstance(obj, str):
         text = clean_text(obj, keep_newlines=True, keep_length=True)
-        if key in _URL_KEYS:
+        if key in URL_KEYS:
             return redact_url(text)
-        return redact_text(text) if key in _MESSAGE_KEYS else text
+        return redact_text(text) if key in MESSAGE_KEYS else text
     if isinstance(obj, list):
         return [_clean_tree(x, key) for x in obj]
     if isinstance(obj, dict):
@@ -66,7 +62,7 @@ def _clean_tree(obj: Any, key: str = "") -> Any:
 def render_json(report: Report) -> str:
     """The complete report as indented JSON (``read_report`` reads it back; only control
     characters, which become spaces, and credentials in URLs and messages differ)."""
-    data = _clean_tree(to_dict(report))
+    data = _clean_tree(redact_tree(to_dict(report)))
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 

@@ -30,6 +30,7 @@ from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
+from factseek.redact import redact_document
 from factseek.store import kernels
 from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
 from factseek.store.integrity import Sums, corrupt, files_in, sha256_of, write_sums
@@ -148,6 +149,7 @@ class _Ingest:
         with self.path.open("wb") as out, cards_path.open("wb") as cards:
             write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
+                doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
                 doc_id = doc.id or doc.url
                 if doc_id in seen or _LINE_BREAK.search(doc_id) or _LINE_BREAK.search(doc.url):
                     if on_dup == "stop":
