@@ -29,6 +29,7 @@ from factseek.types import Claim, Report, from_dict, to_dict
 
 RunStatus = Literal["running", "done", "failed"]
 MAX_LIST = 200  # most rows one listing returns
+INT64 = range(-(2**63), 2**63)  # what SQLite can hold: other ids name no run
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -162,6 +163,8 @@ class History:
 
     def get(self, run_id: int) -> RunRecord:
         """The run, or InputError when there is none with that id."""
+        if run_id not in INT64:
+            raise InputError(f"no check #{run_id} in the history")
         with connect(self.path) as conn:
             row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
@@ -190,7 +193,7 @@ class History:
             sql += " WHERE claim LIKE ? ESCAPE '\\' OR claim_json LIKE ? ESCAPE '\\'"
             args += [pattern, pattern]
         sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
-        args += [limit, max(0, offset)]
+        args += [limit, min(max(0, offset), INT64.stop - 1)]
         with connect(self.path) as conn:
             rows = conn.execute(sql, args).fetchall()
         return [
@@ -214,6 +217,8 @@ class History:
 
     def delete(self, run_id: int) -> bool:
         """Delete a run and its corrections; False when there was none."""
+        if run_id not in INT64:
+            return False
         with connect(self.path) as conn:
             has_feedback = conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corrections'"
