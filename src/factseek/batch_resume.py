@@ -49,6 +49,13 @@ def report_name(cid: str) -> str:
 def check_run_folder(out: Path) -> None:
     """``InputError`` (one line) when a run file exists but is not a file, or ``reports`` is
     not a folder."""
+    from factseek.input_files import os_errors
+
+    with os_errors(out, "run folder"):
+        _check_run_folder(out)
+
+
+def _check_run_folder(out: Path) -> None:
     for name in RUN_FILES:
         path = out / name
         if (path.exists() or path.is_symlink()) and not path.is_file():
@@ -64,12 +71,12 @@ def check_run_folder(out: Path) -> None:
 
 def read_jsonl_objects(path: Path) -> list[dict[str, Any]]:
     """The objects with a string ``id`` of a run's JSONL file; torn or foreign lines skipped."""
-    if not path.is_file():
-        return []
-    try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror or e}") from None
+    from factseek.input_files import os_errors, read_input
+
+    with os_errors(path, "run journal"):
+        if not path.is_file():
+            return []
+    text = read_input(path, "run journal").decode("utf-8", errors="replace")
     out = []
     for line in text.splitlines():
         try:

@@ -32,6 +32,7 @@ import gzip
 import hashlib
 import json
 import threading
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,8 +40,9 @@ from typing import Any
 
 from factseek import errors
 from factseek.constraints import Constraints
-from factseek.errors import BundleError, FactseekError, SearchError
+from factseek.errors import BundleError, FactseekError, InputError, SearchError
 from factseek.files import atomic_write, check_writable_dir
+from factseek.input_files import input_limit, input_lines, os_errors, read_input, too_large
 from factseek.redact import (
     RULE,
     redact_document,
@@ -60,6 +62,7 @@ LLM_LOG = "llm.jsonl"
 PAGES = "pages"
 PAGE_INDEX = "pages/index.jsonl"
 REDACTIONS = "redactions.jsonl"
+MAX_LINE = 64 * 2**20  # one recorded call (an LLM call with long prompts) per line
 
 
 def canonical(obj: Any) -> str:
@@ -79,8 +82,8 @@ def _llm_key(
 
 def _check_config(root: Path) -> None:
     try:
-        config = json_loads((root / "config.json").read_text())
-    except (OSError, ValueError):
+        config = json_loads(read_input(root / "config.json", "bundle config", limit=2**20))
+    except (OSError, ValueError, InputError):
         raise BundleError(f"{root}: not an evidence bundle (no readable config.json)") from None
     if config.get("kind") != KIND or config.get("format_version") != FORMAT_VERSION:
         raise BundleError(
@@ -260,14 +263,16 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
-    with path.open(encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(json_loads(line))
-            except ValueError:
-                raise BundleError(f"{path}:{i}: not valid JSON") from None
+    for i, line in input_lines(path, "bundle log", max_line=MAX_LINE):
+        if not line.strip():
+            continue
+        try:
+            record = json_loads(line.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError included
+            raise BundleError(f"{path}:{i}: not valid JSON") from None
+        if not isinstance(record, dict):
+            raise BundleError(f"{path}:{i}: not a JSON object")
+        out.append(record)
     return out
 
 
@@ -295,9 +300,10 @@ class Replayer:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         _check_config(self.root)
-        self.searches = _read_jsonl(self.root / SEARCH_LOG)
-        self.llm_calls = _read_jsonl(self.root / LLM_LOG)
-        self.pages = _read_jsonl(self.root / PAGE_INDEX)
+        with os_errors(self.root, "evidence bundle"):
+            self.searches = _read_jsonl(self.root / SEARCH_LOG)
+            self.llm_calls = _read_jsonl(self.root / LLM_LOG)
+            self.pages = _read_jsonl(self.root / PAGE_INDEX)
 
     def search_backend(self, name: str | None = None) -> SearchBackend:
         """The recorded backend (``name`` picks one when a bundle holds several)."""
@@ -349,10 +355,14 @@ class _ReplayedFetcher:
 
     def _document(self, digest: str) -> Document:
         path = self._root / PAGES / f"{digest}.json.gz"
+        limit = input_limit()
         try:
-            data = gzip.decompress(path.read_bytes())
-        except (OSError, EOFError, gzip.BadGzipFile):
+            inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip
+            data = inflate.decompress(read_input(path, "bundle page"), limit + 1)
+        except (InputError, zlib.error):
             raise BundleError(f"{path}: missing or damaged page") from None
+        if len(data) > limit or inflate.unconsumed_tail:
+            raise too_large(path, "bundle page", limit)
         if hashlib.sha256(data).hexdigest() != digest:
             raise BundleError(f"{path}: content does not match its hash")
         return from_dict(Document, json_loads(data))

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from factseek.errors import DataError, InputError
 from factseek.redact import redact_text, redact_tree
+from factseek.sanitize import json_loads
 from factseek.types import Claim, Report, from_dict, to_dict
 
 RunStatus = Literal["running", "done", "failed"]
@@ -107,8 +108,15 @@ def _report_json(report: Report) -> str:
     return json.dumps(redact_tree(to_dict(report)), ensure_ascii=False)
 
 
-def _report(text: str) -> Report:
-    return from_dict(Report, redact_tree(json.loads(text)))
+def _report(run_id: int, text: str) -> Report:
+    """A stored report, checked field by field (``factseek.validate``): a damaged row is one
+    ``DataError`` naming the field, not a crash in a page."""
+    from factseek.validate import RecordError, record_from
+
+    try:
+        return record_from(Report, redact_tree(json_loads(text)))
+    except (ValueError, RecordError) as e:
+        raise DataError(f"check #{run_id}: the stored report is malformed ({e})") from None
 
 
 class History:
@@ -176,7 +184,7 @@ class History:
             claim=from_dict(Claim, json.loads(row["claim_json"])),
             status=row["status"],
             options=json.loads(row["options_json"] or "{}"),
-            report=_report(row["report_json"]) if row["report_json"] else None,
+            report=_report(run_id, row["report_json"]) if row["report_json"] else None,
             error=row["error"],
             parent_id=row["parent_id"],
             seconds=row["seconds"],

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import DataError, InputError
+from factseek.errors import DataError
 from factseek.sanitize import json_loads
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -58,19 +58,19 @@ class ClaimRecord:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
-                if len(line) > MAX_LINE_CHARS:
-                    raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
-                if line.strip():
-                    yield n, line
-    except FileNotFoundError:
-        raise InputError(f"claims file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a folder, not a claims file") from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"not UTF-8 text ({e.reason})", str(path)) from None
+    """Non-blank lines, streamed with the input caps (``factseek.input_files``)."""
+    from factseek.input_files import input_lines
+
+    # a line of MAX_LINE_CHARS characters takes at most 4 bytes each in UTF-8
+    for n, raw in input_lines(path, "claims file", max_line=4 * MAX_LINE_CHARS + 2):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise DataError(f"not UTF-8 text ({e.reason})", str(path), n) from None
+        if len(line) > MAX_LINE_CHARS:
+            raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
+        if line.strip():
+            yield n, line
 
 
 def _optional_str(row: Mapping[str, Any], key: str) -> str | None:
