@@ -113,7 +113,7 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
     for n, raw in input_lines(path, "data file", max_line=4 * MAX_LINE_CHARS):
         at(path, n)
         try:
-            line = raw.decode("utf-8")
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
         except UnicodeDecodeError as e:
             raise DataError(f"not UTF-8 text ({e.reason})", str(path), n) from None
         if len(line) > MAX_LINE_CHARS:

@@ -76,7 +76,7 @@ def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         if not raw.strip():
             continue
         try:
-            obj = json_loads(raw.decode("utf-8"))
+            obj = json_loads(raw.decode("utf-8-sig" if i == 1 else "utf-8"))
         except UnicodeDecodeError as e:
             raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
         except json.JSONDecodeError as e:
