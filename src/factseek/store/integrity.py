@@ -53,7 +53,7 @@ def corrupt(root: Path, what: str) -> StoreError:
 def unsealed(root: Path) -> StoreError:
     """The error for a store whose config.json does not record its checksum files."""
     return StoreError(
-        f"store {root} was built by an older factseek without a record of its checksum files, "
+        f"knowledge store {root} was built by an older factseek without a record of its checksum files, "
         f"so tampering cannot be ruled out; verify and seal it with: factseek index seal "
         f"--store {root} (or rebuild it with: factseek index build SOURCES --store {root} --force)"
     )
