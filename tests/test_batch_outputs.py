@@ -164,15 +164,17 @@ def test_summary_rows_by_hand(tmp_path):
     assert [(r.id, r.verdict, r.confidence, r.kept_documents, r.seconds) for r in rows] == [
         ("a", "half-true", 0.625, 1, 1.5),
         ("b", "not judged", None, 0, 1.5),
+        ("evil", "failed", None, None, None),  # a refused report path: shown, never dropped
         ("c", "failed", None, None, None),
     ]
-    assert rows[2].error == "search failed: 503"
+    assert "'../../outside.json'" in rows[2].error
+    assert rows[3].error == "search failed: 503"
     assert (out / "reports" / "a.md").exists()  # missing formats are rendered from JSON
     text = (out / "summary.csv").read_text()
     assert "'=claim a" in text and ",=claim" not in text  # no formula injection
     assert "0.625" in text
     md = (out / "summary.md").read_text()
-    assert "3 claims: failed 1, half-true 1, not judged 1" in md
+    assert "4 claims: failed 2, half-true 1, not judged 1" in md
     assert "| c |" in md and "search failed: 503" in md
 
 
@@ -199,6 +201,7 @@ def test_summary_agreement_with_gold_labels(tmp_path):
         ("c", "Supported", "no"),
         ("d", "false", ""),  # a PolitiFact label against an AVeriTeC verdict: not compared
         ("e", "true", ""),  # not judged
+        ("evil", "", ""),  # fake_run's refused report path: a failed row, no label
     ]
     text = (out / "summary.csv").read_text().splitlines()
     assert text[0].endswith(",gold_label,agrees") and text[3].endswith(",Supported,no")

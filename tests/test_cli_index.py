@@ -64,10 +64,10 @@ def test_build_info_add_search(tmp_path: Path) -> None:
     assert "added 1 documents" in r.output and "now holds 3" in r.output
     r = runner.invoke(app, ["index", "info", "--store", str(store), "--json"])
     info = json.loads(r.output)
-    assert (info["n_docs"], info["dated"], info["undated"], info["format_version"]) == (3, 2, 1, 1)
+    assert (info["n_docs"], info["dated"], info["undated"], info["format_version"]) == (3, 2, 1, 2)
     assert info["first_date"] == "2020-01-02" and info["n_segments"] == 2
     r = runner.invoke(app, ["index", "info", "--store", str(store)])
-    assert "format_version  1" in r.output and "snopes.com (1)" in r.output
+    assert "format_version  2" in r.output and "snopes.com (1)" in r.output
     r = runner.invoke(app, ["index", "search", "bridge cost", "--store", str(store), "--json"])
     hits = [json.loads(line) for line in r.output.splitlines()]
     assert [h["url"] for h in hits] == ["https://a.example/1"]  # the fact-check page is excluded

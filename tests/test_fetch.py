@@ -323,7 +323,7 @@ def test_guard_refuses_redirect_to_loopback_when_only_entry_host_is_allowed(site
         ("0.0.0.0", "unspecified"),
         ("::1", "loopback"),
         ("::ffff:10.0.0.1", "private"),
-        ("100.64.0.1", "not-global"),
+        ("100.64.0.1", "special-purpose: shared address space (RFC 6598)"),
         ("240.0.0.1", "private"),
         ("8.8.8.8", None),
         ("2606:4700::1111", None),

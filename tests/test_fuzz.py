@@ -1,4 +1,5 @@
-"""Fuzzing every loader, the store reader, the batch input and the report writers (issue 14).
+"""Fuzzing every loader, the store reader, the batch input and the report writers (issue 14),
+report loading, huge and special files and the CLI on odd paths (issue 29).
 
 The property everywhere: untrusted input either works or raises a ``FactseekError`` whose message
 is one line; any other exception is an unconverted error and fails the test. For the store, a
@@ -475,3 +476,306 @@ def test_report_writers(tmp: Path) -> None:
         write_report(report, tmp / f"r-{next(_counter)}.md", "md")
 
     fuzz(reports(), check, 200)
+
+
+# ----------------------------------------------------------------------------- malformed reports
+
+
+def report_template() -> dict[str, Any]:
+    import datetime as dt
+
+    from factseek.types import (
+        Answer,
+        Claim,
+        ConstraintDecision,
+        Document,
+        Evidence,
+        FetchFailure,
+        FunnelRow,
+        Hit,
+        Passage,
+        Query,
+        QueryResult,
+        Question,
+        Report,
+        StanceResult,
+        Summary,
+        SummarySentence,
+        Verdict,
+        to_dict,
+    )
+
+    url = "https://a.example/1"
+    return to_dict(
+        Report(
+            claim=Claim(text="Buses doubled.", date=dt.date(2020, 1, 1), id="c1"),
+            questions=(Question(text="Did buses double?"),),
+            results=(
+                QueryResult(
+                    query=Query(text="buses", question="Did buses double?"),
+                    hits=(Hit(url=url, title="t", rank=1, score=1.0),),
+                    decisions=(ConstraintDecision(url=url, kept=True, reason="ok"),),
+                ),
+            ),
+            documents=(Document(url=url, text="Buses doubled in 2019.", title="t"),),
+            failures=(FetchFailure(url="https://b.example/", error="HTTP 404"),),
+            passages=(
+                Passage(
+                    url=url,
+                    text="Buses doubled",
+                    doc_rank=0,
+                    score=1.0,
+                    start_word=0,
+                    end_word=2,
+                    start_char=0,
+                    end_char=13,
+                ),
+            ),
+            summaries=(
+                Summary(
+                    url=url,
+                    text="Buses doubled.",
+                    relevant=True,
+                    method="extractive",
+                    sentences=(SummarySentence(text="Buses doubled.", start_char=0, end_char=13),),
+                ),
+            ),
+            evidence=(
+                Evidence(
+                    id="E1",
+                    url=url,
+                    text="Buses doubled",
+                    start_char=0,
+                    end_char=13,
+                    question="Did buses double?",
+                    stance=StanceResult(
+                        label="supports", probs={"supports": 0.9, "refutes": 0.05, "nei": 0.05}
+                    ),
+                ),
+            ),
+            answers=(
+                Answer(
+                    question="Did buses double?", answer="yes", confidence=0.9, evidence_ids=("E1",)
+                ),
+            ),
+            verdict=Verdict(
+                judged=True,
+                label="supported",
+                judge="stance",
+                scale="averitec",
+                confidence=0.8,
+                scores={"supported": 0.8},
+                evidence_ids=("E1",),
+            ),
+            funnel=(FunnelRow(stage="search", hits=1, documents=1, words=4),),
+            removed={"undated": 1},
+            timings={"search": 0.1},
+            notes=("a note",),
+        )
+    )
+
+
+def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [prefix]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def mutated_reports() -> st.SearchStrategy[bytes]:
+    """The template with one to three values (anywhere in it) replaced by hostile JSON, a key
+    dropped, or the whole document replaced."""
+    base = report_template()
+    paths = [p for p in _paths(base) if p]
+
+    def mutate(edits: list[tuple[int, Any, bool]]) -> bytes:
+        doc = json.loads(json.dumps(base))
+        for which, value, drop in edits:
+            path = paths[which % len(paths)]
+            parent = doc
+            try:
+                for k in path[:-1]:
+                    parent = parent[k]
+                if drop and isinstance(parent, dict):
+                    parent.pop(path[-1], None)
+                else:
+                    parent[path[-1]] = value
+            except (KeyError, IndexError, TypeError):
+                continue
+        return dumps(doc).encode()
+
+    edit = st.tuples(st.integers(0, 10_000), hostile_json, st.booleans())
+    return st.one_of(
+        st.lists(edit, min_size=1, max_size=3).map(mutate),
+        hostile_json.map(lambda v: dumps(v).encode()),
+        raw_line,
+    )
+
+
+def test_malformed_reports(tmp: Path) -> None:
+    """render, compare-runs, batch summaries and the history read reports through one checked
+    loader: a malformed one is one line naming the field, and one that loads renders."""
+    from factseek.report import read_report, render
+    from factseek.runs import url_sets
+
+    def check(data: bytes) -> None:
+        path = write(tmp, "r.json", data)
+        report = converted(lambda: read_report(path))
+        if report is not None:
+            for fmt in ("json", "md", "html"):
+                render(report, fmt)
+        converted(lambda: url_sets(path))
+        jsonl = write(tmp, "r.jsonl", data.replace(b"\n", b" ") + b"\n")
+        converted(lambda: url_sets(jsonl))
+
+    fuzz(mutated_reports(), check, 400)
+
+
+def test_malformed_history_rows(tmp: Path) -> None:
+    import sqlite3
+
+    from factseek.history import History
+    from factseek.types import Claim
+
+    history = History(tmp / "h.sqlite")
+    rid = history.create(Claim(text="Buses doubled."))
+
+    def check(data: bytes) -> None:
+        with sqlite3.connect(tmp / "h.sqlite") as conn:
+            text = data.decode("utf-8", "replace")
+            conn.execute(
+                "UPDATE runs SET report_json = ?, status = 'done' WHERE id = ?", (text, rid)
+            )
+        converted(lambda: history.get(rid))
+
+    fuzz(mutated_reports(), check, 150)
+
+
+# ----------------------------------------------------------------------------- huge and special files
+
+
+def readers() -> dict[str, Callable[[Path], Any]]:
+    from factseek.batch_resume import journal_entries
+    from factseek.bundle import Replayer
+    from factseek.datasets.claims import load_claims
+    from factseek.datasets.claimsfile import read_claims_file
+    from factseek.datasets.retrieval import load_retrieval
+    from factseek.judge.evaluate import read_predictions
+    from factseek.labels import POLITIFACT
+    from factseek.report import read_report
+    from factseek.runs import url_sets
+    from factseek.store.sources import DocumentSource
+
+    return {
+        "report": read_report,
+        "claims file": read_claims_file,
+        "data set (auto)": lambda p: load_claims(p, "auto"),
+        "averitec": lambda p: load_claims(p, "averitec"),
+        "liar": lambda p: load_claims(p, "liar"),
+        "retrieval": lambda p: load_retrieval(p, p, format="jsonl"),
+        "compare-runs": url_sets,
+        "bundle": lambda p: Replayer(p).search_backend(),
+        "store source": lambda p: list(DocumentSource(p)),
+        "predictions": lambda p: read_predictions(p, POLITIFACT),
+        "batch journal": lambda p: journal_entries(p),
+    }
+
+
+def special_paths(tmp: Path) -> dict[str, Path]:
+    root = tmp / "special"
+    root.mkdir(exist_ok=True)
+    (root / "big.json").write_bytes(b'{"claim": {"text": "' + b"x" * 300_000 + b'"}}\n')
+    (root / "long-line.jsonl").write_bytes(b'{"text": "' + b"y" * 300_000)  # no newline
+    (root / "empty.json").write_bytes(b"")
+    (root / "nul.jsonl").write_bytes(b"\x00" * 5000 + b"\n")
+    (root / "bom.jsonl").write_bytes(
+        b"\xef\xbb\xbf" + json.dumps({"claim": "Buses."}).encode() + b"\n"
+    )
+    loop = root / "loop"
+    if not loop.is_symlink():
+        loop.symlink_to(loop)
+    (root / "a-folder").mkdir(exist_ok=True)
+    return {
+        "/dev/zero": Path("/dev/zero"),
+        "/dev/null": Path("/dev/null"),
+        "/dev/urandom": Path("/dev/urandom"),
+        "missing": root / "missing.json",
+        "a folder": root / "a-folder",
+        "/proc/self/mem": Path("/proc/self/mem"),
+        "a 300-character name": root / ("n" * 300),
+        "a symlink loop": loop,
+        "a file under a file": root / "big.json" / "x.json",
+        "big": root / "big.json",
+        "a line without end": root / "long-line.jsonl",
+        "empty": root / "empty.json",
+        "NULs": root / "nul.jsonl",
+        "a byte-order mark": root / "bom.jsonl",
+    }
+
+
+def test_huge_and_special_files(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reader, every odd file: it works or one line; memory stays under the cap."""
+    import resource
+
+    monkeypatch.setenv("FACTSEEK_MAX_INPUT_BYTES", str(200_000))
+    cases = 0
+    for kind, path in special_paths(tmp).items():
+        for name, read in readers().items():
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            try:
+                converted(lambda read=read, path=path: read(path))
+            except AssertionError:
+                raise
+            except Exception as e:
+                raise AssertionError(
+                    f"{name} on {kind}: unconverted {type(e).__name__}: {e}"
+                ) from e
+            grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+            assert grown < 300_000, f"{name} on {kind}: memory grew by {grown} KiB"
+            cases += 1
+    assert cases >= 150
+
+
+# ----------------------------------------------------------------------------- OS errors at the CLI
+
+
+def test_cli_on_odd_paths_never_says_unexpected(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    monkeypatch.setenv("FACTSEEK_MAX_INPUT_BYTES", str(200_000))
+    runner = CliRunner()
+    out = tmp / "cli-out"
+    commands = [
+        lambda p: ["render", p],
+        lambda p: ["compare-runs", p, p],
+        lambda p: ["index", "verify", "--store", p],
+        lambda p: ["index", "build", p, "--store", str(out / f"s{next(_counter)}"), "-q"],
+        lambda p: ["check", "--claims", p, "--store", p, "-q"],
+        lambda p: ["batch", p, "--out", str(out / f"b{next(_counter)}"), "--store", p, "-q"],
+        lambda p: ["judge", "predict", "--model", p, "--data", p, "--out", str(out / "p.jsonl")],
+    ]
+    odd = ("/dev/zero", "a folder", "a 300-character name", "a symlink loop", "a file under a file",
+           "big", "a line without end", "/proc/self/mem")  # fmt: skip
+    cases = 0
+    for kind, path in special_paths(tmp).items():
+        if kind not in odd:
+            continue
+        for make in commands:
+            args = make(str(path))
+            r = runner.invoke(app, args)
+            assert r.exit_code in (0, 1, 2), (args, r.exit_code, r.output[-300:])
+            text = r.stderr if r.exit_code else ""
+            assert "unexpected" not in text and "Traceback" not in r.output, (kind, args, text)
+            if r.exit_code and not text.startswith("Usage:"):
+                assert text.startswith("error:") and len(text.strip().splitlines()) == 1, (
+                    args,
+                    text,
+                )
+            cases += 1
+    assert cases == len(odd) * len(commands)

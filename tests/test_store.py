@@ -134,7 +134,7 @@ def test_build_round_trips_documents(store: Path) -> None:
     assert s.document(7).published is None and s.document(7).date_evidence == ()
     assert s.document(8).id == "b1"
     config = json.loads((store / "config.json").read_text())
-    assert config["format_version"] == 1 and config["n_docs"] == len(DOCS)
+    assert config["format_version"] == 2 and config["n_docs"] == len(DOCS)
 
 
 def test_info_reports_counts_dates_and_domains(store: Path) -> None:

@@ -5,18 +5,20 @@ Layout of OUT: ``reports/<name>.json`` (one report per claim, written atomically
 ``reports/<name>.md``/``.html`` for the ``formats`` asked for; ``<name>`` is the claim id made
 safe by ``factseek.sanitize.safe_name``, so no id can write outside ``OUT/reports``),
 ``journal.jsonl`` (finished claims), ``errors.jsonl`` (claims that failed; retried on rerun),
+``resume.jsonl`` (journaled claims that ran again on a resume, and why: their report was
+missing, unreadable, or of another claim; see ``factseek.batch_resume``),
 ``summary.csv`` and ``summary.md`` (one row per claim: verdict, confidence, kept documents, time,
 and the claims file's label with whether the verdict agrees; see ``factseek.batch_summary``).
 
 Before any work: every line is parsed and validated (``DataError`` naming ``file:line`` and the
 field), duplicate ids are refused, and OUT must be writable. While running, a claim that fails
 for any reason is recorded in ``errors.jsonl`` and the batch moves on. On resume, a torn last
-line of the journal (a killed run) is cut off first, so the next record starts on its own line.
+line of the journal (a killed run) is cut off first, so the next record starts on its own line,
+and a journaled claim is skipped only when its report is there and is its own.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,6 +26,16 @@ from pathlib import Path
 from typing import Any
 
 from factseek.api import CheckOptions, build_parts, check_config
+from factseek.batch_resume import (
+    ERRORS,
+    JOURNAL,
+    REPORTS,
+    RESUMED,
+    check_run_folder,
+    claim_id,
+    report_name,
+    resume,
+)
 from factseek.batch_summary import finish_batch
 from factseek.errors import DataError, FactseekError
 from factseek.files import check_writable_dir
@@ -33,18 +45,6 @@ from factseek.report import write_report
 from factseek.sanitize import clean_text, safe_name
 from factseek.temporal import DEFAULT_GUESSED
 from factseek.types import Claim
-
-
-def claim_id(claim: Claim) -> str:
-    if claim.id:
-        return claim.id
-    key = f"{claim.text}\x00{claim.date}"
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
-
-
-def report_name(cid: str) -> str:
-    """The report's path inside OUT for claim id ``cid`` (never outside ``reports/``)."""
-    return f"reports/{safe_name(cid)}.json"
 
 
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
@@ -82,18 +82,6 @@ def repair_tail(path: Path) -> None:
             return
         f.seek(0)
         f.truncate(f.read().rfind(b"\n") + 1)
-
-
-def _done_ids(journal: Path) -> set[str]:
-    if not journal.exists():
-        return set()
-    done = set()
-    for line in journal.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            done.add(json.loads(line)["id"])
-        except (ValueError, KeyError, TypeError):
-            continue  # a damaged line: that claim runs again
-    return done
 
 
 def _check_one(
@@ -134,6 +122,7 @@ def run_batch(
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
+    check_run_folder(out)  # before the parts load: a clear line, not an error mid-run
     parts = build_parts(CheckOptions(**options))
     config = check_config(
         k=k,
@@ -171,19 +160,25 @@ def run_claims(
     ``run_batch`` does after reading and validating its file (``eval pipeline`` calls it with
     the claims of a data set). Returns (checked, skipped, failed)."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "reports").mkdir(exist_ok=True)
-    journal = out / "journal.jsonl"
+    check_run_folder(out)
+    (out / REPORTS).mkdir(exist_ok=True)
+    journal = out / JOURNAL
     repair_tail(journal)
-    repair_tail(out / "errors.jsonl")
-    done = _done_ids(journal)
-    todo = [(n, c) for n, c in claims if claim_id(c) not in done]
+    repair_tail(out / ERRORS)
+    repair_tail(out / RESUMED)
+    plan = resume(out, claims)  # journaled claims whose report is not theirs run again
+    todo = [(n, c) for n, c in claims if claim_id(c) not in plan.done]
+    if plan.rerun:
+        lines = "".join(json.dumps({"id": c, "rerun": why}) + "\n" for c, why in plan.rerun)
+        with open(out / RESUMED, "a", encoding="utf-8") as rf:
+            rf.write(lines)
     checked = failed = 0
     from rich.progress import Progress
 
     with (
         Progress(disable=not progress, transient=True) as bar,
         open(journal, "a", encoding="utf-8") as jf,
-        open(out / "errors.jsonl", "a", encoding="utf-8") as ef,
+        open(out / ERRORS, "a", encoding="utf-8") as ef,
     ):
         task = bar.add_task("checking claims", total=len(todo))
         for n, claim in todo:

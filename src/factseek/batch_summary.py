@@ -1,7 +1,10 @@
 """What a batch run found, at a glance: ``summary.csv`` and ``summary.md`` in its folder.
 
-One row per claim of the run folder, in journal order (finished claims), then the claims whose
-last attempt failed (``errors.jsonl``, not finished since): ``id``, ``claim``, ``verdict`` (the
+One row per claim of the run folder, in journal order (finished claims; a claim's last journal
+line counts), then the claims whose last attempt failed (``errors.jsonl``, not finished since).
+No journaled claim is dropped or shown under another's name: one whose report is missing,
+unreadable or of another claim (``batch_resume.journaled_report``) is a "failed" row saying why.
+Columns: ``id``, ``claim``, ``verdict`` (the
 label, "not judged", or "failed"), ``confidence`` (the judge's probability for the label, when it
 gives one), ``kept_documents`` (documents that passed the constraints), ``seconds`` (the sum of
 the stage timings), ``report`` (the per-claim report file, relative to the folder), ``error``,
@@ -19,15 +22,21 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from factseek.errors import FactseekError, InputError
+from factseek.batch_resume import (
+    ERRORS,
+    journal_entries,
+    journaled_report,
+    read_jsonl_objects,
+    report_name,
+)
+from factseek.errors import InputError
 from factseek.files import atomic_write
 from factseek.labels import LABEL_SETS
-from factseek.report import Format, clip_text, markdown_text, read_report, write_report
+from factseek.report import Format, clip_text, markdown_text, write_report
 
 SUMMARY_CSV = "summary.csv"
 SUMMARY_MD = "summary.md"
@@ -76,27 +85,6 @@ def agreement(label: str, scale: str, gold: str) -> str:
     return ""
 
 
-def _jsonl(path: Path) -> Iterator[dict]:
-    """Objects of a JSONL file; a torn or foreign line (a killed run) is skipped."""
-    if not path.exists():
-        return
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict) and isinstance(record.get("id"), str):
-            yield record
-
-
-def _inside(out: Path, relative: object) -> Path | None:
-    """``out / relative`` when it stays inside ``out`` (a journal is data, not instructions)."""
-    if not isinstance(relative, str) or not relative:
-        return None
-    path = (out / relative).resolve()
-    return path if path.is_relative_to(out.resolve()) else None
-
-
 def finish_batch(
     out: Path, formats: Sequence[Format | str] = (), gold: Mapping[str, str] | None = None
 ) -> list[SummaryRow]:
@@ -106,25 +94,17 @@ def finish_batch(
     wanted = [Format(f) for f in formats if Format(f) != Format.json]
     rows: list[SummaryRow] = []
     seen: set[str] = set()
-    for entry in _jsonl(out / "journal.jsonl"):
-        cid = entry["id"]
-        path = _inside(out, entry.get("report"))
-        if cid in seen or path is None:
-            continue
+    for cid, entry in journal_entries(out).items():
         seen.add(cid)
-        try:
-            report = read_report(path)
-        except FactseekError as e:
+        report, problem = journaled_report(out, cid, entry)
+        if report is None:
             rows.append(
                 SummaryRow(
-                    id=cid,
-                    claim="",
-                    verdict="failed",
-                    error=str(e),
-                    gold_label=gold.get(cid, ""),
+                    id=cid, claim="", verdict="failed", error=problem, gold_label=gold.get(cid, "")
                 )
             )
             continue
+        path = out / report_name(cid)
         shown = path
         for fmt in wanted:
             target = path.with_suffix(f".{fmt.value}")
@@ -144,14 +124,14 @@ def finish_batch(
                 confidence=v.confidence,
                 kept_documents=len(report.documents),
                 seconds=round(sum(report.timings.values()), 3),
-                report=shown.relative_to(out.resolve()).as_posix(),
+                report=shown.relative_to(out).as_posix(),
                 gold_label=gold.get(cid, ""),
                 agrees=agreement(label, v.scale, gold.get(cid, "")),
                 scale=v.scale,
             )
         )
     failed: dict[str, SummaryRow] = {}
-    for entry in _jsonl(out / "errors.jsonl"):
+    for entry in read_jsonl_objects(out / ERRORS):
         if entry["id"] not in seen:
             failed[entry["id"]] = SummaryRow(
                 id=entry["id"],

@@ -2,13 +2,17 @@
 
 A bundle is a folder of plain files::
 
-    config.json            {"format_version": 1, "kind": "factseek-evidence-bundle"}
+    config.json            {"format_version": 1, "kind": "factseek-evidence-bundle",
+                            "redaction": the rule below, in words}
     search.jsonl           one search call per line: backend, capabilities, query, k,
                            constraints, and the hit list (or the error it raised)
     llm.jsonl              one LLM call per line: prompts, sampling parameters, completions,
                            and the usage it added (tokens, price), replayed as recorded
     pages/index.jsonl      one line per fetched URL: its document's sha256, or its error
     pages/<sha256>.json.gz the extracted Document as JSON, gzip-compressed, stored once
+    redactions.jsonl       one line per recorded URL that lost credentials: where ("search",
+                           "page", "failure"), its position, and which parts were removed
+                           ("userinfo", "query:api_key", ...), never their values
 
 ``Recorder(dir)`` wraps a search backend, a fetcher and an LLM so every call is written as it
 happens (one flushed line each). ``Replayer(dir)`` serves exactly the recorded answers; a
@@ -16,7 +20,10 @@ request the bundle does not hold raises ``BundleError`` naming it. Identical req
 more than once replay in recorded order. Serialization is canonical (sorted keys, gzip
 without timestamps), so replaying a bundle while recording it again rewrites it byte for byte.
 
-API keys are never written: backends are recorded by name and capabilities only.
+API keys are never written: backends are recorded by name and capabilities only. Nor are
+credentials inside result URLs: the recorder sits where hits and pages enter factseek and
+redacts them (``factseek.redact``) before it writes or returns them; replay serves bundles
+recorded before that redacted too.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import gzip
 import hashlib
 import json
 import threading
+import zlib
 from collections import defaultdict, deque
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,8 +40,17 @@ from typing import Any
 
 from factseek import errors
 from factseek.constraints import Constraints
-from factseek.errors import BundleError, FactseekError, SearchError
+from factseek.errors import BundleError, FactseekError, InputError, SearchError
 from factseek.files import atomic_write, check_writable_dir
+from factseek.input_files import input_limit, input_lines, os_errors, read_input, too_large
+from factseek.redact import (
+    RULE,
+    redact_document,
+    redact_failure,
+    redact_hit,
+    redact_url,
+    redacted_parts,
+)
 from factseek.sanitize import json_loads
 from factseek.search.base import Capabilities, SearchBackend
 from factseek.types import Document, FetchFailure, Hit, from_dict, to_dict
@@ -44,6 +61,8 @@ SEARCH_LOG = "search.jsonl"
 LLM_LOG = "llm.jsonl"
 PAGES = "pages"
 PAGE_INDEX = "pages/index.jsonl"
+REDACTIONS = "redactions.jsonl"
+MAX_LINE = 64 * 2**20  # one recorded call (an LLM call with long prompts) per line
 
 
 def canonical(obj: Any) -> str:
@@ -63,8 +82,8 @@ def _llm_key(
 
 def _check_config(root: Path) -> None:
     try:
-        config = json_loads((root / "config.json").read_text())
-    except (OSError, ValueError):
+        config = json_loads(read_input(root / "config.json", "bundle config", limit=2**20))
+    except (OSError, ValueError, InputError):
         raise BundleError(f"{root}: not an evidence bundle (no readable config.json)") from None
     if config.get("kind") != KIND or config.get("format_version") != FORMAT_VERSION:
         raise BundleError(
@@ -95,7 +114,7 @@ class Recorder:
         if (self.root / "config.json").exists():
             _check_config(self.root)
         else:
-            config = {"format_version": FORMAT_VERSION, "kind": KIND}
+            config = {"format_version": FORMAT_VERSION, "kind": KIND, "redaction": RULE}
             atomic_write(self.root / "config.json", (canonical(config) + "\n").encode())
         self._lock = threading.Lock()
 
@@ -107,6 +126,15 @@ class Recorder:
             with path.open("a", encoding="utf-8") as f:
                 f.write(line)
                 f.flush()
+
+    def _note_redactions(self, where: str, raw: Sequence[str], shown: Sequence[str]) -> None:
+        """One ``redactions.jsonl`` line per URL that lost something (names, never values)."""
+        for i, (url, safe) in enumerate(zip(raw, shown, strict=True)):
+            if url != safe:
+                parts = list(redacted_parts(url)) or ["text"]
+                self._append(
+                    REDACTIONS, {"where": where, "index": i, "url": safe, "removed": parts}
+                )
 
     def _store_document(self, doc: Document) -> str:
         data = canonical(doc).encode()
@@ -144,10 +172,12 @@ class _RecordingSearch:
             "constraints": constraints,
         }
         try:
-            hits = self._inner.search(query, k, constraints)
+            raw = self._inner.search(query, k, constraints)
         except SearchError as e:
             self._rec._append(SEARCH_LOG, {**record, "error": _error_record(e)})
             raise
+        hits = [redact_hit(h) for h in raw]  # where results enter factseek
+        self._rec._note_redactions("search", [h.url for h in raw], [h.url for h in hits])
         self._rec._append(SEARCH_LOG, {**record, "hits": hits})
         return hits
 
@@ -158,7 +188,13 @@ class _RecordingFetcher:
         self._inner = inner
 
     def fetch(self, urls: Sequence[str]) -> tuple[list[Document], list[FetchFailure]]:
-        docs, failures = self._inner.fetch(urls)
+        raw_docs, raw_failures = self._inner.fetch(urls)
+        docs = [redact_document(d) for d in raw_docs]  # where pages enter factseek
+        failures = [redact_failure(f) for f in raw_failures]
+        self._rec._note_redactions("page", [d.url for d in raw_docs], [d.url for d in docs])
+        self._rec._note_redactions(
+            "failure", [f.url for f in raw_failures], [f.url for f in failures]
+        )
         for d in docs:
             self._rec._append(PAGE_INDEX, {"url": d.url, "sha256": self._rec._store_document(d)})
         for f in failures:
@@ -227,14 +263,16 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
-    with path.open(encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(json_loads(line))
-            except ValueError:
-                raise BundleError(f"{path}:{i}: not valid JSON") from None
+    for i, line in input_lines(path, "bundle log", max_line=MAX_LINE):
+        if not line.strip():
+            continue
+        try:
+            record = json_loads(line.decode("utf-8"))
+        except ValueError:  # UnicodeDecodeError included
+            raise BundleError(f"{path}:{i}: not valid JSON") from None
+        if not isinstance(record, dict):
+            raise BundleError(f"{path}:{i}: not a JSON object")
+        out.append(record)
     return out
 
 
@@ -262,9 +300,10 @@ class Replayer:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         _check_config(self.root)
-        self.searches = _read_jsonl(self.root / SEARCH_LOG)
-        self.llm_calls = _read_jsonl(self.root / LLM_LOG)
-        self.pages = _read_jsonl(self.root / PAGE_INDEX)
+        with os_errors(self.root, "evidence bundle"):
+            self.searches = _read_jsonl(self.root / SEARCH_LOG)
+            self.llm_calls = _read_jsonl(self.root / LLM_LOG)
+            self.pages = _read_jsonl(self.root / PAGE_INDEX)
 
     def search_backend(self, name: str | None = None) -> SearchBackend:
         """The recorded backend (``name`` picks one when a bundle holds several)."""
@@ -304,22 +343,26 @@ class _ReplayedSearch:
             ) from None
         if "error" in r:
             _raise_recorded(r["error"])
-        return [from_dict(Hit, h) for h in r["hits"]]
+        return [redact_hit(from_dict(Hit, h)) for h in r["hits"]]  # older bundles: raw URLs
 
 
 class _ReplayedFetcher:
     def __init__(self, root: Path, index: list[dict[str, Any]]) -> None:
         self._root = root
         self._answers = _Queue()
-        for r in index:
-            self._answers.add(r["url"], r)
+        for r in index:  # by redacted URL: hits replay redacted, even from older bundles
+            self._answers.add(redact_url(r["url"]), r)
 
     def _document(self, digest: str) -> Document:
         path = self._root / PAGES / f"{digest}.json.gz"
+        limit = input_limit()
         try:
-            data = gzip.decompress(path.read_bytes())
-        except (OSError, EOFError, gzip.BadGzipFile):
+            inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip
+            data = inflate.decompress(read_input(path, "bundle page"), limit + 1)
+        except (InputError, zlib.error):
             raise BundleError(f"{path}: missing or damaged page") from None
+        if len(data) > limit or inflate.unconsumed_tail:
+            raise too_large(path, "bundle page", limit)
         if hashlib.sha256(data).hexdigest() != digest:
             raise BundleError(f"{path}: content does not match its hash")
         return from_dict(Document, json_loads(data))
@@ -329,13 +372,14 @@ class _ReplayedFetcher:
         failures: list[FetchFailure] = []
         for url in dict.fromkeys(urls):
             try:
-                r = self._answers.take(url)
+                r = self._answers.take(redact_url(url))
             except KeyError:
-                raise BundleError(f"{self._root}: page not recorded: {url[:200]}") from None
+                shown = redact_url(url)[:200]
+                raise BundleError(f"{self._root}: page not recorded: {shown}") from None
             if "error" in r:
-                failures.append(FetchFailure(url=url, error=r["error"]))
+                failures.append(redact_failure(FetchFailure(url=url, error=r["error"])))
             else:
-                docs.append(self._document(r["sha256"]))
+                docs.append(redact_document(self._document(r["sha256"])))
         return docs, failures
 
 

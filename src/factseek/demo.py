@@ -42,8 +42,11 @@ def demo_claim() -> Claim:
 
 def _fingerprint() -> str:
     from factseek import __version__
+    from factseek.store.layout import FORMAT_VERSION
 
-    h = hashlib.sha256(__version__.encode())
+    h = hashlib.sha256(
+        f"{__version__} store format {FORMAT_VERSION}".encode()
+    )  # a new format rebuilds
     for src in demo_sources():
         paths = sorted(src.rglob("*")) if src.is_dir() else [src]
         for p in paths:

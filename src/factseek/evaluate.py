@@ -55,7 +55,7 @@ from factseek.metrics.selective import label_precision, risk_coverage, selective
 from factseek.metrics.veracity import METRICS, paired_test, veracity_metrics
 from factseek.pipeline import CheckConfig, Parts
 from factseek.stance import StanceModel
-from factseek.types import Claim, Evidence, Report, Summary, Verdict, from_json
+from factseek.types import Claim, Evidence, Report, Summary, Verdict
 
 DEFAULT_RESAMPLES = 2000
 PAGE_SCHEMES = ("http://", "https://")  # a gold text with such a source URL is a page
@@ -156,21 +156,15 @@ def gold_cards(
 
 
 def load_reports(out: Path) -> dict[str, Report]:
-    """The reports of a run folder's journal, by claim id."""
+    """The reports of a run folder's journal, by claim id (each checked: ``batch_resume``)."""
+    from factseek.batch_resume import journal_entries, journaled_report
+
     reports: dict[str, Report] = {}
-    journal = out / "journal.jsonl"
-    if not journal.is_file():
-        return reports
-    for line in journal.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-            path = out / entry["report"]
-        except (ValueError, KeyError, TypeError):
-            continue  # a torn last line
-        try:
-            reports[entry["id"]] = from_json(Report, path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, TypeError) as e:
-            raise DataError(f"unreadable report ({e})", str(path)) from None
+    for cid, entry in journal_entries(out).items():
+        report, problem = journaled_report(out, cid, entry)
+        if report is None:
+            raise DataError(f"claim {cid!r}: {problem}", str(out / "journal.jsonl"))
+        reports[cid] = report
     return reports
 
 

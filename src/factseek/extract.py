@@ -127,9 +127,21 @@ _BOMS = (
 )
 
 
+def _fits(codec: str, body: bytes) -> bool:
+    """Whether a declared charset can be the body's: a UTF-16/32 body has NUL bytes in its ASCII
+    markup, an ASCII-compatible one has (almost) none. A declaration that does not fit the bytes
+    (``charset=utf-16`` over UTF-8, the reverse) is not trusted."""
+    sample = body[:4096]
+    if not sample:
+        return True
+    nul_share = sample.count(0) / len(sample)
+    wide = codec.startswith(("utf-16", "utf-32", "utf_16", "utf_32"))
+    return nul_share >= 0.2 if wide else nul_share < 0.1
+
+
 def decode_body(body: bytes, content_type: str | None = None) -> str:
     """Bytes to text: a byte-order mark, the declared charset (header, XML declaration, HTML
-    meta), then UTF-8, then detection."""
+    meta) when it fits the bytes (``_fits``), then UTF-8, then detection."""
     import codecs
 
     for bom, name in _BOMS:
@@ -148,7 +160,9 @@ def decode_body(body: bytes, content_type: str | None = None) -> str:
         declared.append(m2[1].decode("ascii", "replace"))
     for name in (*declared, "utf-8"):
         try:
-            codecs.lookup(name)
+            codec = codecs.lookup(name).name
+            if not _fits(codec, body):
+                continue
             return body.decode(name)
         except (LookupError, UnicodeDecodeError):
             continue

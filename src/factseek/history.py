@@ -3,7 +3,9 @@
 ``History(path)`` opens (and creates) the database. A run is created as ``running`` before the
 pipeline starts, then finished with its report or failed with a one-line error, so a page can
 show a run while it is in progress and a crash leaves a visible ``failed`` row, not a hole.
-Reports are stored as their complete JSON (``types.to_json``) and read back losslessly.
+Reports are stored as their complete JSON (``types.to_dict``) and read back losslessly, except
+that URLs never keep credentials (``factseek.redact.redact_tree``, on the way in and, for rows
+written before that, on the way out).
 
 Every call opens its own short connection (SQLite in WAL mode), so one ``History`` is safe to
 share between the web server's threads. Corrections live beside runs in the same file, in the
@@ -24,10 +26,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factseek.errors import DataError, InputError
-from factseek.types import Claim, Report, from_dict, from_json, to_dict, to_json
+from factseek.redact import redact_text, redact_tree
+from factseek.sanitize import json_loads
+from factseek.types import Claim, Report, from_dict, to_dict
 
 RunStatus = Literal["running", "done", "failed"]
 MAX_LIST = 200  # most rows one listing returns
+INT64 = range(-(2**63), 2**63)  # what SQLite can hold: other ids name no run
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -121,6 +126,21 @@ def connect(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+def _report_json(report: Report) -> str:
+    return json.dumps(redact_tree(to_dict(report)), ensure_ascii=False)
+
+
+def _report(run_id: int, text: str) -> Report:
+    """A stored report, checked field by field (``factseek.validate``): a damaged row is one
+    ``DataError`` naming the field, not a crash in a page."""
+    from factseek.validate import RecordError, record_from
+
+    try:
+        return record_from(Report, redact_tree(json_loads(text)))
+    except (ValueError, RecordError) as e:
+        raise DataError(f"check #{run_id}: the stored report is malformed ({e})") from None
+
+
 class History:
     """Runs kept in a local SQLite file."""
 
@@ -168,11 +188,11 @@ class History:
             conn.execute(
                 "UPDATE runs SET status = 'done', report_json = ?, label = ?, seconds = ?"
                 " WHERE id = ?",
-                (to_json(report, indent=None), report.verdict.label, seconds, run_id),
+                (_report_json(report), report.verdict.label, seconds, run_id),
             )
 
     def fail(self, run_id: int, error: str, *, seconds: float | None = None) -> None:
-        line = (str(error).splitlines() or [""])[0][:500]
+        line = (redact_text(str(error)).splitlines() or [""])[0][:500]
         with connect(self.path) as conn:
             conn.execute(
                 "UPDATE runs SET status = 'failed', error = ?, seconds = ? WHERE id = ?",
@@ -193,6 +213,8 @@ class History:
 
     def state(self, run_id: int) -> tuple[RunStatus, str]:
         """The run's status and error line, without reading its report (InputError: no run)."""
+        if run_id not in INT64:
+            raise InputError(f"no check #{run_id} in the history")
         with connect(self.path) as conn:
             row = conn.execute("SELECT status, error FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
@@ -201,6 +223,8 @@ class History:
 
     def get(self, run_id: int) -> RunRecord:
         """The run, or InputError when there is none with that id."""
+        if run_id not in INT64:
+            raise InputError(f"no check #{run_id} in the history")
         with connect(self.path) as conn:
             row = conn.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
@@ -212,7 +236,7 @@ class History:
             claim=from_dict(Claim, json.loads(row["claim_json"])),
             status=row["status"],
             options=json.loads(row["options_json"] or "{}"),
-            report=from_json(Report, row["report_json"]) if row["report_json"] else None,
+            report=_report(run_id, row["report_json"]) if row["report_json"] else None,
             error=row["error"],
             parent_id=row["parent_id"],
             seconds=row["seconds"],
@@ -229,7 +253,7 @@ class History:
             sql += " WHERE claim LIKE ? ESCAPE '\\' OR claim_json LIKE ? ESCAPE '\\'"
             args += [pattern, pattern]
         sql += " ORDER BY id DESC LIMIT ? OFFSET ?"
-        args += [limit, max(0, offset)]
+        args += [limit, min(max(0, offset), INT64.stop - 1)]
         with connect(self.path) as conn:
             rows = conn.execute(sql, args).fetchall()
         return [
@@ -254,6 +278,8 @@ class History:
 
     def delete(self, run_id: int) -> bool:
         """Delete a run and its corrections; False when there was none."""
+        if run_id not in INT64:
+            return False
         with connect(self.path) as conn:
             has_feedback = conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'corrections'"

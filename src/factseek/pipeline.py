@@ -25,6 +25,7 @@ from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
 from factseek.judge.verdict import answer_questions
 from factseek.passages import DEFAULT_SPANS, SpanConfig, select_passages
+from factseek.redact import redact_document, redact_failure
 from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.stance import StanceModel
@@ -227,7 +228,7 @@ def _documents(
     if callable(documents_of):
         # the store applied the constraints to publication dates in its index; the date basis
         # and the guessed policy need the documents themselves
-        stored = list(documents_of(hits))
+        stored = [redact_document(d) for d in documents_of(hits)]
         if c.before is None or not any(
             d.modified is not None or d.meta.get("date_confidence") for d in stored
         ):
@@ -240,7 +241,9 @@ def _documents(
         raise InputError(
             f"search backend {parts.search.name!r} returns URLs only and no fetcher is configured"
         )
-    docs, failures = parts.fetcher.fetch([h.url for h in hits])
+    docs, failures = parts.fetcher.fetch([h.url for h in hits])  # URLs redacted at search
+    docs = [redact_document(d) for d in docs]  # where pages enter: redirects redacted too
+    failures = [redact_failure(f) for f in failures]
     by_url = {h.url: h for h in hits}
     kept: list[Document] = []
     decisions: list[ConstraintDecision] = []

@@ -34,9 +34,9 @@ from factseek.constraints import PAGE_REMOVED
 from factseek.errors import DataError, InputError
 from factseek.files import atomic_write
 from factseek.ratings import value_tone
-from factseek.redact import redact_text, redact_url
+from factseek.redact import MESSAGE_KEYS, URL_KEYS, redact_text, redact_tree, redact_url
 from factseek.sanitize import clean_text, json_loads
-from factseek.types import Document, Evidence, Report, from_dict, to_dict
+from factseek.types import Document, Evidence, Report, to_dict
 from factseek.verdict_words import (
     abstained_words,
     answer_cell,
@@ -56,17 +56,13 @@ class Format(StrEnum):
     html = "html"
 
 
-_URL_KEYS = frozenset({"url", "final_url"})
-_MESSAGE_KEYS = frozenset({"notes", "error", "explanation", "note"})
-
-
 def _clean_tree(obj: Any, key: str = "") -> Any:
     """JSON data with every string cleaned one for one; URLs and messages also redacted."""
     if isinstance(obj, str):
         text = clean_text(obj, keep_newlines=True, keep_length=True)
-        if key in _URL_KEYS:
+        if key in URL_KEYS:
             return redact_url(text)
-        return redact_text(text) if key in _MESSAGE_KEYS else text
+        return redact_text(text) if key in MESSAGE_KEYS else text
     if isinstance(obj, list):
         return [_clean_tree(x, key) for x in obj]
     if isinstance(obj, dict):
@@ -77,7 +73,7 @@ def _clean_tree(obj: Any, key: str = "") -> Any:
 def render_json(report: Report) -> str:
     """The complete report as indented JSON (``read_report`` reads it back; only control
     characters, which become spaces, and credentials in URLs and messages differ)."""
-    data = _clean_tree(to_dict(report))
+    data = _clean_tree(redact_tree(to_dict(report)))
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
@@ -769,25 +765,32 @@ def format_for_path(path: str | Path) -> Format:
         ) from None
 
 
+def report_from_data(data: Any, where: str) -> Report:
+    """A report from JSON data, checked field by field (``factseek.validate``); ``DataError``
+    naming ``where`` and the first bad field (``verdict.confidence``...) otherwise."""
+    from factseek.validate import RecordError, record_from
+
+    if not isinstance(data, dict) or not isinstance(data.get("claim"), dict):
+        raise DataError("not a factseek report (no claim)", where)
+    try:
+        return record_from(Report, data)
+    except RecordError as e:
+        raise DataError(f"not a factseek report: {e}", where) from None
+
+
 def read_report(path: str | Path) -> Report:
     """A report from a JSON file written by factseek (``render_json``, ``check -f json``, a batch's
-    ``reports/*.json``). ``DataError`` names the file when it is not one."""
+    ``reports/*.json``), read with the input size cap (``factseek.input_files``) and checked
+    field by field. ``DataError`` names the file (and the field) when it is not one."""
+    from factseek.input_files import read_input
+
     path = Path(path)
+    raw = read_input(path, "report")
     try:
-        data = json_loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"report not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a folder, not a report file") from None
+        data = json_loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise DataError("not a JSON report (render reads the JSON format)", str(path)) from None
-    if not isinstance(data, dict) or not isinstance(data.get("claim"), dict):
-        raise DataError("not a factseek report (no claim)", str(path))
-    try:
-        return from_dict(Report, data)
-    except (TypeError, ValueError, KeyError, AttributeError) as e:
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise DataError(f"not a factseek report ({first})", str(path)) from None
+    return report_from_data(data, str(path))
 
 
 def iter_urls(report: Report) -> Iterable[str]:

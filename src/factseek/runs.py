@@ -13,14 +13,17 @@ Jaccard (``None``) and is left out of the mean rather than counted as 0 or 1.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from factseek.bundle import KIND, SEARCH_LOG, Replayer
 from factseek.errors import DataError, InputError
+from factseek.input_files import input_lines, os_errors, read_input
+from factseek.report import report_from_data
 from factseek.sanitize import json_loads
+from factseek.types import Report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -51,46 +54,52 @@ def jaccard(a: set[str], b: set[str]) -> float | None:
     return len(a & b) / len(union) if union else None
 
 
-def _report_records(path: Path) -> Iterator[tuple[Path, int | None, Mapping[str, Any]]]:
+#: The longest line of a JSONL file of reports (one report a line).
+MAX_REPORT_LINE = 64 * 2**20
+
+
+def _report_records(path: Path) -> Iterator[tuple[str, Any]]:
+    """(where, JSON data) of each report in ``path``, read with the input size cap."""
     if path.suffix == ".jsonl":
-        with path.open(encoding="utf-8") as f:
-            for i, line in enumerate(f, 1):
-                if line.strip():
-                    try:
-                        yield path, i, json_loads(line)
-                    except ValueError:
-                        raise DataError("not valid JSON", str(path), i) from None
+        for i, raw in input_lines(path, "JSONL file of reports", max_line=MAX_REPORT_LINE):
+            if raw.strip():
+                yield f"{path}:{i}", _json(raw, str(path), i)
     else:
-        try:
-            yield path, None, json_loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            raise DataError("not valid JSON", str(path)) from None
+        yield str(path), _json(read_input(path, "report"), str(path), None)
 
 
-def _report_urls(record: Mapping[str, Any], kept_only: bool, where: str) -> tuple[str, set[str]]:
-    claim = record.get("claim")
-    results = record.get("results")
-    if not isinstance(claim, Mapping) or not isinstance(results, list):
-        raise DataError("not a factseek report (no claim/results)", where)
-    key = str(claim.get("id") or claim.get("text") or "")
+def _json(raw: bytes, path: str, line: int | None) -> Any:
+    try:
+        return json_loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise DataError(f"not valid UTF-8 (byte {e.start})", path, line) from None
+    except ValueError:
+        raise DataError("not valid JSON", path, line) from None
+
+
+def _report_urls(report: Report, kept_only: bool) -> tuple[str, set[str]]:
+    key = report.claim.id or report.claim.text
     urls: set[str] = set()
-    for r in results:
-        hits = r.get("hits") or []
-        decisions = r.get("decisions") or []
-        for i, h in enumerate(hits):
-            if kept_only and not (i < len(decisions) and decisions[i].get("kept")):
+    for r in report.results:
+        for i, h in enumerate(r.hits):
+            if kept_only and not (i < len(r.decisions) and r.decisions[i].kept):
                 continue
-            urls.add(h["url"])
+            urls.add(h.url)
     return key, urls
 
 
 def url_sets(path: Path, *, kept_only: bool = False) -> tuple[dict[str, set[str]], str]:
     """Key -> URL set for one run, and the unit ("claim" or "query")."""
-    path = Path(path)
+    with os_errors(path, "run"):
+        return _url_sets(Path(path), kept_only)
+
+
+def _url_sets(path: Path, kept_only: bool) -> tuple[dict[str, set[str]], str]:
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     config = path / "config.json"
-    if path.is_dir() and config.exists() and KIND in config.read_text(encoding="utf-8"):
+    is_bundle = config.is_file() and KIND.encode() in read_input(config, "bundle config")
+    if path.is_dir() and is_bundle:
         if kept_only:
             raise InputError("--kept needs reports: a bundle holds hits, not decisions")
         sets: dict[str, set[str]] = {}
@@ -108,9 +117,8 @@ def url_sets(path: Path, *, kept_only: bool = False) -> tuple[dict[str, set[str]
     )
     sets = {}
     for f in files:
-        for src, line, record in _report_records(f):
-            where = f"{src}:{line}" if line else str(src)
-            key, urls = _report_urls(record, kept_only, where)
+        for where, record in _report_records(f):
+            key, urls = _report_urls(report_from_data(record, where), kept_only)
             sets.setdefault(key, set()).update(urls)
     if not sets:
         raise InputError(f"{path}: no reports found")

@@ -6,6 +6,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage. Errors are one line on stderr;
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 
@@ -22,6 +23,22 @@ def error_line(message: str) -> str:
     from factseek.sanitize import clean_text
 
     return " ".join(redact_text(clean_text(message)).split())
+
+
+#: OS errors about the path a user gave (bad usage, exit 2); any other OS error exits 1.
+_USAGE_ERRNOS = frozenset(
+    {errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EACCES}
+)
+
+
+def os_error_line(e: OSError | OverflowError) -> tuple[str, int]:
+    """An OS error (or a number too large for the OS or a library) as a line and an exit code."""
+    if isinstance(e, OverflowError):
+        return f"a number is too large ({' '.join(str(e).split())[:120]})", 2
+    what = e.strerror or type(e).__name__
+    name = e.filename if e.filename is not None else ""
+    shown = str(name) if len(str(name)) <= 120 else str(name)[:60] + "..." + str(name)[-40:]
+    return (f"{what}: {shown}" if shown else what), (2 if e.errno in _USAGE_ERRNOS else 1)
 
 
 class FactseekGroup(TyperGroup):
@@ -42,6 +59,16 @@ class FactseekGroup(TyperGroup):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             raise typer.Exit(130) from None
+        except BrokenPipeError:  # `factseek ... | head -1`: the reader left; stop quietly
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe
+            raise typer.Exit(0) from None
+        except (OSError, OverflowError) as e:  # translated at the seam: one line, no traceback
+            if os.environ.get("FACTSEEK_DEBUG"):
+                raise
+            message, code = os_error_line(e)
+            click.echo(f"error: {error_line(message)}", err=True)
+            raise typer.Exit(code) from None
         except Exception as e:  # a bug or an untranslated library error: still one line
             if os.environ.get("FACTSEEK_DEBUG"):
                 raise
@@ -94,6 +121,7 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _main(
+    ctx: typer.Context,
     version: bool = typer.Option(
         False,
         "--version",
@@ -101,8 +129,28 @@ def _main(
         is_eager=True,
         help="Print the version and exit.",
     ),
+    max_input_bytes: int | None = typer.Option(
+        None,
+        "--max-input-bytes",
+        min=1,
+        max=2**62,
+        help="Largest input file to read, in bytes [default: 256 MiB, or FACTSEEK_MAX_INPUT_BYTES].",
+    ),
 ) -> None:
     """factseek: find and weigh evidence for claims. `factseek COMMAND --help` explains each command."""
+    if max_input_bytes is not None:  # for this command only (restored when it ends)
+        from factseek.input_files import ENV
+
+        before = os.environ.get(ENV)
+        os.environ[ENV] = str(max_input_bytes)
+
+        def restore() -> None:
+            if before is None:
+                os.environ.pop(ENV, None)
+            else:
+                os.environ[ENV] = before
+
+        ctx.call_on_close(restore)
 
 
 def _register() -> None:

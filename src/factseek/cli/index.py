@@ -1,4 +1,4 @@
-"""`factseek index {build,add,info,search}`: the local knowledge store."""
+"""`factseek index {build,add,info,verify,seal,search}`: the local knowledge store."""
 
 from __future__ import annotations
 
@@ -143,15 +143,34 @@ def verify_cmd(store: StoreOpt) -> None:
     """Check every file of a store against the checksums written when it was built."""
     from factseek.store.reader import Store
 
-    opened = Store.open(store)
-    if not opened.checksummed:
-        typer.echo(
-            f"{store}: built without checksums (by an older factseek); structure ok, contents "
-            "unverifiable; rebuild it to add them"
-        )
+    opened = Store.open(store)  # every checksum file named by config.json, present and unchanged
+    checked = opened.verify()
+    n = len(opened.config.checksums)
+    typer.echo(f"{store}: ok, all {checked} files match their checksums ({n} checksum files)")
+
+
+@app.command("seal")
+def seal_cmd(
+    store: StoreOpt,
+    trust_contents: Annotated[
+        bool,
+        typer.Option(
+            "--trust-contents",
+            help="Write missing checksum files from the files as they are now (unverifiable).",
+        ),
+    ] = False,
+) -> None:
+    """Record the checksum files of a store built by an older factseek (after verifying them)."""
+    from factseek.store.build import seal_store
+
+    report = seal_store(store, trust_contents=trust_contents)
+    if report.already_sealed:
+        typer.echo(f"{store}: already sealed; every file matches its checksum")
         return
-    opened.verify()
-    typer.echo(f"{store}: ok, every file matches its checksum")
+    line = f"{store}: sealed; {len(report.verified)} checksum file(s) verified"
+    if report.written:
+        line += f", {len(report.written)} written from the files as they are now (--trust-contents)"
+    typer.echo(line)
 
 
 @app.command("search")

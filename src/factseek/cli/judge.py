@@ -118,7 +118,7 @@ def train(
     ] = None,
     summaries: SummariesOpt = None,
     threads: Annotated[
-        int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
+        int | None, typer.Option("--threads", min=1, max=1024, help="CPU threads for torch.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:

@@ -137,7 +137,7 @@ def train(
         int, typer.Option("--seed", help="Seed of sampling, batch order and initialisation.")
     ] = D.seed,
     threads: Annotated[
-        int | None, typer.Option("--threads", min=1, help="CPU threads for torch.")
+        int | None, typer.Option("--threads", min=1, max=1024, help="CPU threads for torch.")
     ] = None,
     teacher: Annotated[
         str | None,

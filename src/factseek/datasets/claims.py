@@ -108,18 +108,18 @@ def _str(value: Any) -> str:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
-                at(path, n)
-                if len(line) > MAX_LINE_CHARS:
-                    raise DataError("line too long", str(path), n)
-                if line.strip():
-                    yield n, line
-    except FileNotFoundError:
-        raise InputError(f"data file not found: {path}") from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"not UTF-8 text ({e.reason})", str(path)) from None
+    from factseek.input_files import input_lines
+
+    for n, raw in input_lines(path, "data file", max_line=4 * MAX_LINE_CHARS):
+        at(path, n)
+        try:
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as e:
+            raise DataError(f"not UTF-8 text ({e.reason})", str(path), n) from None
+        if len(line) > MAX_LINE_CHARS:
+            raise DataError("line too long", str(path), n)
+        if line.strip():
+            yield n, line
 
 
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -340,10 +340,11 @@ def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
 def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
+    from factseek.input_files import read_input
+
+    raw = read_input(path, "data file")
     try:
-        data = json_loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"data file not found: {path}") from None
+        data = json_loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise DataError(f"not valid JSON ({e})", str(path)) from None
     if not isinstance(data, list):

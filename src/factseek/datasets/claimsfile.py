@@ -1,6 +1,7 @@
 """The claims file: the one format every command that reads claims accepts (docs/formats.md).
 
-JSONL, UTF-8, one JSON object a line; blank lines are skipped. Fields:
+JSONL, UTF-8 (a byte-order mark at the start is allowed), one JSON object a line; blank lines
+are skipped. Fields:
 
 ========== ============================ =========================================================
 field      type                         meaning
@@ -8,7 +9,8 @@ field      type                         meaning
 claim      string (required)            the claim; ``text`` or ``query`` are accepted instead
                                         (give one of the three), at most 2,000 characters
 id         string or integer            unique within the file
-date       "YYYY-MM-DD" or null         when the claim was made (evidence must predate it)
+date       "YYYY-MM-DD" or null         when the claim was made (evidence must predate it); not
+                                        in the future
 speaker    string or null               who made it
 venue      string or null               where it was made
 label      string or null               gold veracity label, in one label set for the whole
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import DataError, InputError
+from factseek.errors import DataError
 from factseek.sanitize import json_loads
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -58,19 +60,19 @@ class ClaimRecord:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    try:
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
-                if len(line) > MAX_LINE_CHARS:
-                    raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
-                if line.strip():
-                    yield n, line
-    except FileNotFoundError:
-        raise InputError(f"claims file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a folder, not a claims file") from None
-    except UnicodeDecodeError as e:
-        raise DataError(f"not UTF-8 text ({e.reason})", str(path)) from None
+    """Non-blank lines, streamed with the input caps (``factseek.input_files``)."""
+    from factseek.input_files import input_lines
+
+    # a line of MAX_LINE_CHARS characters takes at most 4 bytes each in UTF-8
+    for n, raw in input_lines(path, "claims file", max_line=4 * MAX_LINE_CHARS + 2):
+        try:
+            line = raw.decode("utf-8-sig" if n == 1 else "utf-8")  # a byte-order mark is fine
+        except UnicodeDecodeError as e:
+            raise DataError(f"not UTF-8 text ({e.reason})", str(path), n) from None
+        if len(line) > MAX_LINE_CHARS:
+            raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
+        if line.strip():
+            yield n, line
 
 
 def _optional_str(row: Mapping[str, Any], key: str) -> str | None:
@@ -120,9 +122,12 @@ def _date(row: Mapping[str, Any]) -> _dt.date | None:
     try:
         if len(value.strip()) != 10:
             raise ValueError
-        return _dt.date.fromisoformat(value.strip())
+        day = _dt.date.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(f"date {value!r} is not YYYY-MM-DD") from None
+    if day > _dt.date.today():  # the pipeline would refuse it after the work had started
+        raise ValueError(f"date {value.strip()} is in the future")
+    return day
 
 
 def _str_list(row: Mapping[str, Any], key: str, *, ints: bool) -> tuple[str, ...] | None:

@@ -21,6 +21,7 @@ from factseek.errors import DataError, FactseekError
 from factseek.sanitize import json_loads
 
 F = TypeVar("F", bound=Callable[..., Any])
+MAX_LINE_BYTES = 64 * 2**20  # a longer line is malformed input, not a record
 
 _WHERE: ContextVar[tuple[str, int | None] | None] = ContextVar("factseek_data_where", default=None)
 _UNFORESEEN = (
@@ -67,21 +68,19 @@ def loader(fn: F) -> F:
 def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of a JSON Lines file, streamed; a line
     that is not UTF-8, not JSON or not an object raises ``DataError`` naming it."""
-    try:
-        f = path.open("rb")
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    with f:
-        for i, raw in enumerate(f, 1):
-            at(path, i)
-            if not raw.strip():
-                continue
-            try:
-                obj = json_loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as e:
-                raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
-            except json.JSONDecodeError as e:
-                raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
-            if not isinstance(obj, dict):
-                raise DataError("expected a JSON object", str(path), i)
-            yield i, obj
+    from factseek.input_files import input_lines
+
+    # one streamed reader with the input caps (factseek.input_files)
+    for i, raw in input_lines(path, "data file", max_line=MAX_LINE_BYTES):
+        at(path, i)
+        if not raw.strip():
+            continue
+        try:
+            obj = json_loads(raw.decode("utf-8-sig" if i == 1 else "utf-8"))
+        except UnicodeDecodeError as e:
+            raise DataError(f"not valid UTF-8 (byte {e.start})", str(path), i) from None
+        except json.JSONDecodeError as e:
+            raise DataError(f"invalid JSON: {e.msg}", str(path), i) from None
+        if not isinstance(obj, dict):
+            raise DataError("expected a JSON object", str(path), i)
+        yield i, obj

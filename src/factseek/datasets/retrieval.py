@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factseek.datasets.guard import at, jsonl_objects, loader
+from factseek.datasets.guard import MAX_LINE_BYTES, at, jsonl_objects, loader
 from factseek.errors import ConfigError, DataError, InputError
 
 #: Longest claim or document text kept (characters); longer ones are cut.
@@ -69,16 +69,19 @@ class RetrievalData:
 
 
 def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
+    from factseek.input_files import input_lines
+
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
-    try:
-        f = path.open(encoding="utf-8", newline="")
-    except OSError as e:
-        raise DataError(f"cannot read: {e.strerror}", str(path)) from None
-    with f:
-        for i, row in enumerate(csv.reader(f, delimiter="\t", quoting=csv.QUOTE_NONE), 1):
+
+    def lines() -> Iterator[str]:  # streamed with the input caps (factseek.input_files)
+        for i, raw in input_lines(path, "data file", max_line=MAX_LINE_BYTES):
             at(path, i)
-            if row:
-                yield i, row
+            yield raw.decode("utf-8")  # a UnicodeDecodeError names the line (@loader)
+
+    for i, row in enumerate(csv.reader(lines(), delimiter="\t", quoting=csv.QUOTE_NONE), 1):
+        at(path, i)
+        if row:
+            yield i, row
 
 
 def _text(value: Any) -> str:

@@ -74,36 +74,43 @@ def write_predictions(path: str | Path, preds: Sequence[Prediction]) -> Path:
 
 def read_predictions(path: str | Path, labels: LabelSet) -> list[Prediction]:
     """Read a predictions JSONL file; labels must be canonical names of ``labels``."""
+    from factseek.input_files import input_lines, os_errors
+
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"predictions file not found: {path}")
-    out = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if n > MAX_PREDICTION_LINES:
-                raise DataError("too many lines", str(path), n)
-            if not line.strip():
-                continue
-            try:
-                r = json_loads(line)
-            except json.JSONDecodeError as e:
-                raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
-            if not isinstance(r, dict) or "id" not in r or not isinstance(r.get("label"), str):
-                raise DataError("expected an object with 'id' and 'label'", str(path), n)
-            if r["label"] not in labels:
-                raise DataError(f"{r['label']!r} is not a {labels.name} label", str(path), n)
-            scores = r.get("scores") or {}
-            out.append(
-                Prediction(
-                    id=str(r["id"]),
-                    label=r["label"],
-                    gold=r.get("gold"),
-                    scores={str(k): float(v) for k, v in scores.items()}
-                    if isinstance(scores, dict)
-                    else {},
-                    judge=str(r.get("judge", "")),
-                )
+    with os_errors(path, "predictions file"):
+        if not path.is_file():
+            raise InputError(f"predictions file not found: {path}")
+
+    out = []  # streamed with the input caps (factseek.input_files)
+    for n, raw in input_lines(path, "predictions file", max_line=2**20):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError("not valid UTF-8", str(path), n) from None
+        if n > MAX_PREDICTION_LINES:
+            raise DataError("too many lines", str(path), n)
+        if not line.strip():
+            continue
+        try:
+            r = json_loads(line)
+        except json.JSONDecodeError as e:
+            raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
+        if not isinstance(r, dict) or "id" not in r or not isinstance(r.get("label"), str):
+            raise DataError("expected an object with 'id' and 'label'", str(path), n)
+        if r["label"] not in labels:
+            raise DataError(f"{r['label']!r} is not a {labels.name} label", str(path), n)
+        scores = r.get("scores") or {}
+        out.append(
+            Prediction(
+                id=str(r["id"]),
+                label=r["label"],
+                gold=r.get("gold"),
+                scores={str(k): float(v) for k, v in scores.items()}
+                if isinstance(scores, dict)
+                else {},
+                judge=str(r.get("judge", "")),
             )
+        )
     return out
 
 

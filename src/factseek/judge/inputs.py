@@ -26,7 +26,6 @@ from factseek.types import Claim, Report, Summary, from_dict
 
 Mode = Literal["claim", "summaries", "justification"]
 MODES: tuple[str, ...] = get_args(Mode)
-MAX_REPORT_BYTES = 50_000_000
 
 
 def check_mode(mode: str) -> Mode:
@@ -70,9 +69,9 @@ def _report_files(path: Path) -> list[Path]:
 
 
 def _reports(path: Path) -> Iterable[tuple[int | None, dict]]:
-    if path.stat().st_size > MAX_REPORT_BYTES:
-        raise DataError(f"larger than {MAX_REPORT_BYTES} bytes", str(path))
-    text = path.read_text(encoding="utf-8", errors="replace")
+    from factseek.input_files import read_input
+
+    text = read_input(path, "report").decode("utf-8", errors="replace")
     if path.suffix == ".jsonl":
         for n, line in enumerate(text.splitlines(), start=1):
             if line.strip():

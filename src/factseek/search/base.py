@@ -4,6 +4,8 @@ A backend declares what it can filter itself (``Capabilities``). ``constrained_s
 for ``k`` hits, over-fetching when a constraint has to be emulated, and applies
 ``factseek.constraints.check`` to every hit it returns (native filters included: a backend's
 bug must not leak a page). The result says which constraint was native and which emulated.
+It is also where search results enter factseek: every hit's URL is redacted here
+(``factseek.redact.redact_hit``), before anything fetches, records or reports it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from factseek.constraints import NO_CONSTRAINTS, Constraints, check
 from factseek.errors import ConfigError, SearchError
+from factseek.redact import redact_hit, redact_url
 from factseek.text import tokenize
 from factseek.types import ConstraintDecision, Document, Hit, Query, QueryResult
 
@@ -74,6 +77,7 @@ class MemorySearch:
         self._docs = list(documents)
         self._terms = [set(tokenize(d.text)) for d in self._docs]
         self._by_url = {d.url: d for d in self._docs}
+        self._by_url.update({redact_url(d.url): d for d in self._docs})  # hits come redacted
 
     def search(self, query: str, k: int, constraints: Constraints) -> list[Hit]:
         q = set(tokenize(query))
@@ -158,7 +162,7 @@ def constrained_search(
         (native if caps.domain_exclusion else emulated).append("domain")
     ask = k if not emulated else min(k * OVERFETCH, max(caps.max_results, k))
     try:
-        hits = backend.search(query.text, ask, constraints)
+        hits = [redact_hit(h) for h in backend.search(query.text, ask, constraints)]
     except SearchError as e:
         return QueryResult(
             query=query,
@@ -200,7 +204,7 @@ def _audit(
     """Add the unfiltered top-k hits that the native filters removed, so the report can count them."""
     seen = {h.url for h in hits}
     try:
-        probe = backend.search(query.text, k, NO_CONSTRAINTS)
+        probe = [redact_hit(h) for h in backend.search(query.text, k, NO_CONSTRAINTS)]
     except SearchError:
         return hits, decisions
     for hit in probe:

@@ -24,6 +24,7 @@ import numpy as np
 from factseek.constraints import Constraints
 from factseek.encode import Encoder
 from factseek.errors import ConfigError, SearchError, StoreError
+from factseek.redact import redact_url
 from factseek.search.base import Capabilities
 from factseek.store import kernels
 from factseek.store.reader import Store
@@ -101,6 +102,8 @@ class StoreBackend:
         for rank, (i, score, card) in enumerate(zip(nums, scores.tolist(), cards, strict=True), 1):
             doc_id, url, title, published, snip = card
             self._produced[doc_id] = i
+            if doc_id == url and (shown := redact_url(url)) != url:  # a store built before
+                self._produced[shown] = i  # redaction at build: hits are redacted at search
             hits.append(
                 Hit(
                     url=url,

@@ -13,6 +13,7 @@ document length change.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import time
@@ -29,15 +30,20 @@ from factseek.constraints import url_host_path
 from factseek.encode import Encoder
 from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
+from factseek.redact import redact_document
 from factseek.store import kernels
 from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
-from factseek.store.integrity import SIDECAR, files_in, write_sums
+from factseek.store.integrity import Sums, corrupt, files_in, sha256_of, write_sums
 from factseek.store.layout import (
     CONFIG,
+    FORMAT_VERSION,
     SEGMENT_FILES,
+    SIDECAR,
+    ChecksumFile,
     Segment,
     StoreConfig,
     check_writable_root,
+    checksum_files,
     collect_garbage,
     commit,
     fsync_file,
@@ -143,6 +149,7 @@ class _Ingest:
         with self.path.open("wb") as out, cards_path.open("wb") as cards:
             write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
+                doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
                 doc_id = doc.id or doc.url
                 if doc_id in seen or _LINE_BREAK.search(doc_id) or _LINE_BREAK.search(doc.url):
                     if on_dup == "stop":
@@ -441,8 +448,16 @@ def write_documents(
                 Segment(name=seg, n_docs=ingest.n),
             )
             n_skipped = (skipped() if skipped else 0) + ingest.duplicates
+            kept = base.checksums if mode == "add" else ()  # old segments' files, verified above
+            checksums = (
+                *(c for c in kept if not c.name.startswith("index-")),
+                _record(root, f"{seg}.{SIDECAR}"),
+                _record(root, f"{folder.name}/{SIDECAR}"),
+            )
             cfg = replace(
                 base,
+                format_version=FORMAT_VERSION,
+                checksums=tuple(sorted(checksums, key=lambda c: c.name)),
                 generation=generation,
                 index=folder.name,
                 segments=segments,
@@ -464,6 +479,75 @@ def write_documents(
         n_docs=cfg.n_docs,
         seconds=time.perf_counter() - t0,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SealReport:
+    """What ``seal_store`` did."""
+
+    store: str
+    verified: tuple[str, ...] = ()  # checksum files checked against every file they cover
+    written: tuple[str, ...] = ()  # checksum files made from the files as they are now
+    already_sealed: bool = False
+
+
+def seal_store(store: str | Path, *, trust_contents: bool = False) -> SealReport:
+    """Record a format 1 store's checksum files in its config.json (``factseek index seal``).
+
+    The store's structure is validated, and every checksum file it has is verified against every
+    file it covers. A missing or partial checksum file is refused unless ``trust_contents``, which
+    writes one from the files as they are now (nothing can tell whether they were altered). A
+    store sealed already is verified in full and left as it is.
+    """
+    from factseek.store.reader import Store
+
+    root = Path(store)
+    read_config(root)  # a clear error before taking the lock
+    with write_lock(root):
+        cfg = read_config(root)
+        if cfg.sealed:
+            Store(root, cfg).verify()
+            return SealReport(store=str(root), already_sealed=True)
+        Store(root, cfg, unsealed_ok=True)  # the structural pass (every posting in range)
+        verified, written = [], []
+        for rel, covers in checksum_files(cfg):
+            sidecar = root / rel
+            complete = False
+            if sidecar.is_file():
+                sums = Sums(root, sidecar.parent, sidecar)
+                complete = set(covers) <= set(sums.files)
+                if complete:
+                    sums.check_sizes()
+                    sums.verify_all()
+                    verified.append(rel)
+                    continue
+            if not trust_contents:
+                what = "covers only some of its files" if sidecar.exists() else "is missing"
+                raise StoreError(
+                    f"store {root}: checksum file {rel} {what}, so those files cannot be verified; "
+                    f"rebuild the store (factseek index build SOURCES --store {root} --force), or "
+                    "seal the files as they are now with --trust-contents"
+                )
+            absent = [name for name in covers if not (sidecar.parent / name).is_file()]
+            if absent:
+                raise corrupt(root, f"{absent[0]} is missing")
+            tmp = sidecar.with_name(sidecar.name + ".tmp")
+            write_sums(tmp, [sidecar.parent / name for name in covers])
+            fsync_file(tmp)
+            os.replace(tmp, sidecar)
+            written.append(rel)
+        sealed = replace(
+            cfg,
+            format_version=FORMAT_VERSION,
+            checksums=tuple(_record(root, rel) for rel, _ in checksum_files(cfg)),
+        )
+        commit(root, sealed)
+        Store(root, sealed)  # opens as sealed, or says why not
+    return SealReport(store=str(root), verified=tuple(verified), written=tuple(written))
+
+
+def _record(root: Path, rel: str) -> ChecksumFile:
+    return ChecksumFile(name=rel, sha256=sha256_of(root / rel))
 
 
 def _chain(sources: Sequence[DocumentSource]) -> Iterator[Document]:

@@ -12,14 +12,20 @@ segment; both immutable, like the files they describe). Reading a store:
    parsed, whole text tables before they are parsed. A block is checked once per open store, so
    a warm store pays nothing and a cold one pays at most one pass over what it reads.
 
+``config.json`` names every checksum file with its SHA-256 and each checksum file must cover
+every file of its folder (``layout.checksum_files``): a missing, edited or partial checksum file
+is corruption like a damaged data file, so no file can go unchecked.
+
 A mismatch raises ``StoreError`` ("store ... is corrupt: ...; rebuild it with ..."): a damaged
-store never crashes a numba kernel and never answers with different documents. Stores built
-before checksums existed open with a structural validation pass instead (every posting's
-document number in range, row pointers ordered).
+store never crashes a numba kernel and never answers with different documents. Stores whose
+``config.json`` predates that record (format 1) are refused with a hint to ``factseek index
+seal`` them (``unsealed``); only sealing opens them unsealed, with a structural validation pass
+(every posting's document number in range, row pointers ordered).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -33,7 +39,6 @@ import numpy as np
 from factseek.errors import StoreError
 
 BLOCK = 1 << 20
-SIDECAR = "checksums.json"
 FORMAT = 1
 
 
@@ -43,6 +48,19 @@ def corrupt(root: Path, what: str) -> StoreError:
         f"store {root} is corrupt: {what}; rebuild it with: "
         f"factseek index build SOURCES --store {root} --force"
     )
+
+
+def unsealed(root: Path) -> StoreError:
+    """The error for a store whose config.json does not record its checksum files."""
+    return StoreError(
+        f"knowledge store {root} was built by an older factseek without a record of its checksum files, "
+        f"so tampering cannot be ruled out; verify and seal it with: factseek index seal "
+        f"--store {root} (or rebuild it with: factseek index build SOURCES --store {root} --force)"
+    )
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _block_crcs(path: Path) -> tuple[int, list[int]]:
@@ -146,11 +164,26 @@ class Sums:
         return self._left.get(name, 1) == 0
 
 
-def load_sums(root: Path, folder: Path, sidecar: Path) -> Sums | None:
-    """The sidecar's checksums (sizes checked at once), or None for a store built before them."""
-    if not sidecar.exists():
-        return None
+def load_sealed(
+    root: Path, folder: Path, sidecar: Path, covers: Iterable[str], sha256: str | None
+) -> Sums:
+    """A recorded checksum file: present, unchanged since config.json named it (``sha256``),
+    covering every file in ``covers``, with every covered file at its recorded size."""
+    rel = sidecar.relative_to(root).as_posix()
+    if sha256 is None:
+        raise corrupt(root, f"config.json records no checksum file {rel}")
+    try:
+        digest = sha256_of(sidecar)
+    except FileNotFoundError:
+        raise corrupt(root, f"checksum file {rel} is missing") from None
+    except OSError as e:
+        raise corrupt(root, f"checksum file {rel} is unreadable ({type(e).__name__})") from None
+    if digest != sha256:
+        raise corrupt(root, f"checksum file {rel} differs from the one config.json records")
     sums = Sums(root, folder, sidecar)
+    missing = sorted(set(covers) - set(sums.files))
+    if missing:
+        raise corrupt(root, f"checksum file {rel} has no checksum for {missing[0]}")
     sums.check_sizes()
     return sums
 

@@ -25,6 +25,10 @@ A store is one folder of plain files::
         checksums.json           size and CRC-32 per 1 MiB block of every file above
     docs-000001.checksums.json   the same for the segment's files (see ``store/integrity.py``)
 
+``config.json`` names every checksum file with its SHA-256 (``checksums``), so a deleted or edited
+checksum file is corruption, never a store that silently goes unverified. Format 1 stores (built
+before that record) are refused until ``factseek index seal`` records it (``build.seal_store``).
+
 Every write goes to new files first; ``commit`` then replaces ``config.json`` atomically
 (``os.replace``), so a reader sees the old store or the new one, never a mix, and a crash
 leaves the old store intact. Files no longer named by ``config.json`` are removed afterwards.
@@ -44,7 +48,8 @@ from pathlib import Path
 
 from factseek.errors import StoreError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+UNSEALED_VERSION = 1  # stores built before config.json recorded their checksum files
 CONFIG = "config.json"
 LOCK = ".lock"
 ANALYZER = "factseek.text.tokenize"  # lower-cased [^\W_]+ runs, English stop words removed
@@ -55,6 +60,22 @@ SEGMENT_FILES = (
     "cards.offsets.npy",
     "dense.npy",
     "checksums.json",
+)
+SIDECAR = "checksums.json"
+INDEX_FILES = (
+    "days.npy",
+    "doc_len.npy",
+    "host_id.npy",
+    "hosts.txt",
+    "ids.txt",
+    "indptr.npy",
+    "postings_doc.npy",
+    "postings_impact.npy",
+    "postings_tf.npy",
+    "term_max.npy",
+    "terms.txt",
+    "url_flags.npy",
+    "urls_lower.txt",
 )
 _OWNED = re.compile(
     r"^(docs-\d{6}\.(" + "|".join(re.escape(x) for x in SEGMENT_FILES) + r")|index-\d{6}|.*\.tmp)$"
@@ -67,6 +88,14 @@ class Segment:
 
     name: str  # "docs-000001"
     n_docs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChecksumFile:
+    """One checksum file of the store, named relative to its root, with its SHA-256."""
+
+    name: str  # "index-000003/checksums.json", "docs-000001.checksums.json"
+    sha256: str
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,6 +115,12 @@ class StoreConfig:
     dense_encoder: str = ""  # encoder name when documents have vectors, else ""
     dense_dim: int = 0
     skipped_lines: int = 0  # total input records skipped with --on-error skip
+    checksums: tuple[ChecksumFile, ...] = ()  # every checksum file; empty only in format 1
+
+    @property
+    def sealed(self) -> bool:
+        """True when ``config.json`` records the store's checksum files (format 2)."""
+        return self.format_version == FORMAT_VERSION
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True)
@@ -101,11 +136,14 @@ def read_config(root: Path) -> StoreConfig:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         version = data.get("format_version")
-        if version != FORMAT_VERSION:
+        if version not in (FORMAT_VERSION, UNSEALED_VERSION) or isinstance(version, bool):
             raise StoreError(
                 f"{path}: format_version {version!r} is not supported (expected {FORMAT_VERSION})"
             )
         data["segments"] = tuple(Segment(**s) for s in data["segments"])
+        data["checksums"] = tuple(ChecksumFile(**c) for c in data.get("checksums", ()))
+        if version == FORMAT_VERSION and not data["checksums"]:
+            raise ValueError("no checksum files are recorded")
         config = StoreConfig(**data)
     except StoreError:
         raise
@@ -116,6 +154,21 @@ def read_config(root: Path) -> StoreConfig:
             f"{root} was indexed with analyzer {config.analyzer!r}; this version uses {ANALYZER!r}"
         )
     return config
+
+
+def segment_files(config: StoreConfig, segment: str) -> tuple[str, ...]:
+    """The data files of one segment (its checksum file excluded)."""
+    suffixes = [x for x in SEGMENT_FILES if x != SIDECAR]
+    if not config.dense_encoder:
+        suffixes.remove("dense.npy")
+    return tuple(f"{segment}.{x}" for x in suffixes)
+
+
+def checksum_files(config: StoreConfig) -> list[tuple[str, tuple[str, ...]]]:
+    """Every checksum file ``config`` needs (relative to the root) with the files it must cover."""
+    out = [(f"{config.index}/{SIDECAR}", INDEX_FILES)]
+    out += [(f"{s.name}.{SIDECAR}", segment_files(config, s.name)) for s in config.segments]
+    return out
 
 
 def segment_name(i: int) -> str:

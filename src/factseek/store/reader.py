@@ -1,6 +1,7 @@
 """Opening a knowledge store read-only: memory-mapped arrays, documents by number, info.
 
-``Store.open(path)`` validates ``config.json``, every file's size and checksum record, every
+``Store.open(path)`` validates ``config.json`` (which names every checksum file with its
+SHA-256; a format 1 store without that record is refused), every file's size and checksum record, every
 array's shape against it and the small arrays' checksums (``factseek.store.integrity``), so a
 missing or damaged store fails at once with one ``StoreError`` line rather than deep inside a
 search; the large files are verified block by block as reads first touch them (posting lists
@@ -26,8 +27,14 @@ import numpy as np
 
 from factseek.errors import StoreError
 from factseek.store.filters import GateCache, UrlTable
-from factseek.store.integrity import SIDECAR, Sums, corrupt, load_sums, validate_structure
-from factseek.store.layout import StoreConfig, read_config
+from factseek.store.integrity import (
+    Sums,
+    corrupt,
+    load_sealed,
+    unsealed,
+    validate_structure,
+)
+from factseek.store.layout import StoreConfig, checksum_files, read_config
 from factseek.types import DateEvidence, Document
 
 
@@ -121,16 +128,25 @@ class _Lines:
 class Store:
     """A knowledge store opened read-only."""
 
-    def __init__(self, root: Path, config: StoreConfig) -> None:
+    def __init__(self, root: Path, config: StoreConfig, *, unsealed_ok: bool = False) -> None:
+        """Open ``config``'s store; ``unsealed_ok`` (only for ``seal_store``) admits format 1."""
         self.root = root
         self.config = config
+        if not config.sealed and not unsealed_ok:
+            raise unsealed(root)
         n, idx = config.n_docs, root / config.index
         if not idx.is_dir() or sum(s.n_docs for s in config.segments) != n:
             raise corrupt(root, "the index folder or the segment counts do not match config.json")
-        sums = self._sums = load_sums(root, idx, idx / SIDECAR)
-        self._seg_sums = [
-            load_sums(root, root, root / f"{seg.name}.{SIDECAR}") for seg in config.segments
-        ]
+        recorded = {c.name: c.sha256 for c in config.checksums}
+        loaded: list[Sums | None] = []
+        for rel, covers in checksum_files(config):
+            sidecar = root / rel
+            if config.sealed:
+                loaded.append(load_sealed(root, sidecar.parent, sidecar, covers, recorded.get(rel)))
+            else:  # sealing: checksum files are checked by seal_store, structure below
+                loaded.append(None)
+        sums = self._sums = loaded[0]
+        self._seg_sums = loaded[1:]
         self.indptr = _load(idx / "indptr.npy", "int64", config.n_terms + 1, sums)
         if int(self.indptr[-1]) != config.n_postings:
             raise corrupt(root, "the postings count differs from config.json")
@@ -176,11 +192,6 @@ class Store:
 
     # ------------------------------------------------------------------ integrity
 
-    @property
-    def checksummed(self) -> bool:
-        """True when the store carries checksums (built by a factseek that writes them)."""
-        return self._sums is not None
-
     def check_postings(self, terms: np.ndarray) -> None:
         """Verify the posting lists of ``terms`` (once each) before a kernel reads them."""
         sums = self._sums
@@ -196,11 +207,15 @@ class Store:
                 head = self._headers[name]
                 sums.verify(name, head + 4 * a, head + 4 * b)
 
-    def verify(self) -> None:
-        """Verify every file of the store in full (``factseek index verify``; before an add)."""
+    def verify(self) -> int:
+        """Verify every file of the store in full (``factseek index verify``; before an add);
+        returns how many files were checked (every data file, once the store is sealed)."""
+        checked = 0
         for sums in (self._sums, *self._seg_sums):
             if sums is not None:
                 sums.verify_all()
+                checked += len(sums.files)
+        return checked
 
     # ------------------------------------------------------------------ lazily loaded tables
 

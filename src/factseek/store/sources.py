@@ -33,6 +33,7 @@ OnError = Literal["stop", "skip"]
 MAX_URL_CHARS = 4096
 MAX_TEXT_CHARS = 2_000_000  # longer texts are cut (bounded input)
 MAX_HTML_BYTES = 20_000_000
+MAX_LINE_BYTES = 64 * 2**20  # one JSONL record; longer lines are malformed (streamed past)
 HTML_SUFFIXES = (".html", ".htm")
 _STANDARD = frozenset(("id", "url", "title", "text", "published", "modified", "domain"))
 _MESSY_SPACE = re.compile(r"\s\s|[^\S ]")
@@ -194,21 +195,29 @@ class DocumentSource:
         if on_error not in ("stop", "skip"):
             raise DataError(f"on_error must be 'stop' or 'skip', got {on_error!r}")
         self.on_error = on_error
-        if self.path.is_dir():
-            self.files = sorted(
-                p for p in self.path.rglob("*") if p.is_file() and p.suffix.lower() in HTML_SUFFIXES
-            )
-            if not self.files:
-                raise DataError("no .html or .htm files in this folder", str(self.path))
-        elif self.path.is_file():
-            self.files = [self.path]
-        else:
-            raise DataError("no such file or folder", str(self.path))
-        self.total_bytes = sum(p.stat().st_size for p in self.files)
+        try:
+            self.files = self._files()
+            self.total_bytes = sum(p.stat().st_size for p in self.files)
+        except OSError as e:  # a name too long, a folder that cannot be listed...
+            from factseek.input_files import os_error
+
+            raise os_error(e, e.filename or self.path, "document source") from None
         self.bytes_read = 0
         self.skipped = 0
         self.first_error = ""
         self.where = ""  # "file:line" of the document last yielded
+
+    def _files(self) -> list[Path]:
+        if self.path.is_dir():
+            files = sorted(
+                p for p in self.path.rglob("*") if p.is_file() and p.suffix.lower() in HTML_SUFFIXES
+            )
+            if not files:
+                raise DataError("no .html or .htm files in this folder", str(self.path))
+            return files
+        if self.path.is_file():
+            return [self.path]
+        raise DataError("no such file or folder", str(self.path))
 
     def _fail(self, message: str, path: Path, line: int | None) -> None:
         err = DataError(message, str(path), line)
@@ -224,30 +233,52 @@ class DocumentSource:
             else:
                 yield from self._jsonl(path)
 
+    def _lines(self, path: Path) -> Iterator[tuple[int, bytes | None]]:
+        """(line number, raw line) streamed; None for a line over ``MAX_LINE_BYTES`` (skipped
+        to its end, never held in memory)."""
+        from factseek.input_files import os_error
+
+        try:
+            with path.open("rb") as f:
+                n = 0
+                while raw := f.readline(MAX_LINE_BYTES + 1):
+                    n += 1
+                    self.bytes_read += len(raw)
+                    if len(raw) <= MAX_LINE_BYTES or raw.endswith(b"\n"):
+                        yield n, raw
+                        continue
+                    while (rest := f.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                        self.bytes_read += len(rest)
+                    self.bytes_read += len(rest)
+                    yield n, None
+        except OSError as e:
+            raise os_error(e, path, "document file") from None
+
     def _jsonl(self, path: Path) -> Iterator[Document]:
-        with path.open("rb") as f:
-            for n, raw in enumerate(f, start=1):
-                self.bytes_read += len(raw)
-                if not raw.strip():
-                    continue
-                try:
-                    line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-                except UnicodeDecodeError as e:
-                    self._fail(f"not valid UTF-8 (byte {e.start}); the file must be UTF-8", path, n)
-                    continue
-                try:
-                    doc = document_from_record(json_loads(line))
-                except json.JSONDecodeError as e:
-                    self._fail(f"invalid JSON: {e.msg} (column {e.colno})", path, n)
-                    continue
-                except ValueError as e:
-                    self._fail(str(e), path, n)
-                    continue
-                except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as e:
-                    self._fail(f"malformed record ({type(e).__name__}: {e})"[:300], path, n)
-                    continue
-                self.where = f"{path}:{n}"
-                yield doc
+        for n, raw in self._lines(path):
+            if raw is None:
+                self._fail(f"line longer than {MAX_LINE_BYTES:,} bytes", path, n)
+                continue
+            if not raw.strip():
+                continue
+            try:
+                line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+            except UnicodeDecodeError as e:
+                self._fail(f"not valid UTF-8 (byte {e.start}); the file must be UTF-8", path, n)
+                continue
+            try:
+                doc = document_from_record(json_loads(line))
+            except json.JSONDecodeError as e:
+                self._fail(f"invalid JSON: {e.msg} (column {e.colno})", path, n)
+                continue
+            except ValueError as e:
+                self._fail(str(e), path, n)
+                continue
+            except (TypeError, AttributeError, KeyError, OverflowError, RecursionError) as e:
+                self._fail(f"malformed record ({type(e).__name__}: {e})"[:300], path, n)
+                continue
+            self.where = f"{path}:{n}"
+            yield doc
 
     def _html(self, path: Path) -> Iterator[Document]:
         size = path.stat().st_size

@@ -284,7 +284,7 @@ def evidence_candidates(
         qterms = match_terms(q.text, cfg.terms, question=True)
         if not qterms:
             continue
-        total = sum(weights.get(t, 2.0) for t in qterms)
+        total = math.fsum(weights.get(t, 2.0) for t in sorted(qterms))
         anchors = _anchors(qterms, weights)
         kinds = answer_types(q.text)
         relevant, typed, quotes = [], [], []
@@ -292,7 +292,7 @@ def evidence_candidates(
             shared = qterms & u.terms
             if not shared:
                 continue
-            rel = sum(weights[t] for t in shared) / total
+            rel = math.fsum(weights[t] for t in sorted(shared)) / total  # order-free sum
             if rel >= cfg.min_relevance:
                 relevant.append((-rel, k))
             if kinds and shared & anchors and _states(u.text, kinds):

@@ -49,6 +49,7 @@ HERE = Path(__file__).parent
 USER_COOKIE = "factseek_user"
 MAX_BODY = 256 * 1024  # bytes a form may send
 WAIT_S = 1.0  # the progress stream's longest wait between two looks at a check
+MAX_PAGE_NO = 10**9  # history pages (offsets stay far inside SQLite's int64)
 STANCE_WORDS = {"supports": "Supports", "refutes": "Refutes", "nei": "Not enough info"}
 MAX_QUESTIONS = 12
 MAX_QUESTION_CHARS = 500
@@ -148,13 +149,9 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Any) -> Response:
-        if int(request.headers.get("content-length") or 0) > MAX_BODY:
-            return PlainTextResponse("request too large", status_code=413)
         token = request.cookies.get(security.CSRF_COOKIE)
         request.state.csrf = token or security.new_token()
         response: Response = await call_next(request)
-        for k, v in security.HEADERS.items():
-            response.headers.setdefault(k, v)
         if not token:
             response.set_cookie(
                 security.CSRF_COOKIE, request.state.csrf, httponly=True, samesite="strict"
@@ -162,6 +159,8 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         return response
 
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts))
+    app.add_middleware(security.BodyLimit, limit=MAX_BODY)
+    app.add_middleware(security.SecurityHeaders)  # outermost: every response, errors included
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         ctx.update(
@@ -495,7 +494,9 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     @app.get("/history", response_class=HTMLResponse)
     async def history_page(request: Request, q: str = "", page_no: int = 0) -> Response:
-        rows = history.list(q, limit=50, offset=50 * max(0, page_no))
+        if not 0 <= page_no <= MAX_PAGE_NO:
+            raise HTTPException(400, f"page_no must be between 0 and {MAX_PAGE_NO}")
+        rows = history.list(q, limit=50, offset=50 * page_no)
         return page(request, "history.html", rows=rows, q=q, page_no=page_no)
 
     @app.post("/user")
@@ -505,7 +506,8 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         if not target.startswith("/") or target.startswith("//") or "\\" in target:
             target = "/"  # never redirect off this site
         response = RedirectResponse(target, status_code=303)
-        response.set_cookie(USER_COOKIE, clean_user(str(form.get("user") or "")), samesite="strict")
+        name = clean_user(str(form.get("user") or ""))
+        response.set_cookie(USER_COOKIE, name, httponly=True, samesite="strict")
         return response
 
     return app

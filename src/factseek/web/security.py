@@ -5,7 +5,11 @@
   names another site is refused too.
 - Headers on every response: a Content-Security-Policy that allows scripts, styles and fetches
   from this origin only (no inline script or style, no framing, forms post here only), plus
-  ``nosniff``, a same-origin referrer policy and ``DENY`` framing.
+  ``nosniff``, a same-origin referrer policy and ``DENY`` framing. ``SecurityHeaders`` is the
+  outermost layer, so errors answered before the app (a bad ``Host``, a body too large) carry
+  them too.
+- Bodies: ``BodyLimit`` reads a request body before the app sees it and answers 413 once it
+  passes the limit, whether the length was declared or the body is chunked.
 - Hosts: only the names the server was bound to are accepted in ``Host`` (DNS rebinding).
 - Links: only http(s) URLs become links (no ``javascript:``/``data:``).
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from collections.abc import Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 CSRF_COOKIE = "factseek_csrf"
@@ -76,3 +81,88 @@ def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> list[str]:
     if bind in ("0.0.0.0", "::") and not list(extra):
         return ["*"]  # bound everywhere on purpose: the caller was warned; names are unknown
     return hosts
+
+
+# ----------------------------------------------------------------------------- ASGI layers
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+
+
+class SecurityHeaders:
+    """Adds ``HEADERS`` to every response that does not set its own (pure ASGI: errors too)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [
+                    (k.lower().encode("latin-1"), v.encode("latin-1"))
+                    for k, v in HEADERS.items()
+                    if k.lower().encode("latin-1") not in present
+                ]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def _plain(send: Any, status: int, text: str) -> None:
+    body = text.encode()
+    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body)), (b"connection", b"close")]  # fmt: skip
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class BodyLimit:
+    """Answers 413 for a request body over ``limit`` bytes, declared or streamed (chunked).
+
+    The body is read here, up to ``limit`` bytes, before the app runs; the app then receives
+    the same messages. A request without a body passes straight through.
+    """
+
+    def __init__(self, app: Any, *, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            if not declared.strip().isdigit():
+                await _plain(send, 400, "malformed Content-Length")
+                return
+            if int(declared) > self.limit:
+                await _plain(send, 413, "request too large")
+                return
+        if declared in (None, b"0") and b"transfer-encoding" not in headers:
+            await self.app(scope, receive, send)  # no body
+            return
+        buffered: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            buffered.append(message)
+            if message["type"] != "http.request":
+                break  # the client went away: let the app see it
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await _plain(send, 413, "request too large")
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
+
+        await self.app(scope, replay, send)
