@@ -21,7 +21,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factseek.api import CheckOptions, build_parts, check_config
 from factseek.batch_summary import finish_batch
@@ -32,6 +32,9 @@ from factseek.redact import redact_text
 from factseek.report import write_report
 from factseek.sanitize import clean_text, safe_name
 from factseek.types import Claim
+
+if TYPE_CHECKING:
+    from factseek.distributed import RaySettings
 
 
 def claim_id(claim: Claim) -> str:
@@ -124,13 +127,14 @@ def run_batch(
     top_docs: int | None = None,
     cards: int | None = None,
     on_conflict: str = "after",
+    ray: RaySettings | None = None,
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
-    report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
+    report formats besides JSON ("md", "html"); ``ray``: run the claims on a Ray cluster
+    (``factseek.distributed``; same run folder). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
-    parts = build_parts(CheckOptions(**options))
     config = check_config(
         k=k,
         undated=undated,
@@ -139,7 +143,14 @@ def run_batch(
         cards=cards,
         on_conflict=on_conflict,
     )
-    result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
+    if ray is not None:
+        from factseek.distributed import run_claims_ray
+
+        opts = CheckOptions(**options)
+        result = run_claims_ray(claims, out, opts, config, ray, progress=progress, formats=formats)
+    else:
+        parts = build_parts(CheckOptions(**options))
+        result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
     finish_batch(out, formats)
     return result
 

@@ -1,7 +1,9 @@
 """What a batch run found, at a glance: ``summary.csv`` and ``summary.md`` in its folder.
 
-One row per claim of the run folder, in journal order (finished claims), then the claims whose
-last attempt failed (``errors.jsonl``, not finished since): ``id``, ``claim``, ``verdict`` (the
+One row per claim of the run folder: the finished claims (``journal.jsonl``), then the claims
+whose last attempt failed (``errors.jsonl``, not finished since), each group in the claims file's
+order (the records' ``line``; a run on a Ray cluster journals claims as they finish, and its
+summaries are the same as a local run's): ``id``, ``claim``, ``verdict`` (the
 label, "not judged", or "failed"), ``confidence`` (the judge's probability for the label, when it
 gives one), ``kept_documents`` (documents that passed the constraints), ``seconds`` (the sum of
 the stage timings), ``report`` (the per-claim report file, relative to the folder) and ``error``.
@@ -57,6 +59,18 @@ def _jsonl(path: Path) -> Iterator[dict]:
             yield record
 
 
+def _in_file_order(records: Iterator[dict]) -> list[dict]:
+    """Records by their claims-file ``line`` (stable: a record without one keeps its place after
+    the numbered ones)."""
+    rows = list(records)
+    last = len(rows) + 1 + max((r["line"] for r in rows if _is_line(r.get("line"))), default=0)
+    return sorted(rows, key=lambda r: r["line"] if _is_line(r.get("line")) else last)
+
+
+def _is_line(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _inside(out: Path, relative: object) -> Path | None:
     """``out / relative`` when it stays inside ``out`` (a journal is data, not instructions)."""
     if not isinstance(relative, str) or not relative:
@@ -71,7 +85,7 @@ def finish_batch(out: Path, formats: Sequence[Format | str] = ()) -> list[Summar
     wanted = [Format(f) for f in formats if Format(f) != Format.json]
     rows: list[SummaryRow] = []
     seen: set[str] = set()
-    for entry in _jsonl(out / "journal.jsonl"):
+    for entry in _in_file_order(_jsonl(out / "journal.jsonl")):
         cid = entry["id"]
         path = _inside(out, entry.get("report"))
         if cid in seen or path is None:
@@ -104,7 +118,7 @@ def finish_batch(out: Path, formats: Sequence[Format | str] = ()) -> list[Summar
             )
         )
     failed: dict[str, SummaryRow] = {}
-    for entry in _jsonl(out / "errors.jsonl"):
+    for entry in _in_file_order(_jsonl(out / "errors.jsonl")):
         if entry["id"] not in seen:
             failed[entry["id"]] = SummaryRow(
                 id=entry["id"], claim="", verdict="failed", error=str(entry.get("error", ""))
