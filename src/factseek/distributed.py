@@ -426,7 +426,7 @@ def _drive(
                         pending[ref] = (w, n, claim)
                 if not pending and not starting:
                     raise ClusterError("no Ray worker is left to check the remaining claims")
-                (ref,), _ = ray.wait([*pending, *starting], num_returns=1)
+                (ref,), _ = ray.wait([*starting, *pending], num_returns=1)  # starts first
                 if ref in starting:
                     w = starting.pop(ref)
                     try:
