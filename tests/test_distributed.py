@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import pytest
 from typer.testing import CliRunner
 
-from factseek import distributed, ratelimit
+from factseek import __version__, distributed, ratelimit
 from factseek.api import CheckOptions, build_parts, check_config
 from factseek.batch import run_claims
 from factseek.batch_summary import finish_batch
@@ -145,13 +145,20 @@ class Scripted:
 
     deaths: ClassVar[dict[str, int]] = {}
     broken = ""
+    version = __version__
     seen: ClassVar[list[str]] = []
 
     def __init__(self, options: Any, config: Any, formats: Any, fp: Any, limits: Any) -> None:
         self.formats = sorted(set(formats) - {"json"})
 
     def ready(self) -> dict[str, Any]:
-        return {"error": self.broken, "node": "node test", "pid": 7, "startup_cpu_s": 0.1}
+        return {
+            "version": self.version,
+            "error": self.broken,
+            "node": "node test",
+            "pid": 7,
+            "startup_cpu_s": 0.1,
+        }
 
     def check(self, claim: Claim) -> dict[str, Any]:
         Scripted.seen.append(str(claim.id))
@@ -175,6 +182,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeRay:
     monkeypatch.setattr(distributed, "ClaimWorker", Scripted)
     monkeypatch.setattr(Scripted, "deaths", {})
     monkeypatch.setattr(Scripted, "broken", "")
+    monkeypatch.setattr(Scripted, "version", __version__)
     monkeypatch.setattr(Scripted, "seen", [])
     return ray
 
@@ -268,6 +276,14 @@ def test_a_worker_that_cannot_start_stops_the_run_naming_its_node(
     ):
         drive(tmp_path, claims(3))
     assert lines(tmp_path / "journal.jsonl") == []
+
+
+def test_a_worker_with_another_factseek_stops_the_run(fake: FakeRay, tmp_path: Path) -> None:
+    Scripted.version = "0.0.1"
+    with pytest.raises(
+        ClusterError, match=r"worker on node test runs factseek 0\.0\.1, the driver"
+    ):
+        drive(tmp_path, claims(3))
 
 
 def test_nothing_to_do_needs_no_cluster(fake: FakeRay, tmp_path: Path) -> None:

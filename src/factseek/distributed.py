@@ -12,8 +12,9 @@ Roles:
    CPU and one thread each): each opens the store read-only, verifies every block of it and
    checks that it is the driver's store (the same ``Store.fingerprint``: a stale copy on a node
    is refused, not searched), builds the parts (models) once, then checks claims one at a time
-   and returns each report rendered in every format asked for. A worker that cannot start stops
-   the run with one line that names its node (``ClusterError``).
+   and returns each report rendered in every format asked for. A worker that cannot start, or
+   runs another factseek version than the driver, stops the run with one line that names its
+   node (``ClusterError``).
 3. **Shared limits** (``SharedLimits``, one small actor per run, no CPU): the
    ``factseek.ratelimit`` buckets that every worker's HTTP clients consult, so the cluster
    keeps one rate (``$FACTSEEK_RATE_LIMITS`` of the driver) and one ``Retry-After`` back-off
@@ -44,7 +45,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,7 +103,7 @@ class ClusterStats:
     workers: tuple[WorkerStats, ...] = ()
     died: int = 0
     driver_cpu_s: float = 0.0
-    notes: tuple[str, ...] = field(default_factory=tuple)
+    claims_wall_s: float = 0.0  # from the first worker ready to the last result
 
     def line(self) -> str:
         """One line for the console."""
@@ -110,7 +111,7 @@ class ClusterStats:
         nodes = len({w.node for w in ws})
         startup = max((w.startup_s for w in self.workers), default=0.0)
         text = (
-            f"ray: {len(ws)} workers on {nodes} node{'s' * (nodes != 1)}, "
+            f"ray: {len(ws)} worker{'s' * (len(ws) != 1)} on {nodes} node{'s' * (nodes != 1)}, "
             f"each ready within {startup:.1f} s"
         )
         if self.cluster_start_s:
@@ -190,7 +191,10 @@ class ClaimWorker:
         self.startup_cpu_s = time.process_time() - c0
 
     def ready(self) -> dict[str, Any]:
+        from factseek import __version__
+
         return {
+            "version": __version__,
             "error": self.error,
             "node": self.node,
             "pid": os.getpid(),
@@ -274,22 +278,27 @@ def cluster(settings: RaySettings) -> Iterator[float]:
         yield 0.0
         return
     t0 = time.perf_counter()
-    try:
-        if settings.address == LOCAL:
-            ray.init(
-                address=LOCAL,  # a new cluster, never one another run left on this machine
-                num_cpus=settings.workers or os.cpu_count() or 1,
-                object_store_memory=OBJECT_STORE_BYTES,
-                include_dashboard=False,
-                log_to_driver=False,
-                logging_level="ERROR",
-            )
-        else:
-            ray.init(address=settings.address, log_to_driver=False, logging_level="ERROR")
-    except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError...
-        where = "a local Ray cluster" if settings.address == LOCAL else settings.address
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ClusterError(f"cannot start or reach {where}: {first}") from None
+    tries = 2 if settings.address == LOCAL else 1  # a busy machine can time out Ray's start
+    for attempt in range(tries):
+        try:
+            if settings.address == LOCAL:
+                ray.init(
+                    address=LOCAL,  # a new cluster, never one another run left on this machine
+                    num_cpus=settings.workers or os.cpu_count() or 1,
+                    object_store_memory=OBJECT_STORE_BYTES,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level="ERROR",
+                )
+            else:
+                ray.init(address=settings.address, log_to_driver=False, logging_level="ERROR")
+            break
+        except Exception as e:  # Ray raises ConnectionError, RuntimeError, ValueError...
+            ray.shutdown()
+            if attempt + 1 < tries:
+                continue
+            where = "a local Ray cluster" if settings.address == LOCAL else settings.address
+            raise ClusterError(f"cannot start or reach {where}: {_first_line(e)}") from None
     started = time.perf_counter() - t0 if settings.address == LOCAL else 0.0
     try:
         yield started
@@ -347,12 +356,7 @@ def run_claims_ray(
     c0 = time.process_time()
     with cluster(settings) as started:
         stats, counts = _drive(todo, out, options, config, settings, fingerprint, progress, formats)
-    stats = ClusterStats(
-        cluster_start_s=started,
-        workers=stats.workers,
-        died=stats.died,
-        driver_cpu_s=time.process_time() - c0,
-    )
+    stats = replace(stats, cluster_start_s=started, driver_cpu_s=time.process_time() - c0)
     if progress:
         import sys
 
@@ -375,6 +379,7 @@ def _drive(
 ) -> tuple[ClusterStats, tuple[int, int]]:
     from rich.progress import Progress
 
+    from factseek import __version__
     from factseek.batch import claim_id, report_name
     from factseek.files import atomic_write
 
@@ -405,6 +410,7 @@ def _drive(
     replacements = max(4, 2 * n_workers)
     checked = failed = 0
     formats = sorted(set(formats) - {"json"})
+    first_ready = 0.0
 
     def record_error(ef: Any, n: int, claim: Claim, message: str) -> None:
         ef.write(json.dumps({"id": claim_id(claim), "line": n, "error": message}) + "\n")
@@ -441,8 +447,14 @@ def _drive(
                         continue
                     if info["error"]:
                         raise ClusterError(info["error"])
+                    if info["version"] != __version__:
+                        raise ClusterError(
+                            f"worker on {info['node']} runs factseek {info['version']}, the "
+                            f"driver {__version__}: install the same version on every node"
+                        )
                     w.stats = {**info, "startup_s": time.perf_counter() - w.asked}
                     ready.append(w)
+                    first_ready = first_ready or time.perf_counter()
                     continue
                 w, n, claim = pending.pop(ref)
                 try:
@@ -501,7 +513,13 @@ def _drive(
             for w in [*ready, *starting.values()]:
                 ray.kill(w.handle, no_restart=True)
             ray.kill(limits, no_restart=True)
-    return ClusterStats(cluster_start_s=0.0, workers=tuple(finished), died=died), (checked, failed)
+    stats = ClusterStats(
+        cluster_start_s=0.0,
+        workers=tuple(finished),
+        died=died,
+        claims_wall_s=time.perf_counter() - first_ready if first_ready else 0.0,
+    )
+    return stats, (checked, failed)
 
 
 def _worker_stats(w: _Worker, *, died: bool = False) -> WorkerStats:
