@@ -18,11 +18,14 @@ runs ``distributed.run_claims_ray`` with N workers. For each mode it prints:
   worker (imports, the store's full verify, the parts);
 - whether every report equals the local run's, stage timings aside.
 
-On a busy machine wall times mean little, so it also projects a quiet machine from CPU seconds:
-a one-thread local process does ``1 / (CPU per claim)`` claims per second; N workers on C free
-cores do at most ``min(N / worker CPU per claim, C / all CPU per claim)``; and 1M claims on M
-nodes of C cores are bounded by the workers (``M * C`` of them) and by the one driver, which
-writes every report (``1 / driver CPU per claim``).
+On a busy machine wall times mean little, so it also projects a quiet machine from CPU seconds
+(each process's first claim, which pays for lazy loads, left out): a one-thread local process
+does ``1 / (CPU per claim)`` claims per second; N workers on C free cores do at most
+``min(N / w, (C - b) / (w + d))`` with ``w`` a worker's CPU per claim, ``d`` the driver's and
+``b`` the cores Ray's own processes keep busy; 1M claims on M nodes of C cores are bounded by
+the workers (``M * (C - b) / w``) and by the one driver, which receives and writes every report
+(``1 / d``). Every child runs with ``PYTHONHASHSEED=0``, so the reports compare across processes
+(see docs/scale.md).
 
     OMP_NUM_THREADS=1 python bench/bench_ray.py --data "$FACTSEEK_DATA" --out ray-bench.json
 """
@@ -131,6 +134,60 @@ def descendants_cpu(root: int, skip: set[int]) -> float:
     return sum(procs[p][1] for p in below - skip)
 
 
+class Sampler:
+    """The driver's and Ray's own processes' CPU seconds, sampled every 0.5 s in a thread (the
+    ClaimWorker processes are measured by themselves), to cut out the claims phase."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.skip: set[int] = set()
+        self.samples: list[tuple[float, float, float]] = []  # (time, driver CPU, Ray CPU)
+        self._stop = False
+
+    def _run(self) -> None:
+        while not self._stop:
+            workers = self.skip or set(claim_workers(self.root))
+            t = time.perf_counter()
+            ray_cpu = descendants_cpu(self.root, workers)
+            driver = self_cpu() - time.thread_time()  # the driver's, less this thread's reads
+            self.samples.append((t, driver, ray_cpu))
+            time.sleep(0.5)
+
+    def __enter__(self) -> Sampler:
+        import threading
+
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop = True
+        self._thread.join()
+
+    def between(self, a: float, b: float) -> dict[str, float]:
+        """CPU seconds of the driver and of Ray's processes from time ``a`` to ``b``."""
+
+        def at(t: float) -> tuple[float, float]:
+            before = [s for s in self.samples if s[0] <= t] or self.samples[:1]
+            return before[-1][1], before[-1][2]
+
+        (d0, r0), (d1, r1) = at(a), at(b)
+        return {"driver": d1 - d0, "ray": max(0.0, r1 - r0)}
+
+
+def claim_workers(root: int) -> list[int]:
+    """Processes below ``root`` that run a ClaimWorker actor."""
+    out = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if b"ClaimWorker" in (d / "cmdline").read_bytes():
+                    out.append(int(d.name))
+            except OSError:
+                continue
+    return out
+
+
 def self_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
@@ -147,16 +204,20 @@ def child(mode: str, store: Path, claims_path: Path, undated: str, out: Path) ->
     if mode == "local":
         parts = build_parts(options)
         t1, c1 = time.perf_counter(), self_cpu()
-        run_claims(claims, out, parts, config, progress=False)
+        run_claims(claims[:1], out, parts, config, progress=False)  # pays for the lazy loads
+        c_first = self_cpu()
+        run_claims(claims, out, parts, config, progress=False)  # the rest (the first is done)
         t2 = time.perf_counter()
-        claims_cpu = self_cpu() - c1
         return {
             "wall_s": t2 - t0,
             "claims_wall_s": t2 - t1,
             "startup_s": t1 - t0,
             "startup_cpu_s": c1,
-            "claim_cpu_s": claims_cpu,
+            "claim_cpu_s": self_cpu() - c1,
+            "first_claim_cpu_s": c_first - c1,
+            "processes": 1,
             "cpu_s": {"driver": self_cpu(), "workers": 0.0, "ray": 0.0},
+            "report_bytes": sum(f.stat().st_size for f in (out / "reports").glob("*.json")),
             "workers": [],
         }
     from factseek.distributed import RaySettings, cluster, run_claims_ray
@@ -164,27 +225,37 @@ def child(mode: str, store: Path, claims_path: Path, undated: str, out: Path) ->
     workers = int(mode.split("-")[1])
     settings = RaySettings(workers=workers)
     got: list[Any] = []
-    with cluster(settings) as started:
+    with cluster(settings) as started, Sampler(os.getpid()) as sampler:
         run_claims_ray(claims, out, options, config, settings, progress=False, on_stats=got.append)
+        t_end = time.perf_counter()
         stats = got[0]
+        sampler.skip = {w.pid for w in stats.workers}
         time.sleep(1.0)  # the killed workers' processes leave /proc
-        ray_cpu = descendants_cpu(os.getpid(), {w.pid for w in stats.workers})
+        ray_cpu = descendants_cpu(os.getpid(), sampler.skip)
     t2 = time.perf_counter()
+    # the claims phase alone: from the first worker ready to the last result
+    phase = sampler.between(t_end - stats.claims_wall_s, t_end)
     return {
         "wall_s": t2 - t0,
         "claims_wall_s": stats.claims_wall_s,
         "cluster_start_s": started,
         "claim_cpu_s": sum(w.claim_cpu_s for w in stats.workers),
+        "first_claim_cpu_s": sum(w.first_claim_cpu_s for w in stats.workers),
+        "processes": sum(1 for w in stats.workers if w.claims),
+        "report_bytes": sum(f.stat().st_size for f in (out / "reports").glob("*.json")),
         "cpu_s": {
             "driver": self_cpu(),
             "workers": sum(w.process_cpu_s for w in stats.workers),
             "ray": ray_cpu,
         },
+        "phase_cpu_s": phase,
         "workers": [
             {
                 "startup_s": w.startup_s,
                 "startup_cpu_s": w.startup_cpu_s,
                 "claims": w.claims,
+                "claim_cpu_s": w.claim_cpu_s,
+                "first_claim_cpu_s": w.first_claim_cpu_s,
                 "process_cpu_s": w.process_cpu_s,
             }
             for w in stats.workers
@@ -202,7 +273,8 @@ def run_mode(mode: str, world: dict[str, Any], tmp: Path) -> dict[str, Any]:
         sys.executable, __file__, "--child", mode, "--store", str(world["store"]),
         "--claims-file", str(world["claims"]), "--undated", world["undated"], "--run", str(out),
     ]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=7200)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # one seed: see "reports_same_as_local"
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=7200, env=env)
     if done.returncode != 0:
         raise SystemExit(f"{mode} on {world['name']} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -223,18 +295,26 @@ def same_reports(a: Path, b: Path) -> tuple[int, int]:
     return same, total
 
 
+def steady_cpu(r: dict[str, Any], n: int) -> float:
+    """CPU seconds per claim once a process is warm: each process's first claim (which loads
+    spaCy, numba kernels and the like) left out."""
+    return (r["claim_cpu_s"] - r["first_claim_cpu_s"]) / max(1, n - r["processes"])
+
+
 def summarize(world: dict[str, Any], results: dict[str, dict[str, Any]], n: int) -> dict[str, Any]:
     local = results["local"]
-    local_cpu = local["claim_cpu_s"] / n  # one thread: its CPU per claim
+    local_cpu = steady_cpu(local, n)  # one process, one thread
+    local_rate = n / local["claims_wall_s"]
     rows = {}
     for mode, r in results.items():
-        total_cpu = sum(r["cpu_s"].values())
-        row = {
+        w_cpu = steady_cpu(r, n)
+        row: dict[str, Any] = {
             "wall_s": round(r["wall_s"], 1),
             "claims_per_s": round(n / r["claims_wall_s"], 3),
-            "claim_cpu_s": round(r["claim_cpu_s"] / n, 4),
+            "claim_cpu_s": round(w_cpu, 4),
+            "first_claim_extra_cpu_s": round(r["first_claim_cpu_s"] / r["processes"] - w_cpu, 2),
             "cpu_s": {k: round(v, 1) for k, v in r["cpu_s"].items()},
-            "cpu_per_claim_all": round(total_cpu / n, 4),
+            "report_kb": round(r["report_bytes"] / n / 1024, 1),
         }
         if mode == "local":
             row["startup_s"] = round(r["startup_s"], 1)
@@ -242,18 +322,22 @@ def summarize(world: dict[str, Any], results: dict[str, dict[str, Any]], n: int)
             row["quiet_claims_per_s"] = round(1 / local_cpu, 3)
         else:
             workers = int(mode.split("-")[1])
-            w_cpu = r["claim_cpu_s"] / n  # a worker's CPU per claim
-            overhead = (r["cpu_s"]["driver"] + r["cpu_s"]["ray"]) / n  # driver + Ray, per claim
-            quiet = min(workers / w_cpu, 2 / (w_cpu + overhead))  # 2 free cores
+            phase = r["phase_cpu_s"]  # the claims phase: start-up costs left out
+            driver = phase["driver"] / n  # per claim: receiving and writing reports
+            background = phase["ray"] / r["claims_wall_s"]  # Ray's processes: cores, all along
+            quiet = min(workers / w_cpu, (2 - background) / (w_cpu + driver))  # 2 free cores
+            boot = [
+                w["process_cpu_s"] - w["startup_cpu_s"] - w["claim_cpu_s"] for w in r["workers"]
+            ]
             row.update(
                 cluster_start_s=round(r["cluster_start_s"], 1),
                 worker_startup_s=[round(w["startup_s"], 1) for w in r["workers"]],
                 worker_startup_cpu_s=[round(w["startup_cpu_s"], 2) for w in r["workers"]],
-                worker_process_cpu_s=[round(w["process_cpu_s"], 1) for w in r["workers"]],
-                driver_cpu_per_claim=round(r["cpu_s"]["driver"] / n, 4),
-                ray_cpu_per_claim=round(r["cpu_s"]["ray"] / n, 4),
+                worker_ray_process_cpu_s=[round(b, 2) for b in boot],
+                driver_cpu_per_claim=round(driver, 4),
+                ray_background_cores=round(background, 3),
                 quiet_claims_per_s_2_cores=round(quiet, 3),
-                speedup_measured=round(row["claims_per_s"] / (n / local["claims_wall_s"]), 2),
+                speedup_measured=round(row["claims_per_s"] / local_rate, 2),
                 speedup_quiet_projection=round(quiet * local_cpu, 2),
             )
             same, total = same_reports(Path(r["out"]), Path(local["out"]))
@@ -268,17 +352,20 @@ def projection(summary: dict[str, Any], cores: tuple[int, ...] = (2, 16)) -> lis
     best = rows.get("ray-2") or rows.get("ray-1")
     if best is None:
         return []
-    per_claim = best["claim_cpu_s"] + best["ray_cpu_per_claim"]  # a worker's, with Ray's share
+    per_claim = best["claim_cpu_s"]  # a worker's CPU per claim
     driver = max(best["driver_cpu_per_claim"], 1e-6)
+    free = best["ray_background_cores"]  # per node, taken by Ray's own processes
     lines = []
     for c in cores:
         for m in (1, 4, 16, 64):
-            rate = min(m * c / per_claim, 1 / driver)
-            bound = "driver" if 1 / driver < m * c / per_claim else "workers"
+            workers = m * (c - free) / per_claim
+            rate = min(workers, 1 / driver)
+            bound = "driver" if 1 / driver < workers else "workers"
             lines.append(
                 f"  1M claims, {m:>2} node(s) x {c:>2} cores: {1e6 / rate / 3600:8.1f} h "
                 f"({rate:,.0f} claims/s, {bound}-bound)"
             )
+    lines.append(f"  the driver writes {best['report_kb'] * 1e6 / 2**20:,.0f} GB of JSON reports")
     return lines
 
 

@@ -1,7 +1,8 @@
 """``--ray`` on a real local Ray cluster (slow): 20 claims on the bundled demo store with a worker
-killed mid-run (exactly once, the same reports and summaries as a local run), the driver and its
-cluster killed mid-run then a rerun that resumes, a worker refusing a corrupt store with its
-node named, and one rate limit and one Retry-After pause shared by processes of the cluster.
+killed mid-run (exactly once, the same reports and summaries as a local run), the README's
+command killed mid-run with its cluster then run again (it resumes), ``eval pipeline --ray``
+scoring as a local run, a worker refusing a corrupt store with its node named, and one rate
+limit and one Retry-After pause shared by processes of the cluster.
 
 Each test prints what it saw (``pytest -m slow -s tests/test_distributed_slow.py``)."""
 
@@ -12,6 +13,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -28,7 +30,10 @@ pytestmark = [
 ]
 ray = pytest.importorskip("ray")
 
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+# One hash seed for every process (Ray workers inherit it): evidence selection sums float
+# weights over a set (summarize/evidence.py, evidence_candidates), so under another seed a near
+# tie can pick another card; with one seed, differences can only come from the distribution.
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
 N_CLAIMS = 20
 SUBJECTS = (
     "The Northside water plant",
@@ -161,9 +166,8 @@ def assert_same_as_local(out: Path, local: Path) -> None:
     assert sorted(ids) == [f"c{i:02d}" for i in range(N_CLAIMS)], ids  # each claim exactly once
     assert not (out / "errors.jsonl").read_text()
     mine = sorted(p.name for p in (out / "reports").iterdir() if not p.name.startswith("."))
-    theirs = sorted(p.name for p in (local / "reports").iterdir() if not p.name.startswith("."))
-    assert mine == theirs
-    for name in mine:
+    assert {f"{i}.json" for i in ids} <= set(mine)
+    for name in mine:  # the local run wrote JSON and Markdown
         assert without_timings(out / "reports" / name) == without_timings(
             local / "reports" / name
         ), name
@@ -200,12 +204,29 @@ def test_a_killed_worker_loses_nothing_and_repeats_nothing(
     assert_same_as_local(out, world["local"])
 
 
+def readme_command() -> list[str]:
+    """The command of the README's "Checking at scale" example."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Checking at scale", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```sh\n(.*?)```", section, flags=re.S)
+    (line,) = [x for x in block.splitlines() if x.startswith("factseek batch")]
+    return shlex.split(line.split("#", 1)[0])
+
+
 def test_a_killed_driver_loses_nothing_and_a_rerun_resumes(
     world: dict[str, Path], tmp_path: Path
 ) -> None:
-    out = tmp_path / "ray"
-    args = batch_args(world["claims"], out, world["store"], "--ray", "--ray-workers", "2")
-    proc = start(args)
+    """The README's command, killed with its cluster mid-run, then run again."""
+    (tmp_path / "claims.jsonl").symlink_to(world["claims"])
+    (tmp_path / "my-store").symlink_to(world["store"])
+    argv = readme_command()
+    assert argv[:2] == ["factseek", "batch"] and "--ray" in argv
+    out = tmp_path / argv[argv.index("--out") + 1]
+    args = [sys.executable, "-m", "factseek", *argv[1:]]
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
     try:
         at_kill = wait_for_journal(proc, out, 3, 900)
     finally:
@@ -213,7 +234,7 @@ def test_a_killed_driver_loses_nothing_and_a_rerun_resumes(
         proc.wait()
     lines = (out / "journal.jsonl").read_text().splitlines()
     (out / "journal.jsonl").write_text("\n".join(lines) + "\n" + lines[-1][:10])  # torn
-    again = subprocess.run(args, env=ENV, capture_output=True, timeout=900)
+    again = subprocess.run(args, cwd=tmp_path, env=ENV, capture_output=True, timeout=900)
     stderr = again.stderr.decode()
     assert again.returncode == 0, stderr[-2000:]
     done = len(lines)
@@ -221,6 +242,34 @@ def test_a_killed_driver_loses_nothing_and_a_rerun_resumes(
     assert done < N_CLAIMS
     assert f"{N_CLAIMS - done} checked, {done} already done, 0 failed" in stderr
     assert_same_as_local(out, world["local"])
+
+
+def test_eval_pipeline_on_ray_scores_as_a_local_run(tmp_path: Path) -> None:
+    """``eval pipeline --ray`` on test_eval_pipeline's 10-claim AVeriTeC-format fixture."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_eval_pipeline import _fixture
+
+    claims, store = _fixture(tmp_path)
+    args = [sys.executable, "-m", "factseek", "eval", "pipeline", "--claims", str(claims),
+            "--format", "averitec", "--store", str(store), "--undated", "keep", "-q",
+            "--resamples", "200"]  # fmt: skip
+    runs = {}
+    for name, extra in (("local", []), ("ray", ["--ray", "--ray-workers", "2"])):
+        done = subprocess.run(
+            [*args, "--out", str(tmp_path / name), *extra], env=ENV, capture_output=True,
+            timeout=900,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        runs[name] = done
+    print(f"\n{runs['ray'].stderr.decode().strip()}")
+    assert runs["ray"].stdout == runs["local"].stdout  # the results table
+    for name in ("results.json", "results.md"):
+        assert (tmp_path / "ray" / name).read_text() == (tmp_path / "local" / name).read_text()
+    predictions = sorted(p.name for p in (tmp_path / "local").glob("predictions-*.jsonl"))
+    assert predictions
+    for name in predictions:
+        assert (tmp_path / "ray" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert sorted(journal_ids(tmp_path / "ray")) == sorted(journal_ids(tmp_path / "local"))
 
 
 def test_a_worker_refuses_a_corrupt_store_naming_its_node(
