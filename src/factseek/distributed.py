@@ -30,9 +30,11 @@ tries it again, like any failed claim). A driver that dies loses its in-flight c
 rerun skips the journaled ones, like a local rerun.
 
 **Same results.** Workers render with the code of a local run, so reports are the bytes a local
-run writes, except the stage ``timings`` (measurements; two local runs differ there too). The
-journal holds the same lines in the order claims finished; the summaries list claims in the
-claims file's order (``factseek.batch_summary``), so they match a local run's.
+run writes, except the stage ``timings`` (measurements; two local runs differ there too), given
+one ``PYTHONHASHSEED`` for both (evidence selection's float sums follow a set's order; see
+docs/scale.md). The journal holds the same lines in the order claims finished; the summaries
+list claims in the claims file's order (``factseek.batch_summary``), so they match a local run's.
+A local cluster runs its workers at the driver's priority, as a local run would be.
 """
 
 from __future__ import annotations
