@@ -23,7 +23,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from factseek.api import CheckOptions, build_parts, check_config
 from factseek.batch_resume import (
@@ -45,6 +45,9 @@ from factseek.report import write_report
 from factseek.sanitize import clean_text, safe_name
 from factseek.temporal import DEFAULT_GUESSED
 from factseek.types import Claim
+
+if TYPE_CHECKING:
+    from factseek.distributed import RaySettings
 
 
 def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
@@ -116,14 +119,15 @@ def run_batch(
     date_basis: str = "modified",
     guessed: str = DEFAULT_GUESSED,
     keep_pdf: bool = False,
+    ray: RaySettings | None = None,
 ) -> tuple[int, int, int]:
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
-    report formats besides JSON ("md", "html"). Returns (checked, skipped, failed)."""
+    report formats besides JSON ("md", "html"); ``ray``: run the claims on a Ray cluster
+    (``factseek.distributed``; same run folder). Returns (checked, skipped, failed)."""
     claims = list(read_claims(claims_path))  # validate the whole file before any work
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
     check_run_folder(out)  # before the parts load: a clear line, not an error mid-run
-    parts = build_parts(CheckOptions(**options))
     config = check_config(
         k=k,
         undated=undated,
@@ -135,9 +139,34 @@ def run_batch(
         guessed=guessed,
         keep_pdf=keep_pdf,
     )
-    result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
+    if ray is not None:
+        from factseek.distributed import run_claims_ray
+
+        opts = CheckOptions(**options)
+        result = run_claims_ray(claims, out, opts, config, ray, progress=progress, formats=formats)
+    else:
+        parts = build_parts(CheckOptions(**options))
+        result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
     finish_batch(out, formats, gold_labels(claims_path))
     return result
+
+
+def prepare_run(out: Path, claims: Sequence[tuple[int, Claim]]) -> list[tuple[int, Claim]]:
+    """Make the run folder ready (checked, torn journal lines cut) and return the claims still to
+    check: those not journaled, or journaled with a report that is not theirs (noted in
+    ``resume.jsonl``). ``run_claims`` and the Ray runner both start here."""
+    out.mkdir(parents=True, exist_ok=True)
+    check_run_folder(out)
+    (out / REPORTS).mkdir(exist_ok=True)
+    repair_tail(out / JOURNAL)
+    repair_tail(out / ERRORS)
+    repair_tail(out / RESUMED)
+    plan = resume(out, claims)  # journaled claims whose report is not theirs run again
+    if plan.rerun:
+        lines = "".join(json.dumps({"id": c, "rerun": why}) + "\n" for c, why in plan.rerun)
+        with open(out / RESUMED, "a", encoding="utf-8") as rf:
+            rf.write(lines)
+    return [(n, c) for n, c in claims if claim_id(c) not in plan.done]
 
 
 def gold_labels(path: Path) -> dict[str, str]:
@@ -159,19 +188,8 @@ def run_claims(
     """Check the ``(line, claim)`` pairs not yet in ``out``'s journal with built parts; what
     ``run_batch`` does after reading and validating its file (``eval pipeline`` calls it with
     the claims of a data set). Returns (checked, skipped, failed)."""
-    out.mkdir(parents=True, exist_ok=True)
-    check_run_folder(out)
-    (out / REPORTS).mkdir(exist_ok=True)
+    todo = prepare_run(out, claims)
     journal = out / JOURNAL
-    repair_tail(journal)
-    repair_tail(out / ERRORS)
-    repair_tail(out / RESUMED)
-    plan = resume(out, claims)  # journaled claims whose report is not theirs run again
-    todo = [(n, c) for n, c in claims if claim_id(c) not in plan.done]
-    if plan.rerun:
-        lines = "".join(json.dumps({"id": c, "rerun": why}) + "\n" for c, why in plan.rerun)
-        with open(out / RESUMED, "a", encoding="utf-8") as rf:
-            rf.write(lines)
     checked = failed = 0
     from rich.progress import Progress
 

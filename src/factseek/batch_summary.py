@@ -1,10 +1,12 @@
 """What a batch run found, at a glance: ``summary.csv`` and ``summary.md`` in its folder.
 
-One row per claim of the run folder, in journal order (finished claims; a claim's last journal
-line counts), then the claims whose last attempt failed (``errors.jsonl``, not finished since).
-No journaled claim is dropped or shown under another's name: one whose report is missing,
-unreadable or of another claim (``batch_resume.journaled_report``) is a "failed" row saying why.
-Columns: ``id``, ``claim``, ``verdict`` (the
+One row per claim of the run folder: the finished claims (``journal.jsonl``; a claim's last
+journal line counts), then the claims whose last attempt failed (``errors.jsonl``, not finished
+since), each group in the claims file's order (the records' ``line``; a run on a Ray cluster
+journals claims as they finish, and its summaries are the same as a local run's). No journaled
+claim is dropped or shown under another's name: one whose report is missing, unreadable or of
+another claim (``batch_resume.journaled_report``) is a "failed" row saying why. Columns: ``id``,
+``claim``, ``verdict`` (the
 label, "not judged", or "failed"), ``confidence`` (the judge's probability for the label, when it
 gives one), ``kept_documents`` (documents that passed the constraints), ``seconds`` (the sum of
 the stage timings), ``report`` (the per-claim report file, relative to the folder), ``error``,
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +87,18 @@ def agreement(label: str, scale: str, gold: str) -> str:
     return ""
 
 
+def _in_file_order(records: Iterable[dict]) -> list[dict]:
+    """Records by their claims-file ``line`` (stable: a record without one keeps its place after
+    the numbered ones)."""
+    rows = list(records)
+    last = len(rows) + 1 + max((r["line"] for r in rows if _is_line(r.get("line"))), default=0)
+    return sorted(rows, key=lambda r: r["line"] if _is_line(r.get("line")) else last)
+
+
+def _is_line(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def finish_batch(
     out: Path, formats: Sequence[Format | str] = (), gold: Mapping[str, str] | None = None
 ) -> list[SummaryRow]:
@@ -94,7 +108,8 @@ def finish_batch(
     wanted = [Format(f) for f in formats if Format(f) != Format.json]
     rows: list[SummaryRow] = []
     seen: set[str] = set()
-    for cid, entry in journal_entries(out).items():
+    for entry in _in_file_order(journal_entries(out).values()):
+        cid = entry["id"]
         seen.add(cid)
         report, problem = journaled_report(out, cid, entry)
         if report is None:
@@ -131,7 +146,7 @@ def finish_batch(
             )
         )
     failed: dict[str, SummaryRow] = {}
-    for entry in read_jsonl_objects(out / ERRORS):
+    for entry in _in_file_order(read_jsonl_objects(out / ERRORS)):
         if entry["id"] not in seen:
             failed[entry["id"]] = SummaryRow(
                 id=entry["id"],

@@ -39,6 +39,10 @@ class StoreError(FactseekError):
     """The knowledge store is missing, corrupt, or cannot be written."""
 
 
+class ClusterError(FactseekError):
+    """A Ray cluster could not be reached, or its workers could not start or kept dying."""
+
+
 class SearchError(FactseekError):
     """A search backend failed."""
 

@@ -92,6 +92,7 @@ class EvalResult:
 
 
 Verdicts = Callable[[Claim, Report | None, Sequence[Evidence] | None], Verdict]
+ClaimsRunner = Callable[[Sequence[tuple[int, Claim]], Path], object]
 
 
 def _judge_fn(judge: EvidenceJudge | Judge) -> Verdicts:
@@ -205,8 +206,11 @@ def evaluate_pipeline(
     resamples: int = DEFAULT_RESAMPLES,
     progress: bool = True,
     log: Callable[[str], None] = lambda _: None,
+    run: ClaimsRunner | None = None,
 ) -> EvalResult:
-    """Run, judge and score (see the module docstring). ``judge`` defaults to the pipeline's."""
+    """Run, judge and score (see the module docstring). ``judge`` defaults to the pipeline's;
+    ``run(claims, out)`` runs the claims into ``out`` (default: ``batch.run_claims`` with
+    ``parts``; ``eval pipeline --ray`` passes ``distributed.run_claims_ray``)."""
     if not rows:
         raise InputError("no labelled claims to evaluate")
     if any(r.label is None for r in rows):
@@ -220,7 +224,10 @@ def evaluate_pipeline(
             f"the judge gives {judge_scale} labels but the data has {labels.name} labels"
         )
     claims = [(i + 1, r.claim) for i, r in enumerate(rows)]
-    run_claims(claims, out, parts, config, progress=progress)
+    if run is None:
+        run_claims(claims, out, parts, config, progress=progress)
+    else:
+        run(claims, out)
     reports = load_reports(out)
     done = [r for r in rows if claim_id(r.claim) in reports]
     if not done:

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
 from factseek.errors import InputError
 from factseek.report import Format
 from factseek.temporal import DEFAULT_GUESSED
@@ -450,13 +451,16 @@ def batch(
     stance: StanceOpt = "default",
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
+    ray: RayOpt = None,
+    ray_workers: RayWorkersOpt = None,
 ) -> None:
     """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
 
     Writes OUT/reports/ID.json (plus .md/.html with --format), OUT/summary.csv and OUT/summary.md
-    (claim, verdict, confidence, kept documents, time).
+    (claim, verdict, confidence, kept documents, time). With --ray, on a Ray cluster.
     """
     from factseek.batch import run_batch
+    from factseek.cli.cluster import ray_settings
 
     done, skipped, failed = run_batch(
         claims,
@@ -473,6 +477,7 @@ def batch(
         progress=not quiet,
         options=_options(**locals()),
         formats=[f.value for f in fmt or ()],
+        ray=ray_settings(ray, ray_workers),
     )
     typer.echo(
         f"{done} checked, {skipped} already done, {failed} failed; reports in {out}, "
@@ -486,4 +491,4 @@ def batch(
 def register(app: typer.Typer) -> None:
     app.command("check")(check)
     app.command("demo")(demo)
-    app.command("batch")(batch)
+    app.command("batch", cls=RayCommand)(batch)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from factseek.cli import make_app
+from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
 from factseek.files import atomic_write
 from factseek.temporal import DEFAULT_GUESSED
 
@@ -162,7 +163,7 @@ class PipelineFormat(StrEnum):
     liar_plus = "liar-plus"
 
 
-@app.command("pipeline")
+@app.command("pipeline", cls=RayCommand)
 def pipeline_cmd(
     claims: Annotated[Path, typer.Option("--claims", help="Labelled claims (a data set file).")],
     fmt: Annotated[PipelineFormat, typer.Option("--format", help="The file's format.")],
@@ -211,9 +212,13 @@ def pipeline_cmd(
         int, typer.Option("--resamples", min=100, help="Bootstrap resamples for the CIs.")
     ] = 2000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+    ray: RayOpt = None,
+    ray_workers: RayWorkersOpt = None,
 ) -> None:
-    """Run the pipeline over labelled claims and score claim-only, gold and retrieved evidence."""
+    """Run the pipeline over labelled claims and score claim-only, gold and retrieved evidence.
+    With --ray, the claims run on a Ray cluster (the judging stays here)."""
     from factseek.api import CheckOptions, build_parts, check_config
+    from factseek.cli.cluster import ray_settings
     from factseek.datasets.claims import data_format, with_ids
     from factseek.errors import InputError
     from factseek.evaluate import evaluate_pipeline
@@ -223,9 +228,9 @@ def pipeline_cmd(
     spec = data_format(fmt.value, claims)
     rows = with_ids(spec.load(claims))
     rows = rows[:limit] if limit is not None else rows
-    parts = build_parts(
-        CheckOptions(store=store, stance=stance, scale="auto", verdict_rules=verdict_rules)
-    )
+    settings = ray_settings(ray, ray_workers)
+    options = CheckOptions(store=store, stance=stance, scale="auto", verdict_rules=verdict_rules)
+    parts = build_parts(options)
     the_judge = None
     if judge is not None:
         from factseek.judge import load_judge
@@ -239,6 +244,13 @@ def pipeline_cmd(
         date_basis=date_basis,
         guessed=guessed,
     )
+    run = None
+    if settings is not None:
+        from factseek.distributed import run_claims_ray
+
+        def run(claims: Any, run_out: Path) -> object:
+            return run_claims_ray(claims, run_out, options, config, settings, progress=not quiet)
+
     result = evaluate_pipeline(
         rows,
         spec.labels,
@@ -249,6 +261,7 @@ def pipeline_cmd(
         resamples=resamples,
         progress=not quiet,
         log=lambda m: typer.echo(m, err=True),
+        run=run,
     )
     typer.echo((out / "results.md").read_text(encoding="utf-8"), nl=False)
     if result.failed:

@@ -3,8 +3,10 @@
 Covers OpenAI, vLLM, the llama.cpp server (and llama-cpp-python's), Ollama and LM Studio: they
 differ only in base URL, model name and whether a key is needed. Requests run in a thread pool
 bounded by ``concurrency``; 429, 5xx and transport errors are retried with exponential backoff
-and jitter, honouring ``Retry-After``; malformed bodies are retried too. Servers that ignore
-``n`` (Ollama, llama.cpp) are topped up with further requests using shifted seeds.
+and jitter, honouring ``Retry-After`` (shared by every client of the run where
+``factseek.ratelimit`` applies: a configured ``llm`` rate, or a Ray run); malformed bodies are
+retried too. Servers that ignore ``n`` (Ollama, llama.cpp) are topped up with further requests
+using shifted seeds.
 
 The API key comes from the ``api_key`` option (config) or ``$FACTSEEK_LLM_API_KEY`` /
 ``$OPENAI_API_KEY``; it goes only into the Authorization header, never into messages, logs,
@@ -23,6 +25,7 @@ from typing import Any
 
 import httpx
 
+from factseek import ratelimit
 from factseek.errors import ConfigError, LLMError
 from factseek.llm.base import (
     MAX_COMPLETION_CHARS,
@@ -51,6 +54,7 @@ BACKOFF_BASE = 0.5  # seconds; doubles each retry
 BACKOFF_MAX = 20.0
 RETRY_AFTER_MAX = 60.0  # never sleep longer than this on a server's say-so
 MAX_BODY_BYTES = 10_000_000
+LIMIT_KEY = "llm"  # its key in factseek.ratelimit ($FACTSEEK_RATE_LIMITS, Ray runs)
 
 
 def _env(names: Sequence[str]) -> str | None:
@@ -187,6 +191,7 @@ class OpenAILLM:
         last = ""
         for attempt in range(self.retries + 1):
             try:
+                ratelimit.hold(LIMIT_KEY, self._sleep)  # one rate and back-off (ratelimit.py)
                 return self._post_once(body)
             except _Retry as e:
                 last = str(e)
@@ -195,7 +200,8 @@ class OpenAILLM:
                 backoff = min(BACKOFF_MAX, BACKOFF_BASE * 2**attempt) * (0.5 + random.random())
                 wait = backoff if e.wait is None else min(RETRY_AFTER_MAX, max(e.wait, 0.0))
                 self.usage.add(retries=1)
-                self._sleep(wait)
+                if e.wait is None or not ratelimit.pause(LIMIT_KEY, wait):
+                    self._sleep(wait)  # else hold() waits, with every client sharing the limits
         raise LLMError(f"LLM server {self._shown} failed after {self.retries + 1} attempts: {last}")
 
     def _post_once(self, body: dict[str, Any]) -> list[str]:

@@ -7,7 +7,9 @@ Status codes become factseek errors at this seam:
   other 4xx whose body talks about a quota, credits or a plan's usage limit (Serper answers 400
   "Not enough credits", Brave 429 "QUOTA_LIMITED"): retrying will not help.
 * 429 -> wait ``Retry-After`` (seconds or an HTTP date; exponential backoff if absent, never
-  longer than ``max_retry_after``) and retry; then ``RateLimited``.
+  longer than ``max_retry_after``) and retry; then ``RateLimited``. Where shared limits apply
+  (``factseek.ratelimit``: a configured rate, or a Ray run), every request first waits for the
+  provider's slot, and a ``Retry-After`` pauses the provider for every client that shares them.
 * 5xx, timeouts, connection errors -> retry with backoff; then ``BackendUnavailable``.
 * any other status, or a body that is not JSON -> ``SearchError``.
 
@@ -27,6 +29,7 @@ from typing import Any
 
 import httpx
 
+from factseek import ratelimit
 from factseek.errors import (
     AuthError,
     BackendUnavailable,
@@ -138,10 +141,14 @@ class ApiClient:
         name = self.provider
         wait = cfg.backoff
         last = ""
+        paused = False  # the last Retry-After went to the shared limits: hold() waits it out
         for attempt in range(cfg.retries + 1):
             if attempt:
-                self._sleep(wait)
+                if not paused:
+                    self._sleep(wait)
                 wait *= 2
+            paused = False
+            ratelimit.hold(name, self._sleep)  # one rate and back-off per provider (ratelimit.py)
             self.calls += 1
             try:
                 r = self._client.request(method, self.base + path, params=params, json=body)
@@ -181,6 +188,7 @@ class ApiClient:
                     )
                 if after is not None:
                     wait = after
+                    paused = ratelimit.pause(name, after)
                 continue
             if status >= 500:
                 last = f"{name}: server error HTTP {status}: {detail}"
