@@ -218,3 +218,42 @@ def test_bad_config_is_one_clear_error() -> None:
         EvidenceConfig(terms="lemmas")
     with pytest.raises(ConfigError, match="terms"):
         match_terms("Bills rose", "lemmas")
+
+
+def test_originally_published_lines_and_short_originals_are_copies() -> None:
+    from factseek.summarize.evidence import syndication_source
+
+    original = Document(
+        url="https://www.courier.example/figures",
+        title="Figures",
+        published=dt.date(2024, 4, 1),
+        text=(
+            "The transit budget went from $412M in 2019 to $488M, about 18 percent, records show."
+            " The council will vote on next year's budget in June."
+        ),
+    )
+    # a longer page that carries the short original's sentence among its own: its card is that
+    # sentence, which lies inside the original's page (a whole-page card it is not close to)
+    filler = " ".join(
+        f"Item {i} of the council agenda was about parks and roads." for i in range(8)
+    )
+    reprint = Document(
+        url="https://www.gazette.example/figures",
+        title="Figures",
+        published=dt.date(2024, 4, 4),
+        text=f"{filler} {original.text.split(' The council')[0]} Members meet on Tuesday.",
+    )
+    credited = Document(
+        url="https://www.weekly.example/figures",
+        title="Budget figures",
+        published=dt.date(2024, 4, 5),
+        text="The transit budget grew about 18 percent. This story was originally published by the Courier.",
+    )
+    assert syndication_source(credited) == "Courier"
+    assert syndication_source(original) == ""
+    _, cards = cards_for([original, reprint, credited], EvidenceConfig(cards=6))
+    by_url = {e.url: e for e in cards if e.question == CLAIM.text}
+    assert by_url[original.url].independent
+    assert not by_url[reprint.url].independent and "near-copy" in by_url[reprint.url].note
+    assert not by_url[credited.url].independent
+    assert "originally published by Courier" in by_url[credited.url].note

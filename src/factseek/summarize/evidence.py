@@ -56,9 +56,13 @@ pipeline calls it between the two):
    capitalised words) and either the document is theirs (their surname is part of the site's
    host name, or the title or first 300 characters carry the byline "by <speaker>"), or the
    sentence names them with a verb of saying or a quotation mark ("Tallis said ...", "... ,"
-   Tallis told the council"). A card is also ``independent=False`` when its text is a
-   near-duplicate (term cosine at least ``cfg.duplicate``) of a card from another site: the copy
-   published later (then: later in document order) is the syndicated one. Such cards are shown
+   Tallis told the council"). A card is also ``independent=False`` when its page says it
+   republishes another outlet ("Originally published by the Courier", "Reprinted from ...":
+   ``syndication_source``), when its text is a near-duplicate (term cosine at least
+   ``cfg.duplicate``) of a card from another site, or when at least that share of its terms lie
+   in the first ``COPY_WORDS`` words of such a card's page (so the copy of a short original,
+   which is one whole-page card, is caught too): the copy published later (then: later in
+   document order) is the syndicated one. Such cards are shown
    but never count as independent confirmation (``judge.verdict`` ignores them for "yes").
 7. **Genre.** Each card carries its page's genre (``summarize.genre``: ``letter``,
    ``opinion``, ``blog`` or ``""``); ``judge.verdict`` never lets such a card be a question's
@@ -403,26 +407,69 @@ def select_evidence(
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
-    return _mark_copies(cards, [c.doc for c, _, _ in chosen], cfg.duplicate)
+    doc_of = [c.doc for c, _, _ in chosen]
+    return _mark_copies(cards, doc_of, [documents[d] for d in doc_of], cfg.duplicate)
 
 
-def _mark_copies(cards: list[Evidence], doc_of: list[int], threshold: float) -> list[Evidence]:
-    """Rule 6, second half: later copies of a card from another site are not independent."""
+_SYNDICATED = re.compile(
+    r"\b(?:(?:originally|first)\s+(?:published|appeared|ran)|(?:re)?published\s+with\s+permission|"
+    r"republished|reprinted|syndicated)\s+(?:by|in|on|at|from)\s+(?:the\s+)?"
+    r"(?P<source>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,5})"
+)
+COPY_WORDS = 300  # a page's first words, where a card's copy is looked for
+MIN_COPY_TERMS = 8  # a card this short is not called a copy for appearing inside another page
+
+
+def syndication_source(doc: Document) -> str:
+    """The outlet a page says it republishes ("Originally published by the Courier": "Courier"),
+    from its title, its first and its last 500 characters; "" when it says none."""
+    for text in (doc.title or "", doc.text[:500], doc.text[-500:]):
+        m = _SYNDICATED.search(text)
+        if m:
+            return m.group("source").strip(" .,")
+    return ""
+
+
+def _cosine(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / math.sqrt(len(a) * len(b)) if a and b else 0.0
+
+
+def _mark_copies(
+    cards: list[Evidence], doc_of: list[int], docs: list[Document], threshold: float
+) -> list[Evidence]:
+    """Rule 6, second half: a card is not independent when its page says it republishes another
+    outlet, when it is a near-copy of an earlier card from another site, or when (with at least
+    ``MIN_COPY_TERMS`` terms) it lies inside the first ``COPY_WORDS`` words of an earlier card's
+    page from another site (a short original is one whole-page card, so its copy's sentence
+    matches its page, not its card)."""
     terms = [frozenset(tokenize(c.text)) for c in cards]
+    pages = [frozenset(tokenize(" ".join(d.text.split()[:COPY_WORDS]))) for d in docs]
     order = sorted(
         range(len(cards)),
         key=lambda i: (cards[i].published is None, cards[i].published or 0, doc_of[i], i),
     )
     out = list(cards)
+
+    def mark(i: int, note: str) -> None:
+        joined = f"{out[i].note}; {note}" if out[i].note else note
+        out[i] = replace(out[i], independent=False, note=joined)
+
     for pos, i in enumerate(order):
+        source = syndication_source(docs[i])
+        if source:
+            mark(i, f"a syndicated copy: originally published by {source}")
+            continue
         for j in order[:pos]:
             if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
                 continue
-            a, b = terms[i], terms[j]
-            if a and b and len(a & b) / math.sqrt(len(a) * len(b)) >= threshold:
-                note = f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy"
-                joined = f"{out[i].note}; {note}" if out[i].note else note
-                out[i] = replace(out[i], independent=False, note=joined)
+            same_card = _cosine(terms[i], terms[j]) >= threshold
+            inside = (
+                len(terms[i]) >= MIN_COPY_TERMS
+                and pages[j]
+                and (len(terms[i] & pages[j]) / len(terms[i]) >= threshold)
+            )
+            if same_card or inside:
+                mark(i, f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy")
                 break
     return out
 
