@@ -323,6 +323,7 @@ def check(
     cache_dir: str | Path | None = None,
     stance: str | Path = "default",
     scale: str = "auto",
+    verdict_rules: str | Path = "default",
     top_docs: int | None = None,
     cards: int | None = None,
     progress: Progress | None = None,
@@ -348,7 +349,7 @@ def check(
         guessed: a guessed (low-confidence) publication date is used (``"keep"``), used and
             noted as possible leakage (``"flag"``), or removes the page (``"drop"``).
         keep_pdf: keep PDF results the paper's site constraint removes, and read their text
-            (needs ``pip install 'factseek[pdf]'``).
+            (pypdf, a dependency of factseek).
         exclude_sites: sites to exclude on top of the fact-checking sites.
         decomposer: ``auto`` (LLM when ``llm`` is set, else rules), ``rules`` or ``llm``.
         summarizer: ``auto``, ``extractive``, ``llm-zero-shot`` or ``llm-few-shot``.
@@ -366,6 +367,9 @@ def check(
             (cards are then shown without stance, and nothing is judged from them).
         scale: verdict scale: ``averitec`` (4-way, from the evidence stance), ``politifact``
             (6-way, needs ``judge``), or ``auto`` (the judge's scale, else averitec).
+        verdict_rules: the rules verdict's thresholds and confidence maps: ``default`` (the
+            shipped ones, or ``$FACTSEEK_VERDICT_RULES``) or a file from ``factseek judge
+            fit-rules`` (docs/verdicts.md).
         top_docs: documents summarized and searched for evidence cards (default: 4 summarized,
             every kept document searched for cards). cards: evidence cards per question (3).
         progress: called with each stage's name as it starts.
@@ -394,6 +398,7 @@ def check(
         stance=stance,
         scale=scale,
         keep_pdf=keep_pdf,
+        verdict_rules=verdict_rules,
     )
     config = check_config(
         k=k,
