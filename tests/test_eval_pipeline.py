@@ -269,9 +269,8 @@ def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> No
     )
     assert r.exit_code == 0, r.output
     got = json.loads(rules.read_text())
-    assert (
-        got["precision"]["not-enough-evidence"] == 0.5 and got["precision_basis"] == "the fixture"
-    )
+    assert got["precision"] == {"supported": 1.0, "refuted": 1.0, "conflicting-evidence": 1.0}
+    assert got["precision_basis"] == "the fixture"
     r = runner.invoke(
         app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]
     )

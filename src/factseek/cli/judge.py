@@ -508,7 +508,8 @@ def rules_precision(
     out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
 ) -> None:
     """Record in a rules file how often each verdict label was right in a run (its "retrieved"
-    system), so reports can say it beside each verdict."""
+    system), so reports can say it beside each verdict (not for not-enough-evidence: the judge
+    declining is not a finding)."""
     from factseek.errors import InputError
     from factseek.judge.rules import load_rules
 
@@ -516,7 +517,11 @@ def rules_precision(
     try:
         results = json.loads((run / "results.json").read_text(encoding="utf-8"))
         system = next(s for s in results["systems"] if s["name"] == "retrieved")
-        measured = {k: float(v["precision"]) for k, v in system["precision"].items()}
+        measured = {
+            k: float(v["precision"])
+            for k, v in system["precision"].items()
+            if k != "not-enough-evidence"  # the judge declining is not a finding to vouch for
+        }
     except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
         raise InputError(f"{run}: no measured precision of a 'retrieved' system ({e})") from None
     from dataclasses import replace
