@@ -507,9 +507,10 @@ def rules_precision(
     ],
     out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
 ) -> None:
-    """Record in a rules file how often each verdict label was right in a run (its "retrieved"
-    system), so reports can say it beside each verdict (not for not-enough-evidence: the judge
-    declining is not a finding)."""
+    """Record in a rules file how often each verdict label was right in a run.
+
+    The run's "retrieved" system is read, so reports can say it beside each verdict;
+    not-enough-evidence is left out (the judge declining is not a finding)."""
     from factseek.errors import InputError
     from factseek.judge.rules import load_rules
 
