@@ -9,7 +9,7 @@ top-50 of every candidate: identical lists, or lists whose documents have the sa
 at every rank (bm25s stores float32 scores and does not order ties; factseek breaks them by
 document order), else a difference.
 
-Then a real BFS (``factseek.rewrite.bfs``, depth 4, the paper's pruning, AP@50) runs on claims
+Then a real BFS (``factseek.rewrite.environment.bfs``, depth 4, the paper's pruning, AP@50) runs on claims
 made from corpus documents (a 2-3 word window of the document plus 5-8 words drawn from the
 corpus, shuffled; relevant = that document), and the per-claim time projects 100,000 claims at depth 4 on 2 cores.
 
@@ -37,8 +37,8 @@ for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS
 import numpy as np  # noqa: E402
 
 from factseek.datasets import data_root  # noqa: E402
-from factseek.rewrite.bm25_index import BM25Index  # noqa: E402
-from factseek.rewrite.scorer import IncrementalBM25  # noqa: E402
+from factseek.rewrite.environment.bm25_index import BM25Index  # noqa: E402
+from factseek.rewrite.environment.scorer import IncrementalBM25  # noqa: E402
 from factseek.text import tokenize  # noqa: E402
 
 PAPER_DAYS = (0.5, 2.0)
@@ -204,8 +204,8 @@ def main() -> int:
 
 
 def project_bfs(index: BM25Index, real, rng, args) -> None:
-    from factseek.rewrite.bfs import BfsConfig, search_claim
-    from factseek.rewrite.env import BM25Retriever, Environment
+    from factseek.rewrite.environment.bfs import BfsConfig, search_claim
+    from factseek.rewrite.environment.env import BM25Retriever, Environment
 
     env = Environment(retriever=BM25Retriever(index), reward="ap@50")
     config = BfsConfig()

@@ -113,7 +113,7 @@ def peer(p: dict[str, Any]) -> tuple[str, dt.date | None]:
 def ours(p: dict[str, Any]) -> Any:
     """factseek's Document; a page it cannot extract (no text) counts as one with no date."""
     from factseek.errors import ExtractionError
-    from factseek.extract import extract_html
+    from factseek.pages.extract import extract_html
     from factseek.types import Document
 
     try:
@@ -143,8 +143,8 @@ HTMLDATE_POLICIES = {
 
 
 def kept(policy: str, p: dict[str, Any], cut: dt.date) -> bool:
-    from factseek.constraints import Constraints
-    from factseek.temporal import TemporalConfig, post_fetch_check
+    from factseek.constraints.hits import Constraints
+    from factseek.constraints.temporal import TemporalConfig, post_fetch_check
     from factseek.types import Hit
 
     if policy in HTMLDATE_POLICIES:
@@ -260,8 +260,8 @@ def main() -> int:
             return 0
     for name in ("trafilatura", "htmldate", "readability.readability"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    from factseek.constraints.temporal import constraint_date
     from factseek.metrics.extraction import token_prf
-    from factseek.temporal import constraint_date
 
     old = None
     if a.old_extract:

@@ -73,9 +73,9 @@ def main() -> int:
     if not data.is_file() or not (args.run / "journal.jsonl").is_file():
         print(f"skipped: needs {data} and a run folder at {args.run}")
         return 0
-    from factseek.batch import claim_id
     from factseek.datasets.claims import data_format, with_ids
-    from factseek.evaluate import load_reports
+    from factseek.runs.batch import claim_id
+    from factseek.runs.evaluate import load_reports
     from factseek.stance import load_stance
 
     df = data_format("averitec", data)
@@ -125,11 +125,11 @@ def measure(
 
     All variants' pairs are read in one call, so a pair two variants share gets one reading. The
     first variant is the peer the others' verdict deltas are measured against."""
-    from factseek.evaluate import PAGE_SCHEMES
     from factseek.judge.verdict import StanceRules
     from factseek.labels import AVERITEC
     from factseek.metrics.veracity import paired_test, veracity_metrics
     from factseek.pipeline import quoted_spans
+    from factseek.runs.evaluate import PAGE_SCHEMES
     from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
     from factseek.types import from_dict
 

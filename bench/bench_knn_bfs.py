@@ -64,7 +64,7 @@ class Timed:
 
 
 def run(env, claims, config) -> tuple[list[dict], float, float]:
-    from factseek.rewrite.bfs import search_claim
+    from factseek.rewrite.environment.bfs import search_claim
 
     records = []
     c0, w0 = time.process_time(), time.perf_counter()
@@ -93,18 +93,18 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from factseek.datasets.retrieval import load_retrieval
-    from factseek.encode import CachedEncoder, encoder_from_name
-    from factseek.rewrite.bfs import BfsConfig
-    from factseek.rewrite.env import Environment, KNNRetriever
+    from factseek.ml.encode import CachedEncoder, encoder_from_name
+    from factseek.rewrite.environment.bfs import BfsConfig
+    from factseek.rewrite.environment.env import Environment, KNNRetriever
+    from factseek.rewrite.environment.wordnet import cache_root
     from factseek.rewrite.splits import select_split
-    from factseek.rewrite.wordnet import cache_root
 
     data = load_retrieval(args.data / "fever_dev", args.data / "fool_me_twice", "fever-dev")
     claims = select_split(data.claims, "train")[: args.claims]
     shared = encoder_from_name(args.encoder)
     index = KNNRetriever.build(data.pairs(), shared, cache_dir=cache_root())
     config = BfsConfig()
-    from factseek.rewrite import actions
+    from factseek.rewrite.environment import actions
 
     warm = select_split(data.claims, "train")[args.claims : args.claims + 1]
     warm_env = Environment(retriever=KNNRetriever(index.doc_ids, index.embeddings, shared), reward=args.reward)  # fmt: skip

@@ -1,7 +1,7 @@
 """Claims per second locally vs on a local Ray cluster with 1 and 2 workers (``--ray``).
 
 Two worlds: the bundled demo store (offline, always there) with claims written from a template,
-and the AVeriTeC small world (``bench/averitec_store.py``: every dev answer is an undated page;
+and the AVeriTeC small world (``experiments/averitec_store.py``: every dev answer is an undated page;
 the first ``--claims`` dev claims, ``--undated keep``) when ``--data`` has ``averitec/dev.json``.
 
 Each mode runs in a fresh process (as a user's command would): ``local`` is one process with the
@@ -87,7 +87,7 @@ def averitec_world(tmp: Path, data: Path | None, n: int) -> dict[str, Any] | str
     source = data / "averitec" / "dev.json" if data else None
     if source is None or not source.is_file():
         return f"skipped: AVeriTeC small world ({source or 'no --data'} not found)"
-    sys.path.insert(0, str(Path(__file__).parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
     from averitec_store import corpus
     from factseek.datasets.claims import data_format, with_ids
     from factseek.store import build_store
@@ -195,7 +195,7 @@ def self_cpu() -> float:
 
 def child(mode: str, store: Path, claims_path: Path, undated: str, out: Path) -> dict[str, Any]:
     from factseek.api import CheckOptions, build_parts, check_config
-    from factseek.batch import read_claims, run_claims
+    from factseek.runs.batch import read_claims, run_claims
 
     t0 = time.perf_counter()
     claims = list(read_claims(claims_path))
@@ -220,7 +220,7 @@ def child(mode: str, store: Path, claims_path: Path, undated: str, out: Path) ->
             "report_bytes": sum(f.stat().st_size for f in (out / "reports").glob("*.json")),
             "workers": [],
         }
-    from factseek.distributed import RaySettings, cluster, run_claims_ray
+    from factseek.runs.distributed import RaySettings, cluster, run_claims_ray
 
     workers = int(mode.split("-")[1])
     settings = RaySettings(workers=workers)

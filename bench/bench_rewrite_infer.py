@@ -77,14 +77,14 @@ def main() -> None:
     import dataclasses
     import os
 
-    from factseek.encode import default_encoder
-    from factseek.rewrite import actions
-    from factseek.rewrite.bm25_index import BM25Index
-    from factseek.rewrite.env import BM25Retriever
-    from factseek.rewrite.guard import FeedbackGuard
-    from factseek.rewrite.infer import ActionsEditor, Rewriter
-    from factseek.rewrite.model import SMALL, DecisionTransformer
-    from factseek.rewrite.scorer import IncrementalBM25
+    from factseek.ml.encode import default_encoder
+    from factseek.rewrite.environment import actions
+    from factseek.rewrite.environment.bm25_index import BM25Index
+    from factseek.rewrite.environment.env import BM25Retriever
+    from factseek.rewrite.environment.guard import FeedbackGuard
+    from factseek.rewrite.environment.scorer import IncrementalBM25
+    from factseek.rewrite.transformer.infer import ActionsEditor, Rewriter
+    from factseek.rewrite.transformer.model import SMALL, DecisionTransformer
 
     queries, corpus = load_queries(args.queries, args.data)
     warm, measured = queries[: args.queries], queries[args.queries : 2 * args.queries]

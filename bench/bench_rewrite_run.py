@@ -149,9 +149,9 @@ def compare_encoders(store: Path, tmp: Path) -> str:
 
     os.environ["FACTSEEK_CACHE"] = str(tempfile.mkdtemp(prefix="cache-", dir=tmp))
     sys.path.insert(0, str(REPO / "src"))
-    from factseek.encode import SentenceTransformerEncoder, minilm_path
-    from factseek.rewrite.npencoder import NumpyBertEncoder
-    from factseek.rewrite.shipped import load_rewriter
+    from factseek.ml.encode import SentenceTransformerEncoder, minilm_path
+    from factseek.rewrite.edits.npencoder import NumpyBertEncoder
+    from factseek.rewrite.edits.shipped import load_rewriter
     from factseek.search.base import make_backend
 
     backend = make_backend("local", store=store)

@@ -54,7 +54,7 @@ def rss_mb() -> float:
 
 def warm_up(workdir: Path) -> None:
     """Compile the numba kernels on a tiny store so the timed build measures work, not the JIT."""
-    from factseek.constraints import Constraints
+    from factseek.constraints.hits import Constraints
     from factseek.store import StoreBackend, build_store
 
     tiny = Path(tempfile.mkdtemp(dir=workdir))
@@ -88,7 +88,7 @@ def main() -> int:
         "--corpus", help="an existing corpus.py OUT_PREFIX (else generated in --workdir)"
     )
     args = ap.parse_args()
-    from factseek.constraints import Constraints
+    from factseek.constraints.hits import Constraints
     from factseek.store import StoreBackend, build_store
 
     prefix = args.corpus or corpus(args.docs, args.workdir)

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from factseek.constraints import Constraints, site_reason
+from factseek.constraints.hits import Constraints, site_reason
 from factseek.text import tokenize
 
 CLOCK = time.process_time  # CPU seconds of this process: robust to other load on a shared machine

@@ -1,11 +1,11 @@
-"""bench/averitec_store.py on a hand-made two-claim AVeriTeC file: records and counts."""
+"""experiments/averitec_store.py on a hand-made two-claim AVeriTeC file: records and counts."""
 
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "averitec_store.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "averitec_store.py"
 
 
 def test_answers_become_pages_and_unsourced_ones_are_counted(tmp_path):

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from factseek import batch
 from factseek.cli import app
 from factseek.errors import DataError, InputError
+from factseek.runs import batch
 from factseek.store import build_store
 
 runner = CliRunner()

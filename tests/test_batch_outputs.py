@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from factseek.batch_summary import COLUMNS, finish_batch
 from factseek.cli import app
-from factseek.runs import compare_runs
+from factseek.runs.compare import compare_runs
+from factseek.runs.summary import COLUMNS, finish_batch
 from factseek.types import (
     Claim,
     ConstraintDecision,
@@ -216,7 +216,7 @@ def test_summary_agreement_with_gold_labels(tmp_path):
 
 
 def test_batch_reads_gold_labels_from_the_claims_file(tmp_path):
-    from factseek.batch import claim_id, gold_labels
+    from factseek.runs.batch import claim_id, gold_labels
 
     path = claims_file(tmp_path / "c.jsonl")
     assert gold_labels(path) == {"c1": "Supported"}

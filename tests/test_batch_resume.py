@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from factseek.batch_resume import resume
-from factseek.batch_summary import finish_batch
 from factseek.cli import app
+from factseek.runs.resume import resume
+from factseek.runs.summary import finish_batch
 from test_batch_hardening import claim, claims_file, journal_ids, run, store  # noqa: F401
 
 runner = CliRunner()
@@ -121,7 +121,7 @@ def test_a_refused_report_path_runs_again_and_is_shown(
 def test_resume_is_one_function_a_distributed_runner_can_call(
     done_run: tuple[Path, Path],
 ) -> None:
-    from factseek.batch import read_claims
+    from factseek.runs.batch import read_claims
 
     claims, out = done_run
     (out / "reports" / "c2.json").unlink()

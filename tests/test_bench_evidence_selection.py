@@ -60,7 +60,7 @@ def test_measure_counts_gold_pages_cards_and_verdicts_per_variant():
 
 
 def test_the_int8_batching_probe_skips_without_a_run(tmp_path):
-    script = SCRIPT.with_name("probe_int8_batching.py")
+    script = SCRIPT.parents[1] / "experiments" / "probe_int8_batching.py"
     r = subprocess.run(
         [sys.executable, str(script), "--run", str(tmp_path)],
         capture_output=True,

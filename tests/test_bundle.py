@@ -8,10 +8,10 @@ from typing import Any
 import httpx
 import pytest
 
-from factseek.bundle import Recorder, Replayer
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import BundleError, RateLimited
 from factseek.llm.base import FunctionLLM
+from factseek.runs.bundle import Recorder, Replayer
 from factseek.search import Capabilities, FunctionSearch, constrained_search
 from factseek.search.brave import BraveSearch
 from factseek.types import DateEvidence, Document, FetchFailure, Hit, Query, to_json
@@ -199,7 +199,7 @@ def report(claim_id: str, *urls_kept: tuple[str, bool]) -> str:
 
 
 def test_jaccard_by_hand() -> None:
-    from factseek.runs import jaccard
+    from factseek.runs.compare import jaccard
 
     assert jaccard({"a", "b", "c"}, {"b", "c", "d"}) == 0.5
     assert jaccard({"a"}, {"a"}) == 1.0

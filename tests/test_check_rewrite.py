@@ -20,7 +20,7 @@ def test_check_rewrites_queries_and_reports_traces(
 ) -> None:
     import test_cli_check as cli_fixtures
     import test_rewrite_train as synth
-    from factseek.rewrite import infer, train
+    from factseek.rewrite.transformer import infer, train
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     for module in (
@@ -55,7 +55,7 @@ def test_check_rewrites_queries_and_reports_traces(
     assert report["config"]["rewrite"] == str(model)
 
     # a calibrated model that abstains: questions go out as they are, and the report says why
-    from factseek.rewrite.model import update_config
+    from factseek.rewrite.transformer.model import update_config
 
     update_config(model, {"calibration": {"target_return": 0.0, "abstain": True}})
     r = runner.invoke(app, ["check", "The council approved 4 new buses in March.", "--date", "2023-06-01",

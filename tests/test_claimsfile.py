@@ -174,8 +174,8 @@ def test_rewrite_loader_reads_claims_files_and_the_stores_jsonl(tmp_path):
 def test_eval_decompose_reads_a_claims_file_with_questions(tmp_path, monkeypatch):
     import numpy as np
 
-    import factseek.encode
-    from factseek.encode import FunctionEncoder
+    import factseek.ml.encode
+    from factseek.ml.encode import FunctionEncoder
 
     vocab = ["bus", "council", "march", "approve"]
     enc = FunctionEncoder(
@@ -183,7 +183,7 @@ def test_eval_decompose_reads_a_claims_file_with_questions(tmp_path, monkeypatch
         dim=len(vocab),
         name="bag",
     )
-    monkeypatch.setattr(factseek.encode, "encoder_from_name", lambda *a, **k: enc)
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda *a, **k: enc)
     data = write(tmp_path / "gold.jsonl", FULL, {"claim": "No questions here."})
     r = runner.invoke(app, ["eval", "decompose", "--data", str(data), "--format", "claims"])
     assert r.exit_code == 0, r.output

@@ -124,7 +124,7 @@ def test_build_twice_needs_force(tmp_path: Path) -> None:
 def test_dense_build_uses_the_default_encoder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from factseek import encode
+    from factseek.ml import encode
 
     fake = encode.FunctionEncoder(
         lambda texts: np.ones((len(texts), 4)) + np.arange(4), dim=4, name="fake"

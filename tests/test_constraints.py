@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from factseek.constraints import (
+from factseek.constraints.hits import (
     DEFAULT_CONSTRAINTS,
     Constraints,
     check,
@@ -146,7 +146,7 @@ def test_unknown_backend_lists_the_registry():
 
 
 def test_archive_copies_are_judged_by_the_archived_url() -> None:
-    from factseek.constraints import check, site_reason, snapshot_before
+    from factseek.constraints.hits import check, site_reason, snapshot_before
 
     c = Constraints(before=dt.date(2020, 3, 15))
     wb = "https://web.archive.org/web/20200110123000/"

@@ -4,7 +4,7 @@ import datetime as dt
 import random
 from collections import defaultdict
 
-from factseek.datepolicy import WEIGHTS, choose, credible, votes
+from factseek.pages.datepolicy import WEIGHTS, choose, credible, votes
 from factseek.types import DateEvidence
 
 D = dt.date

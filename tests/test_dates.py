@@ -4,8 +4,8 @@ import datetime as dt
 
 import pytest
 
-from factseek.dates import local_day, parse_date, reachable_days, read_date, url_date
-from factseek.webarchive import original_url, snapshot
+from factseek.pages.dates import local_day, parse_date, reachable_days, read_date, url_date
+from factseek.pages.webarchive import original_url, snapshot
 
 D = dt.date
 H = dt.timedelta(hours=1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from factseek.constraints import Constraints, check, site_reason, url_host_path
+from factseek.constraints.hits import Constraints, check, site_reason, url_host_path
 from factseek.types import Claim, Hit, from_dict
 
 ROOT = Path(__file__).resolve().parents[1]

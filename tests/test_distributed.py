@@ -16,15 +16,17 @@ from typing import Any, ClassVar
 import pytest
 from typer.testing import CliRunner
 
-from factseek import __version__, distributed, ratelimit
+from factseek import __version__
 from factseek.api import CheckOptions, build_parts, check_config
-from factseek.batch import run_claims
-from factseek.batch_summary import finish_batch
 from factseek.cli import app
 from factseek.cli.cluster import with_ray_value
 from factseek.errors import ClusterError, ConfigError, StoreError
+from factseek.net import ratelimit
 from factseek.pipeline import run
 from factseek.report import render
+from factseek.runs import distributed
+from factseek.runs.batch import run_claims
+from factseek.runs.summary import finish_batch
 from factseek.store import build_store
 from factseek.store.reader import Store
 from factseek.types import Claim

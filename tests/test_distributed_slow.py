@@ -300,8 +300,8 @@ def test_a_worker_refuses_a_corrupt_store_naming_its_node(
 def hammer(limits: Any, key: str, n: int, pause: float = 0.0, at: float = 0.0) -> list[float]:
     """In a Ray process: from wall time ``at``, ``n`` requests to ``key`` under the run's shared
     limits; their start times (the key paused for ``pause`` seconds first, when given)."""
-    from factseek import ratelimit
-    from factseek.distributed import RayLimits
+    from factseek.net import ratelimit
+    from factseek.runs.distributed import RayLimits
 
     ratelimit.install(RayLimits(limits))
     time.sleep(max(0.0, at - time.time()))
@@ -315,7 +315,7 @@ def hammer(limits: Any, key: str, n: int, pause: float = 0.0, at: float = 0.0) -
 
 
 def test_one_rate_and_one_pause_for_every_process_of_the_cluster() -> None:
-    from factseek.distributed import LOCAL, SharedLimits
+    from factseek.runs.distributed import LOCAL, SharedLimits
 
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     ray.init(address=LOCAL, num_cpus=2, include_dashboard=False, log_to_driver=False)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import factseek.encode
 import factseek.llm
+import factseek.ml.encode
 from factseek.cli import app
 from factseek.decompose.evaluate import ClaimMatch, evaluate, score
-from factseek.encode import FunctionEncoder
 from factseek.llm import FunctionLLM
+from factseek.ml.encode import FunctionEncoder
 
 VOCAB = ["fleet", "bus", "grant", "mayor", "river", "tax", "school", "budget"]
 
@@ -84,7 +84,7 @@ def _write_data(path) -> None:
 def test_cli_annotators_and_llm(tmp_path, monkeypatch) -> None:
     data = tmp_path / "dev.jsonl"
     _write_data(data)
-    monkeypatch.setattr(factseek.encode, "encoder_from_name", lambda name: bag_encoder())
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name: bag_encoder())
     runner = CliRunner()
     r = runner.invoke(
         app,

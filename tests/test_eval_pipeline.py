@@ -12,10 +12,10 @@ from typer.testing import CliRunner
 from factseek.api import CheckOptions, build_parts, check_config
 from factseek.cli import app
 from factseek.datasets.claims import load_averitec, with_ids
-from factseek.evaluate import evaluate_pipeline
 from factseek.judge.rules import VerdictRules
 from factseek.judge.verdict import StanceRules
 from factseek.labels import AVERITEC
+from factseek.runs.evaluate import evaluate_pipeline
 from factseek.stance import FunctionStance
 from factseek.store import build_store
 
@@ -204,8 +204,8 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
 
     import numpy as np
 
-    import factseek.encode
-    from factseek.encode import FunctionEncoder
+    import factseek.ml.encode
+    from factseek.ml.encode import FunctionEncoder
 
     def bag(texts):
         out = np.zeros((len(texts), 16))
@@ -215,7 +215,7 @@ def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch
         return out + 1e-3
 
     monkeypatch.setattr(
-        factseek.encode, "encoder_from_name", lambda name="minilm": FunctionEncoder(bag, dim=16)
+        factseek.ml.encode, "encoder_from_name", lambda name="minilm": FunctionEncoder(bag, dim=16)
     )
     claims, store = _fixture(tmp_path)
     run = ["--claims", str(claims), "--format", "averitec", "--store", str(store)]

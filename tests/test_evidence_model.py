@@ -7,7 +7,6 @@ import hashlib
 import numpy as np
 import pytest
 
-from factseek.encode import FunctionEncoder
 from factseek.errors import InputError, ModelError
 from factseek.judge import EvidenceJudge, load_judge
 from factseek.judge.evidence_model import (
@@ -19,6 +18,7 @@ from factseek.judge.evidence_model import (
     train_evidence_judge,
 )
 from factseek.labels import AVERITEC
+from factseek.ml.encode import FunctionEncoder
 from factseek.stance import FunctionStance
 from factseek.types import Claim, Evidence
 

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from factseek.errors import ExtractionError
-from factseek.extract import (
+from factseek.pages.extract import (
     choose_published,
     decode_body,
     extract_html,
@@ -187,7 +187,7 @@ def test_hostile_html_bounded() -> None:
 
 
 def test_input_is_truncated_to_max_chars() -> None:
-    from factseek.extract import ExtractConfig
+    from factseek.pages.extract import ExtractConfig
 
     html = page(body="<p>" + "tail words here " * 10_000 + "THE-END</p>")
     doc = extract_html(html, "https://example.com/x", config=ExtractConfig(max_chars=20_000))
@@ -210,7 +210,7 @@ def test_plain_text() -> None:
 
 
 def test_tag_cap_bounds_pathological_pages() -> None:
-    from factseek.extract import ExtractConfig
+    from factseek.pages.extract import ExtractConfig
 
     html = "<html><body>" + "<p>word word</p>" * 50_000 + "<p>THE-END</p>"
     t0 = time.monotonic()
@@ -221,7 +221,7 @@ def test_tag_cap_bounds_pathological_pages() -> None:
 
 
 def test_text_units_are_script_aware() -> None:
-    from factseek.extract import text_units
+    from factseek.pages.extract import text_units
 
     assert text_units("The council met on Monday.") == 5
     assert text_units("市議会は予算案を可決した。") == 6  # 12 Han/kana characters, 2 per word
@@ -260,9 +260,9 @@ def test_parses_bytes_first(html: str | bytes) -> None:
 
 
 def test_parse_failure_is_said_in_the_date_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
-    import factseek.extract as ex
-    from factseek.constraints import Constraints
-    from factseek.temporal import post_fetch_check
+    import factseek.pages.extract as ex
+    from factseek.constraints.hits import Constraints
+    from factseek.constraints.temporal import post_fetch_check
     from factseek.types import Hit
 
     monkeypatch.setattr(ex, "_parse", lambda html: (None, "Document is empty"))

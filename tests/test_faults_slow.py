@@ -236,7 +236,7 @@ CORRUPTIONS = ("garble-second-half", "zero-length", "truncate-half", "flip-middl
 CHILD = r"""
 import datetime as dt, json, os, shutil, sys
 import numpy as np
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import StoreError
 from factseek.store import StoreBackend
 

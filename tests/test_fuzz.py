@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import FactseekError, StoreError
 
 SCALE = float(os.environ.get("FACTSEEK_FUZZ_SCALE", "1"))
@@ -277,7 +277,7 @@ BATCH = {"id": "c1", "text": "Buses doubled.", "date": "2020-01-02", "speaker": 
 
 
 def test_batch_input(tmp: Path) -> None:
-    from factseek import batch
+    from factseek.runs import batch
 
     def check(data: bytes) -> None:
         path = write(tmp, "claims.jsonl", data)
@@ -620,7 +620,7 @@ def test_malformed_reports(tmp: Path) -> None:
     """render, compare-runs, batch summaries and the history read reports through one checked
     loader: a malformed one is one line naming the field, and one that loads renders."""
     from factseek.report import read_report, render
-    from factseek.runs import url_sets
+    from factseek.runs.compare import url_sets
 
     def check(data: bytes) -> None:
         path = write(tmp, "r.json", data)
@@ -638,7 +638,7 @@ def test_malformed_reports(tmp: Path) -> None:
 def test_malformed_history_rows(tmp: Path) -> None:
     import sqlite3
 
-    from factseek.history import History
+    from factseek.review.history import History
     from factseek.types import Claim
 
     history = History(tmp / "h.sqlite")
@@ -659,15 +659,15 @@ def test_malformed_history_rows(tmp: Path) -> None:
 
 
 def readers() -> dict[str, Callable[[Path], Any]]:
-    from factseek.batch_resume import journal_entries
-    from factseek.bundle import Replayer
     from factseek.datasets.claims import load_claims
     from factseek.datasets.claimsfile import read_claims_file
     from factseek.datasets.retrieval import load_retrieval
     from factseek.judge.evaluate import read_predictions
     from factseek.labels import POLITIFACT
     from factseek.report import read_report
-    from factseek.runs import url_sets
+    from factseek.runs.bundle import Replayer
+    from factseek.runs.compare import url_sets
+    from factseek.runs.resume import journal_entries
     from factseek.store.sources import DocumentSource
 
     return {

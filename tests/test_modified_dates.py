@@ -14,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from factseek.constraints import PAGE_REMOVED, Constraints
-from factseek.extract import extract_html
-from factseek.temporal import TemporalConfig, constraint_date, post_fetch_check, stored_check
+from factseek.constraints.hits import PAGE_REMOVED, Constraints
+from factseek.constraints.temporal import (
+    TemporalConfig,
+    constraint_date,
+    post_fetch_check,
+    stored_check,
+)
+from factseek.pages.extract import extract_html
 from factseek.types import Document, Hit, from_json, to_json
 
 D = dt.date

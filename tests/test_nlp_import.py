@@ -16,7 +16,7 @@ def test_spacy_does_not_import_torch() -> None:
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(SRC)!r})\n"
-        "from factseek.nlp import load_spacy\n"
+        "from factseek.ml.nlp import load_spacy\n"
         "nlp = load_spacy()\n"
         "assert [t.pos_ for t in nlp('Bills rose.')][1] == 'VERB'\n"
         "print('torch' in sys.modules)\n"

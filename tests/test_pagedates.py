@@ -5,8 +5,8 @@ from typing import Any
 
 import lxml.html
 
-from factseek.pagedates import PageDates, page_dates
-from factseek.pagesources import Found
+from factseek.pages.pagedates import PageDates, page_dates
+from factseek.pages.sources import Found
 from factseek.types import DateEvidence
 
 D = dt.date

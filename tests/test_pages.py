@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from factseek.constraints import Constraints
-from factseek.extract import extract_html
+from factseek.constraints.hits import Constraints
+from factseek.constraints.temporal import TemporalConfig, post_fetch_check
 from factseek.metrics.extraction import token_prf
+from factseek.pages.extract import extract_html
 from factseek.report import render_html, render_markdown
-from factseek.temporal import TemporalConfig, post_fetch_check
 from factseek.types import Claim, Document, Hit, Report
 
 PAGES_DIR = Path(__file__).parent / "pages"

@@ -1,4 +1,4 @@
-"""--keep-pdf: a PDF made inside the test, read by factseek.pdftext, fetched, and kept by the
+"""--keep-pdf: a PDF made inside the test, read by factseek.pages.pdftext, fetched, and kept by the
 pipeline only when asked (the paper's site constraint removes PDFs by default)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from factseek.api import check_config
-from factseek.constraints import Constraints, site_reason
+from factseek.constraints.hits import Constraints, site_reason
 from factseek.errors import ExtractionError
 from factseek.fetch import make_fetcher
-from factseek.pdftext import extract_pdf, pdf_date
+from factseek.pages.pdftext import extract_pdf, pdf_date
 from factseek.pipeline import Parts, run
 from factseek.search.base import FunctionSearch
 from factseek.summarize.extractive import ExtractiveSummarizer

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.decompose import claim_question
 from factseek.errors import InputError, LLMError
 from factseek.pipeline import CheckConfig, Parts, run, validate_claim

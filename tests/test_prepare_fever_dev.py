@@ -1,4 +1,4 @@
-"""bench/prepare_fever_dev.py: the official FEVER release -> the fever_dev/ layout, on a fixture."""
+"""experiments/prepare_fever_dev.py: the official FEVER release -> the fever_dev/ layout, on a fixture."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from factseek.datasets.fever import load_fever_dev
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "prepare_fever_dev.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "prepare_fever_dev.py"
 
 
 def load_script():

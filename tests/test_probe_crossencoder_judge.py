@@ -1,4 +1,4 @@
-"""bench/probe_crossencoder_judge.py: its data checks and inputs (the probe itself needs AVeriTeC
+"""experiments/probe_crossencoder_judge.py: its data checks and inputs (the probe itself needs AVeriTeC
 and two runs, and trains for a quarter of an hour)."""
 
 import importlib.util
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "probe_crossencoder_judge.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "probe_crossencoder_judge.py"
 
 
 def test_missing_data_is_skipped_not_an_error(tmp_path):

@@ -1,10 +1,10 @@
-"""bench/probe_judge_reads.py: its data checks (the probe itself needs AVeriTeC and a run)."""
+"""experiments/probe_judge_reads.py: its data checks (the probe itself needs AVeriTeC and a run)."""
 
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "bench" / "probe_judge_reads.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "probe_judge_reads.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

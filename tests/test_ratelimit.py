@@ -1,4 +1,4 @@
-"""Shared rate limits (``factseek.ratelimit``): the buckets on a fake clock, the environment's
+"""Shared rate limits (``factseek.net.ratelimit``): the buckets on a fake clock, the environment's
 rates, and the search and LLM clients consulting whatever limits are installed (as a Ray worker
 installs the cluster's)."""
 
@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from factseek import ratelimit
 from factseek.errors import ConfigError
 from factseek.llm.openai import OpenAILLM
+from factseek.net import ratelimit
 from factseek.search.http import ApiClient, HttpConfig
 
 

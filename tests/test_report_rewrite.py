@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 import test_pipeline as fx
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.pipeline import run
 from factseek.report import render
 from factseek.search.base import constrained_search

@@ -11,13 +11,14 @@ from dataclasses import replace
 import pytest
 
 from factseek.errors import ConfigError, InputError
-from factseek.feedback import FeedbackLog
-from factseek.feedback_export import export
-from factseek.history import History
 from factseek.judge.verdict import StanceRules, answer_questions
-from factseek.ratings import DEFAULT_RATINGS, label_words, load_ratings, ratings_from_dict
 from factseek.report import render
-from factseek.review import carry_forward, listing, review_state, reviewed
+from factseek.review.apply import carry_forward, listing, review_state, reviewed
+from factseek.review.claimreview import automated_verdict, claim_review, refusal
+from factseek.review.export import export
+from factseek.review.feedback import FeedbackLog
+from factseek.review.history import History
+from factseek.review.ratings import DEFAULT_RATINGS, label_words, load_ratings, ratings_from_dict
 from factseek.types import (
     Answer,
     Claim,
@@ -29,7 +30,6 @@ from factseek.types import (
     Verdict,
     from_json,
 )
-from factseek.web.claimreview import automated_verdict, claim_review, refusal
 from factseek.web.views import review
 
 CLAIM = Claim(text="The ferry cost 9 million euros and sailed in May.")

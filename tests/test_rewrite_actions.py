@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factseek.rewrite import wordnet
-from factseek.rewrite.actions import (
+from factseek.rewrite.environment import wordnet
+from factseek.rewrite.environment.actions import (
     KINDS,
     Action,
     ActionKind,

@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 from factseek.cli import app
 from factseek.datasets.retrieval import RetrievalClaim
 from factseek.errors import ConfigError, DataError
-from factseek.rewrite import trajectories as tj
-from factseek.rewrite.actions import Action, render, tag
-from factseek.rewrite.bfs import BfsConfig, generate, search_claim
-from factseek.rewrite.env import BM25Retriever, Environment
+from factseek.rewrite.environment.actions import Action, render, tag
+from factseek.rewrite.environment.bfs import BfsConfig, generate, search_claim
+from factseek.rewrite.environment.env import BM25Retriever, Environment
+from factseek.rewrite.transformer import trajectories as tj
 
 FILLER = [(f"f{i}", w) for i, w in enumerate(["apple pear", "plum", "kiwi fig", "lime"] * 5)]
 DOCS = [

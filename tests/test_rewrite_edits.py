@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factseek.encode import FunctionEncoder
-from factseek.rewrite import actions
+from factseek.ml.encode import FunctionEncoder
 from factseek.rewrite.baselines import RM3Rewriter
-from factseek.rewrite.edit_model import (
+from factseek.rewrite.edits.features import FEATURES, Endpoint, step_features
+from factseek.rewrite.edits.model import (
     EditPolicy,
     EditRewriter,
     guard_scorer,
@@ -21,9 +21,9 @@ from factseek.rewrite.edit_model import (
     load,
     save,
 )
-from factseek.rewrite.edit_train import Rollout, StepData, choose, finals
-from factseek.rewrite.env import BM25Retriever
-from factseek.rewrite.feedback import FEATURES, Endpoint, step_features
+from factseek.rewrite.edits.train import Rollout, StepData, choose, finals
+from factseek.rewrite.environment import actions
+from factseek.rewrite.environment.env import BM25Retriever
 
 DOCS = [
     ("d0", "the mayor approved the city budget for schools"),
@@ -136,7 +136,7 @@ def test_choose_reads_thresholds_and_budgets_off_one_rollout():
 
 def test_fit_scorer_learns_a_simple_target(request):
     torch = pytest.importorskip("torch")
-    from factseek.rewrite.edit_train import fit_scorer
+    from factseek.rewrite.edits.train import fit_scorer
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny MLP: a second thread only spin-waits

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from factseek.encode import FunctionEncoder
 from factseek.errors import ConfigError
-from factseek.rewrite.env import (
+from factseek.ml.encode import FunctionEncoder
+from factseek.rewrite.environment.env import (
     BackendRetriever,
     BM25Retriever,
     Environment,

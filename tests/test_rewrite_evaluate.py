@@ -24,8 +24,8 @@ from factseek.rewrite.evaluate import (
     random_paths,
     write_results,
 )
-from factseek.rewrite.infer import RewriteResult
-from factseek.rewrite.model import DTConfig, update_config
+from factseek.rewrite.transformer.infer import RewriteResult
+from factseek.rewrite.transformer.model import DTConfig, update_config
 
 RANKINGS = {
     "a b c": ["d9", "d1", "d8", "d2"],  # AP (1/2 + 2/4) / 2 = 0.5, recall 1, RR 1/2
@@ -173,7 +173,7 @@ def test_table_and_figures(tmp_path: Path) -> None:
 def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import test_rewrite_train as synth
     from factseek.cli import app
-    from factseek.rewrite import infer, train
+    from factseek.rewrite.transformer import infer, train
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     for module in (infer, train):

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from factseek.cli import app
-from factseek.encode import FunctionEncoder
-from factseek.rewrite import actions, wordnet
-from factseek.rewrite.edit_model import EditPolicy, EditRewriter, guard_scorer
-from factseek.rewrite.env import BM25Retriever
-from factseek.rewrite.feedback import Endpoint, step_features
+from factseek.ml.encode import FunctionEncoder
+from factseek.rewrite.edits.features import Endpoint, step_features
+from factseek.rewrite.edits.model import EditPolicy, EditRewriter, guard_scorer
+from factseek.rewrite.environment import actions, wordnet
+from factseek.rewrite.environment.env import BM25Retriever
 
 DOCS = [
     ("d1", "The council approved new electric buses for the city in March"),
@@ -102,7 +102,7 @@ def test_explain_says_why_nothing_passed(rewriter) -> None:
 def test_cli_explain_prints_the_candidates_and_the_stop(
     rewriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import factseek.rewrite.shipped as shipped
+    import factseek.rewrite.edits.shipped as shipped
     import factseek.search.base as search_base
 
     rw = rewriter(0.0, budget=1)
@@ -122,7 +122,7 @@ def test_cli_explain_prints_the_candidates_and_the_stop(
 def test_cli_threshold_overrides_the_models(
     rewriter, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    import factseek.rewrite.shipped as shipped
+    import factseek.rewrite.edits.shipped as shipped
     import factseek.search.base as search_base
 
     rw = rewriter(10.0, budget=1)
@@ -163,7 +163,7 @@ def test_a_missing_extra_is_one_line_before_anything_loads(
         "error: lemminflect is needed for the rewriter (inflecting synonyms); install it with:"
         " pip install 'factseek[dense]'"
     ]
-    assert not {"spacy", "torch", "factseek.rewrite.npencoder"} & (set(sys.modules) - loaded)
+    assert not {"spacy", "torch", "factseek.rewrite.edits.npencoder"} & (set(sys.modules) - loaded)
     args = ["check", CLAIM, "--date", "2023-06-01", "--store", str(tmp_path), "--rewrite", "default"]  # fmt: skip
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1

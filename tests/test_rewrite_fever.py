@@ -12,8 +12,8 @@ from factseek.cli import app
 from factseek.datasets.fever import load_fever_dev, split_claims
 from factseek.datasets.retrieval import load_retrieval
 from factseek.errors import ConfigError
-from factseek.rewrite import trajectories as tj
 from factseek.rewrite.splits import check_disjoint, select_split
+from factseek.rewrite.transformer import trajectories as tj
 
 TOPICS = ["river", "castle", "violin", "comet", "harbor", "glacier", "tiger", "orchard"]
 
@@ -96,7 +96,7 @@ def test_cli_eval_and_calibrate_respect_the_split(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import test_rewrite_train as synth
-    from factseek.rewrite import infer, train
+    from factseek.rewrite.transformer import infer, train
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     for module in (infer, train):
@@ -133,9 +133,9 @@ def test_cli_train_edits_then_eval_on_the_test_side(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("torch")
-    import factseek.encode
-    from factseek.encode import FunctionEncoder
-    from factseek.rewrite import edit_model
+    import factseek.ml.encode
+    from factseek.ml.encode import FunctionEncoder
+    from factseek.rewrite.edits import model as edit_model
 
     def letters(texts):
         import numpy as np
@@ -148,7 +148,7 @@ def test_cli_train_edits_then_eval_on_the_test_side(
         return out + 1e-3
 
     enc = FunctionEncoder(letters, dim=26, name="letters")
-    monkeypatch.setattr(factseek.encode, "encoder_from_name", lambda name="minilm": enc)
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": enc)
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     folder, fmt = write_fever(tmp_path)
     data = ["--claims", str(folder), "--corpus", str(fmt), "--format", "fever-dev"]

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 
 from factseek.errors import ConfigError
-from factseek.rewrite.guard import FeedbackGuard
-from factseek.rewrite.infer import Rewriter
-from factseek.rewrite.model import DecisionTransformer
+from factseek.rewrite.environment.guard import FeedbackGuard
+from factseek.rewrite.transformer.infer import Rewriter
+from factseek.rewrite.transformer.model import DecisionTransformer
 from test_rewrite_train import ENCODER, TINY, WordEditor
 
 

@@ -11,9 +11,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from factseek.encode import FunctionEncoder  # noqa: E402
-from factseek.rewrite.infer import ActionsEditor, Editor, Rewriter  # noqa: E402
-from factseek.rewrite.model import (  # noqa: E402
+from factseek.ml.encode import FunctionEncoder  # noqa: E402
+from factseek.rewrite.transformer.infer import ActionsEditor, Editor, Rewriter  # noqa: E402
+from factseek.rewrite.transformer.model import (  # noqa: E402
     DecisionTransformer,
     DTConfig,
     load_checkpoint,

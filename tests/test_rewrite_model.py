@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from factseek.rewrite.model import (  # noqa: E402
+from factseek.rewrite.transformer.model import (  # noqa: E402
     IGNORE,
     PAPER,
     PRESETS,

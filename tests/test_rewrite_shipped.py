@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from factseek.cli import app
-from factseek.rewrite import edit_model
-from factseek.rewrite.shipped import default_model_path, load_rewriter
+from factseek.rewrite.edits import model as edit_model
+from factseek.rewrite.edits.shipped import default_model_path, load_rewriter
 
 runner = CliRunner()
 CLAIM = "The council approved 4 new buses in March."

@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from factseek.encode import FunctionEncoder
 from factseek.errors import ModelError
-from factseek.rewrite import trajectories
-from factseek.rewrite.actions import Action, ActionKind
-from factseek.rewrite.infer import Rewriter
-from factseek.rewrite.model import CONFIG_FILE, WEIGHTS_FILE, DTConfig, load_checkpoint
-from factseek.rewrite.train import (
+from factseek.ml.encode import FunctionEncoder
+from factseek.rewrite.environment.actions import Action, ActionKind
+from factseek.rewrite.transformer import trajectories
+from factseek.rewrite.transformer.infer import Rewriter
+from factseek.rewrite.transformer.model import CONFIG_FILE, WEIGHTS_FILE, DTConfig, load_checkpoint
+from factseek.rewrite.transformer.train import (
     LOSS_FILE,
     LOSS_PLOT,
     TrainConfig,
@@ -268,7 +268,7 @@ def test_training_is_seeded(tmp_path: Path) -> None:
 
 @pytest.mark.slow  # loads MiniLM
 def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None:
-    from factseek.encode import default_encoder
+    from factseek.ml.encode import default_encoder
 
     folder = write_folder(tmp_path / "bfs", synthetic(4, seed=2))
     cfg = TrainConfig(epochs=1, batch_size=4, val_fraction=0.0, finetune_encoder=True)
@@ -284,7 +284,7 @@ def test_joint_fine_tuning_saves_and_reloads_the_encoder(tmp_path: Path) -> None
 def test_state_cache_encodes_each_text_once_across_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from factseek.rewrite.tables import mask_table, state_table
+    from factseek.rewrite.transformer.tables import mask_table, state_table
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
     seen: list[str] = []
@@ -306,7 +306,7 @@ def test_state_cache_encodes_each_text_once_across_runs(
 
 
 def test_word_vectors_features_pad_with_zeros_and_encode_each_word_once() -> None:
-    from factseek.rewrite.editor import WordVectors
+    from factseek.rewrite.transformer.editor import WordVectors
 
     seen: list[str] = []
 

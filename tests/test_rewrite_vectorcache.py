@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from factseek.encode import FunctionEncoder
-from factseek.rewrite import tables
-from factseek.rewrite.vectorcache import DiskCachedEncoder
+from factseek.ml.encode import FunctionEncoder
+from factseek.rewrite.edits.vectorcache import DiskCachedEncoder
+from factseek.rewrite.transformer import tables
 
 
 def _enc(calls: list[int]) -> FunctionEncoder:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from factseek.rewrite import wordnet
+from factseek.rewrite.environment import wordnet
 
 LICENCE = "  1 This software and database is being provided\n  2 without warranty\n"
 

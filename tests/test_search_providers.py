@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import (
     AuthError,
     BackendUnavailable,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import FactseekError, LLMError
 from factseek.llm.openai import OpenAILLM
 from factseek.redact import redact_text, redact_url

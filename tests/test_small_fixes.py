@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from factseek.cli import app
 from factseek.datasets.claimsfile import read_claims_file
 from factseek.errors import BlockedAddress, DataError
-from factseek.extract import decode_body, extract_html
 from factseek.fetch.guard import blocked_reason, resolve_checked
+from factseek.pages.extract import decode_body, extract_html
 
 
 @pytest.mark.parametrize(

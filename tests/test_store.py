@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factseek.constraints import NO_CONSTRAINTS, Constraints, check, url_host_path
+from factseek.constraints.hits import NO_CONSTRAINTS, Constraints, check, url_host_path
 from factseek.errors import DataError, SearchError, StoreError
 from factseek.search.base import constrained_search, make_backend
 from factseek.store import Store, StoreBackend, add_to_store, build_store, write_documents

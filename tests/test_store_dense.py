@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factseek.constraints import NO_CONSTRAINTS, Constraints
-from factseek.encode import FunctionEncoder
+from factseek.constraints.hits import NO_CONSTRAINTS, Constraints
 from factseek.errors import ConfigError, StoreError
+from factseek.ml.encode import FunctionEncoder
 from factseek.store import Store, StoreBackend, write_documents
 from factseek.text import tokenize
 from factseek.types import Document
@@ -134,7 +134,7 @@ def test_dense_ties_break_by_document_order(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_minilm_dense_store_end_to_end(tmp_path: Path) -> None:
-    from factseek.encode import default_encoder
+    from factseek.ml.encode import default_encoder
 
     texts = [
         "The council approved money for a new bridge.",

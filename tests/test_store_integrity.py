@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import StoreError
 from factseek.store import StoreBackend, build_store
 from factseek.store.reader import Store
@@ -56,7 +56,7 @@ def store(tmp_path: Path) -> Path:
 QUERIES = ["bus1 council2 route3", "water4 plant5", "mayor6 budget7 vote8", "school9 road10"]
 PROBE = """
 import json, sys
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.errors import StoreError
 from factseek.store import StoreBackend
 import datetime as dt

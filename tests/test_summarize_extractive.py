@@ -7,8 +7,8 @@ import time
 import numpy as np
 import pytest
 
-from factseek.encode import FunctionEncoder
 from factseek.errors import ConfigError
+from factseek.ml.encode import FunctionEncoder
 from factseek.passages import SpanConfig, select_passages
 from factseek.summarize import NOT_RELEVANT, Summarizer
 from factseek.summarize.extractive import ExtractiveConfig, ExtractiveSummarizer, sentence_spans
@@ -268,7 +268,7 @@ def test_sentence_spans(text: str, want: list[str]) -> None:
 
 @pytest.mark.slow
 def test_with_the_default_minilm_encoder() -> None:
-    from factseek.encode import default_encoder
+    from factseek.ml.encode import default_encoder
 
     summarizer = ExtractiveSummarizer(encoder=default_encoder())
     summaries = summarizer.summarize(CLAIM, QUESTIONS, [whole(JOBS), whole(BAKING, rank=1)])

@@ -7,9 +7,9 @@ import re
 import numpy as np
 import pytest
 
-from factseek.encode import FunctionEncoder
 from factseek.errors import ConfigError, LLMError
 from factseek.llm import FunctionLLM, GenParams
+from factseek.ml.encode import FunctionEncoder
 from factseek.summarize import NOT_RELEVANT, Summarizer
 from factseek.summarize.llm import FEW_SHOT_DEMOS, LLMSummarizer, parse_summary
 from factseek.summarize.support import check_support, judges_claim, split_sentences
@@ -205,7 +205,7 @@ LAKE = (
 @pytest.mark.slow
 def test_support_thresholds_with_minilm() -> None:
     """The default thresholds separate faithful paraphrases from made-up sentences (MiniLM)."""
-    from factseek.encode import default_encoder
+    from factseek.ml.encode import default_encoder
 
     faithful = [
         "The water board reported Lake Varna at 3.1 meters below average, its lowest since 1988.",

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from factseek.constraints import Constraints
-from factseek.temporal import TemporalConfig, post_fetch_check
+from factseek.constraints.hits import Constraints
+from factseek.constraints.temporal import TemporalConfig, post_fetch_check
 from factseek.types import DateEvidence, Document, Hit
 
 D = dt.date
@@ -31,7 +31,7 @@ def test_strictly_before() -> None:
 
 def test_the_claim_day_itself_is_not_before_the_claim() -> None:
     # the policy: a page dated on the claim's day is removed, with its own reason and words
-    from factseek.constraints import check
+    from factseek.constraints.hits import check
     from factseek.report import reason_words
 
     d, _ = post_fetch_check(hit(), doc(("json-ld", D(2020, 3, 15))), CUT)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from factseek.bundle import Recorder, Replayer
-from factseek.history import History
 from factseek.pipeline import Parts, run
+from factseek.review.history import History
+from factseek.runs.bundle import Recorder, Replayer
 from factseek.search.base import FunctionSearch
 from factseek.summarize.extractive import ExtractiveSummarizer
 from factseek.types import Claim, Document, FetchFailure, Hit, Report, to_dict, to_json
@@ -133,7 +133,7 @@ def test_an_older_bundle_with_raw_urls_replays_redacted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A bundle recorded before redaction: raw hits, pages indexed under their raw URLs."""
-    import factseek.bundle as bundle
+    import factseek.runs.bundle as bundle
     from factseek.redact import redact_url
 
     for name in ("redact_hit", "redact_document", "redact_failure"):
@@ -181,7 +181,7 @@ def test_redact_tree_redacts_an_id_that_is_the_url() -> None:
 
 
 def test_a_store_built_from_credentialed_urls_keeps_none(tmp_path: Path) -> None:
-    from factseek.constraints import Constraints
+    from factseek.constraints.hits import Constraints
     from factseek.store import StoreBackend, build_store
 
     rows = [{"url": u, "title": "Bridge", "text": TEXT, "published": "2023-05-02"} for u in URLS]

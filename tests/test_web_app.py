@@ -9,7 +9,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from factseek.history import History
+from factseek.review.history import History
 from factseek.types import Claim, Report, from_json
 from factseek.web.app import WebSettings, create_app
 from factseek.web.jobs import Runner
@@ -186,7 +186,7 @@ def test_check_form_chooses_the_date_basis_and_keeps_pdfs(client) -> None:
 def test_review_names_page_date_removals_in_words(client) -> None:
     from dataclasses import replace
 
-    from factseek.constraints import PAGE_REMOVED
+    from factseek.constraints.hits import PAGE_REMOVED
     from factseek.types import FunnelRow
 
     report = replace(

@@ -19,7 +19,7 @@ import pytest
 
 from factseek.api import build_parts
 from factseek.demo import demo_claim, demo_store
-from factseek.history import History
+from factseek.review.history import History
 from factseek.web.app import WebSettings, check_options
 from factseek.web.jobs import Runner
 

@@ -10,7 +10,7 @@ import socket
 import pytest
 from fastapi.testclient import TestClient
 
-from factseek.history import History
+from factseek.review.history import History
 from factseek.web.app import MAX_BODY, WebSettings, create_app
 from factseek.web.jobs import Runner
 from factseek.web.server import LocalServer

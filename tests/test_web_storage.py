@@ -10,14 +10,14 @@ import pytest
 from factseek.datasets.claims import data_format, load_claimdecomp, load_claims
 from factseek.datasets.retrieval import load_retrieval
 from factseek.errors import InputError
-from factseek.feedback import FeedbackLog, in_force
-from factseek.feedback_export import decompose_example, export
-from factseek.history import History
 from factseek.pipeline import run
 from factseek.report import render
-from factseek.review import cards, reviewed
+from factseek.review.apply import cards, reviewed
+from factseek.review.claimreview import claim_review
+from factseek.review.export import decompose_example, export
+from factseek.review.feedback import FeedbackLog, in_force
+from factseek.review.history import History
 from factseek.types import Question, Report, from_json
-from factseek.web.claimreview import claim_review
 from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
 
 
@@ -153,7 +153,7 @@ def test_claim_review_fields(db) -> None:
 
 
 def test_default_rating_scale_maps_both_machine_scales_to_one_to_five() -> None:
-    from factseek.ratings import DEFAULT_RATINGS
+    from factseek.review.ratings import DEFAULT_RATINGS
 
     pf = ("pants-fire", "false", "barely-true", "half-true", "mostly-true", "true")
     assert [DEFAULT_RATINGS.for_machine("politifact", x).value for x in pf] == [1, 1, 2, 3, 4, 5]

@@ -12,6 +12,8 @@ models).
 
 from __future__ import annotations
 
+import os
+
 __version__ = "0.1.0"
 
 #: Public name -> the module that defines it (imported on first access).
@@ -29,6 +31,35 @@ _LAZY = {
 }
 
 __all__ = ["__version__", *_LAZY]
+
+# Modules that moved keep their old import paths (factseek.batch, factseek.encode, ...).
+from factseek import _moved  # noqa: E402
+from factseek import types as _types  # noqa: E402  (the records: no numpy, no models)
+
+_moved.install()
+
+
+class _ReportIO:
+    """``Report.render``/``save``/``load``, handed to ``factseek.types`` (which may not import the
+    renderer above it); factseek.report is imported on first use."""
+
+    def render(self, report: _types.Report, format: str) -> str:
+        from factseek.report import render
+
+        return render(report, format)
+
+    def save(self, report: _types.Report, path: str | os.PathLike[str], format: str | None) -> None:
+        from factseek.report import format_for_path, write_report
+
+        write_report(report, path, format or format_for_path(path))
+
+    def load(self, path: str | os.PathLike[str]) -> _types.Report:
+        from factseek.report import read_report
+
+        return read_report(path)
+
+
+_types.use_report_io(_ReportIO())
 
 
 def __getattr__(name: str) -> object:

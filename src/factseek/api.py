@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.constraints import UndatedPolicy
+from factseek.constraints.hits import UndatedPolicy
+from factseek.constraints.temporal import DEFAULT_GUESSED
 from factseek.errors import ConfigError, InputError
 from factseek.pipeline import DEFAULT_CONFIG, CheckConfig, Parts, Progress, run, validate_claim
 from factseek.sanitize import lone_surrogate
-from factseek.temporal import DEFAULT_GUESSED
 from factseek.types import Claim, Report
 
 DECOMPOSERS = ("auto", "rules", "llm")
@@ -88,11 +88,11 @@ def build_parts(opts: CheckOptions) -> Parts:
 
     recorder = replayer = None
     if opts.record:
-        from factseek.bundle import Recorder
+        from factseek.runs.bundle import Recorder
 
         recorder = Recorder(Path(opts.record))
     if opts.replay:
-        from factseek.bundle import Replayer
+        from factseek.runs.bundle import Replayer
 
         replayer = Replayer(Path(opts.replay))
         names["replay"] = str(opts.replay)
@@ -124,7 +124,7 @@ def build_parts(opts: CheckOptions) -> Parts:
             fetcher = recorder.wrap_fetcher(fetcher)
 
     if opts.rewrite:  # a missing extra fails here, in one line, before any model loads
-        from factseek.rewrite.shipped import preflight
+        from factseek.rewrite.edits.shipped import preflight
 
         preflight(opts.rewrite)
     # language model
@@ -194,7 +194,7 @@ def build_parts(opts: CheckOptions) -> Parts:
     _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
     if opts.rewrite:
-        from factseek.rewrite.shipped import load_rewriter
+        from factseek.rewrite.edits.shipped import load_rewriter
 
         rewriter = load_rewriter(opts.rewrite, search=search)  # "default": the shipped model
         names["rewrite"] = str(opts.rewrite)
@@ -434,7 +434,12 @@ def check_config(
     many cards each question shows."""
     from dataclasses import replace
 
-    from factseek.temporal import CONFLICT_POLICIES, DATE_BASES, GUESS_POLICIES, TemporalConfig
+    from factseek.constraints.temporal import (
+        CONFLICT_POLICIES,
+        DATE_BASES,
+        GUESS_POLICIES,
+        TemporalConfig,
+    )
 
     if undated not in ("drop", "keep"):
         raise ConfigError(f"unknown undated policy {undated!r}; choose one of: drop, keep")

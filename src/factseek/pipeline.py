@@ -19,7 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from factseek import __version__
-from factseek.constraints import PAGE_REMOVED, Constraints, UndatedPolicy, removed_counts
+from factseek.constraints.hits import PAGE_REMOVED, Constraints, UndatedPolicy, removed_counts
+from factseek.constraints.temporal import DEFAULT_TEMPORAL, TemporalConfig
 from factseek.decompose import Decomposer, dedup
 from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
@@ -36,7 +37,6 @@ from factseek.summarize.evidence import (
     evidence_candidates,
     select_evidence,
 )
-from factseek.temporal import DEFAULT_TEMPORAL, TemporalConfig
 from factseek.types import (
     MAX_CLAIM_CHARS,
     Answer,
@@ -222,7 +222,7 @@ def _documents(
     """Documents for kept hits: from the store when it holds them, else fetched and re-checked."""
     if not hits:
         return [], [], []
-    from factseek.temporal import post_fetch_check, stored_check
+    from factseek.constraints.temporal import post_fetch_check, stored_check
 
     documents_of = getattr(parts.search, "documents", None)
     if callable(documents_of):

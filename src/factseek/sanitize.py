@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 MAX_NAME = 100
 
@@ -103,3 +104,13 @@ def json_loads(text: str | bytes) -> Any:
                 f"lone surrogate {bad} (not valid text)", raw[:100], 0
             ) from None
     return obj
+
+
+def safe_url(url: object) -> str:
+    """The URL if it is http(s), else empty."""
+    text = str(url or "")
+    try:
+        scheme = urlsplit(text).scheme.lower()
+    except ValueError:
+        return ""
+    return text if scheme in ("http", "https") else ""

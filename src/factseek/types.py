@@ -319,7 +319,7 @@ ReviewStatus = Literal["machine", "approved", "set", "stale"]
 
 @dataclass(frozen=True, kw_only=True)
 class ReviewRecord:
-    """A reviewer's decision on a report, with what the pipeline said (``factseek.review``).
+    """A reviewer's decision on a report, with what the pipeline said (``factseek.review.apply``).
 
     ``status``: "machine" (no one approved or set the verdict: an automated result), "approved"
     (a named reviewer approved the machine's verdict), "set" (a reviewer set it), "stale"
@@ -366,29 +366,47 @@ class Report:
     version: str = ""
     review: ReviewRecord | None = None  # a reviewer's decision (reports from the workbench)
 
-    # The methods below import factseek.report when called: this module imports nothing else
-    # from factseek at module level.
+    # Rendering lives in factseek.report, above this module: it is handed in (``use_report_io``,
+    # done by ``factseek/__init__.py``), so this module imports nothing else from factseek.
 
     def render(self, format: str) -> str:
         """This report as text: ``"json"`` (complete), ``"md"`` or ``"html"`` (one self-contained
         page); see ``factseek.report.render``."""
-        from factseek.report import render
-
-        return render(self, format)
+        return _report_io().render(self, format)
 
     def save(self, path: str | os.PathLike[str], format: str | None = None) -> None:
         """Write this report to ``path`` atomically, as ``format`` (``"json"``, ``"md"``,
         ``"html"``); ``None``: from the file's suffix (``.json``, ``.md``, ``.html``)."""
-        from factseek.report import format_for_path, write_report
-
-        write_report(self, path, format or format_for_path(path))
+        _report_io().save(self, path, format)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Report:
         """A report from a JSON file factseek wrote; see ``factseek.report.read_report``."""
-        from factseek.report import read_report
+        return _report_io().load(path)
 
-        return read_report(path)
+
+class ReportIO(typing.Protocol):
+    """What ``Report.render``, ``save`` and ``load`` call: factseek.report's functions."""
+
+    def render(self, report: Report, format: str) -> str: ...
+
+    def save(self, report: Report, path: str | os.PathLike[str], format: str | None) -> None: ...
+
+    def load(self, path: str | os.PathLike[str]) -> Report: ...
+
+
+_REPORT_IO: list[ReportIO] = []
+
+
+def use_report_io(io: ReportIO) -> None:
+    """Hand in the renderer and reader behind ``Report.render``/``save``/``load``."""
+    _REPORT_IO[:] = [io]
+
+
+def _report_io() -> ReportIO:
+    if not _REPORT_IO:  # only when factseek/__init__.py did not run, which Python prevents
+        raise RuntimeError("no report renderer: import factseek first")
+    return _REPORT_IO[0]
 
 
 # ----------------------------------------------------------------------------- JSON round trip

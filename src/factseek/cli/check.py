@@ -10,9 +10,9 @@ from typing import Annotated, Any
 import typer
 
 from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
+from factseek.constraints.temporal import DEFAULT_GUESSED
 from factseek.errors import InputError
 from factseek.report import Format
-from factseek.temporal import DEFAULT_GUESSED
 
 
 class Undated(StrEnum):
@@ -459,8 +459,8 @@ def batch(
     Writes OUT/reports/ID.json (plus .md/.html with --format), OUT/summary.csv and OUT/summary.md
     (claim, verdict, confidence, kept documents, time). With --ray, on a Ray cluster.
     """
-    from factseek.batch import run_batch
     from factseek.cli.cluster import ray_settings
+    from factseek.runs.batch import run_batch
 
     done, skipped, failed = run_batch(
         claims,

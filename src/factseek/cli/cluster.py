@@ -63,6 +63,6 @@ def ray_settings(ray: str | None, workers: int | None) -> Any:
         if workers is not None:
             raise InputError("--ray-workers needs --ray")
         return None
-    from factseek.distributed import RaySettings
+    from factseek.runs.distributed import RaySettings
 
     return RaySettings(address=ray, workers=workers)

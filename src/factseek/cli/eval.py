@@ -10,10 +10,10 @@ from typing import Annotated, Any
 
 import typer
 
-from factseek.cli import make_app
 from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
+from factseek.cli.common import make_app
+from factseek.constraints.temporal import DEFAULT_GUESSED
 from factseek.files import atomic_write
-from factseek.temporal import DEFAULT_GUESSED
 
 app = make_app("Evaluation commands.")
 
@@ -80,8 +80,8 @@ def decompose_cmd(
 
     from factseek.datasets.claims import load_claims
     from factseek.decompose.evaluate import DEFAULT_MATCH_THRESHOLD, evaluate
-    from factseek.encode import encoder_from_name
     from factseek.errors import InputError, LLMError
+    from factseek.ml.encode import encoder_from_name
     from factseek.types import to_dict
 
     if not data.is_file():
@@ -221,7 +221,7 @@ def pipeline_cmd(
     from factseek.cli.cluster import ray_settings
     from factseek.datasets.claims import data_format, with_ids
     from factseek.errors import InputError
-    from factseek.evaluate import evaluate_pipeline
+    from factseek.runs.evaluate import evaluate_pipeline
 
     if not claims.is_file():
         raise InputError(f"claims file not found: {claims}")
@@ -246,7 +246,7 @@ def pipeline_cmd(
     )
     run = None
     if settings is not None:
-        from factseek.distributed import run_claims_ray
+        from factseek.runs.distributed import run_claims_ray
 
         def run(claims: Any, run_out: Path) -> object:
             return run_claims_ray(claims, run_out, options, config, settings, progress=not quiet)

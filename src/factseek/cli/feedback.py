@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from factseek.cli import make_app
+from factseek.cli.common import make_app
 from factseek.cli.serve import DbOpt, default_db
 
 app = make_app("Fact-checkers' corrections as training data.")
@@ -39,10 +39,10 @@ def export_cmd(
     approved or set) and machine_verdicts.jsonl (automated, for research); formats:
     docs/web-app.md."""
     from factseek.errors import InputError
-    from factseek.feedback import FeedbackLog
-    from factseek.feedback_export import export
-    from factseek.history import History
-    from factseek.ratings import load_ratings
+    from factseek.review.export import export
+    from factseek.review.feedback import FeedbackLog
+    from factseek.review.history import History
+    from factseek.review.ratings import load_ratings
 
     scale = load_ratings(ratings)
     path = (db or default_db()).expanduser()

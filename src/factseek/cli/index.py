@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factseek.cli import make_app
+from factseek.cli.common import make_app
 from factseek.sanitize import clean_text
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def build_cmd(
 
     encoder = None
     if dense:
-        from factseek.encode import default_encoder
+        from factseek.ml.encode import default_encoder
 
         encoder = default_encoder()
     report = build_store(
@@ -100,7 +100,7 @@ def add_cmd(
     encoder = None
     name = read_config(store).dense_encoder
     if name:
-        from factseek.encode import encoder_from_name
+        from factseek.ml.encode import encoder_from_name
 
         encoder = encoder_from_name(name)
     report = add_to_store(
@@ -193,7 +193,7 @@ def search_cmd(
     """Search a store under the paper's constraints (fact-check sites, PDFs, video excluded)."""
     from dataclasses import replace
 
-    from factseek.constraints import DEFAULT_CONSTRAINTS, NO_CONSTRAINTS
+    from factseek.constraints.hits import DEFAULT_CONSTRAINTS, NO_CONSTRAINTS
     from factseek.errors import InputError
     from factseek.store.backend import StoreBackend
     from factseek.types import to_json

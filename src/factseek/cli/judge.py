@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factseek.cli import make_app
+from factseek.cli.common import make_app
 from factseek.datasets.claims import FORMATS
 from factseek.judge.inputs import MODES
 from factseek.judge.train import PRESETS
@@ -350,10 +350,7 @@ def train_evidence(
     with the evidence the pipeline retrieved for it (what ``--reads`` names in the run folders'
     reports). The penalty and class weighting are chosen by 5-fold cross-validation over
     the claims."""
-    from factseek.batch import claim_id
-    from factseek.encode import encoder_from_name
     from factseek.errors import InputError
-    from factseek.evaluate import load_reports
     from factseek.judge.evidence_model import (
         BAG_WORDS,
         READS,
@@ -362,6 +359,9 @@ def train_evidence(
         judge_texts,
         train_evidence_judge,
     )
+    from factseek.ml.encode import encoder_from_name
+    from factseek.runs.batch import claim_id
+    from factseek.runs.evaluate import load_reports
 
     if reads not in READS:
         raise InputError(f"unknown --reads {reads!r}; choose one of: {', '.join(READS)}")
@@ -444,11 +444,11 @@ def fit_rules_(
 ) -> None:
     """Choose the rules verdict's thresholds and confidence maps by cross-validation over
     labelled claims and the cards a run found for them (judge/fit_rules.py); write them."""
-    from factseek.batch import claim_id
     from factseek.errors import InputError
-    from factseek.evaluate import load_reports
     from factseek.judge.fit_rules import RuleItem, fit_rules
     from factseek.judge.rules import LABELS
+    from factseek.runs.batch import claim_id
+    from factseek.runs.evaluate import load_reports
 
     wanted: dict[str, float] = {}
     for item in (x.strip() for x in levels.split(",") if x.strip()):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from factseek.cli import make_app, rewrite_bfs, rewrite_edits, rewrite_model
+from factseek.cli import rewrite_bfs, rewrite_edits, rewrite_model
+from factseek.cli.common import make_app
 
 app = make_app(
     "Learned query rewriting: BFS training data, decision transformer training, use, evaluation."

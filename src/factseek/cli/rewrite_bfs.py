@@ -62,8 +62,8 @@ def bfs(
 ) -> None:
     """Find edit sequences that improve each claim's retrieval; write trajectories to OUT."""
     from factseek.datasets.retrieval import load_retrieval
-    from factseek.rewrite.bfs import BfsConfig, generate
-    from factseek.rewrite.env import Environment, corpus_info, make_retriever
+    from factseek.rewrite.environment.bfs import BfsConfig, generate
+    from factseek.rewrite.environment.env import Environment, corpus_info, make_retriever
 
     config = BfsConfig(
         depth=depth,

@@ -116,9 +116,9 @@ def train_cmd(
     """Train a decision transformer on BFS trajectories."""
     import dataclasses
 
-    from factseek.rewrite import trajectories as tr
-    from factseek.rewrite.model import PRESETS
-    from factseek.rewrite.train import TrainConfig, train
+    from factseek.rewrite.transformer import trajectories as tr
+    from factseek.rewrite.transformer.model import PRESETS
+    from factseek.rewrite.transformer.train import TrainConfig, train
 
     depth = tr.read_config(trajectories).get("depth")
     cfg = dataclasses.replace(
@@ -202,7 +202,7 @@ def run_cmd(
     """
     import dataclasses
 
-    from factseek.rewrite.shipped import load_rewriter
+    from factseek.rewrite.edits.shipped import load_rewriter
 
     texts = [c.strip() for c in claims]
     if not all(texts):

@@ -22,7 +22,7 @@ def compare_runs_command(
     as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON."),
 ) -> None:
     """Per-claim (or per-query, for bundles) and mean Jaccard of URL sets (paper Table 4)."""
-    from factseek.runs import compare_runs
+    from factseek.runs.compare import compare_runs
 
     c = compare_runs(a, b, kept_only=kept)
     if as_json:

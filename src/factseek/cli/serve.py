@@ -81,7 +81,7 @@ def serve(
 ) -> None:
     """Start the web workbench: check, review, correct, rerun, keep a history, export."""
     from factseek.cli.check import cache_root
-    from factseek.ratings import load_ratings
+    from factseek.review.ratings import load_ratings
     from factseek.web import require_web
 
     require_web()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from factseek.cli import make_app
+from factseek.cli.common import make_app
 from factseek.stance.train import StanceTrainConfig
 
 if TYPE_CHECKING:

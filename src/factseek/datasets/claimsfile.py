@@ -60,8 +60,8 @@ class ClaimRecord:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Non-blank lines, streamed with the input caps (``factseek.input_files``)."""
-    from factseek.input_files import input_lines
+    """Non-blank lines, streamed with the input caps (``factseek.files``)."""
+    from factseek.files import input_lines
 
     # a line of MAX_LINE_CHARS characters takes at most 4 bytes each in UTF-8
     for n, raw in input_lines(path, "claims file", max_line=4 * MAX_LINE_CHARS + 2):

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from factseek.datasets.guard import jsonl_objects, loader
-from factseek.datasets.retrieval import CorpusDoc, RetrievalClaim, RetrievalData
+from factseek.datasets.records import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import DataError, InputError
 
 Split = Literal["train", "validation", "test"]

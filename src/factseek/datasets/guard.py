@@ -68,9 +68,9 @@ def loader(fn: F) -> F:
 def jsonl_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for each non-blank line of a JSON Lines file, streamed; a line
     that is not UTF-8, not JSON or not an object raises ``DataError`` naming it."""
-    from factseek.input_files import input_lines
+    from factseek.files import input_lines
 
-    # one streamed reader with the input caps (factseek.input_files)
+    # one streamed reader with the input caps (factseek.files)
     for i, raw in input_lines(path, "data file", max_line=MAX_LINE_BYTES):
         at(path, i)
         if not raw.strip():

@@ -30,11 +30,11 @@ from __future__ import annotations
 import csv
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from factseek.datasets.guard import MAX_LINE_BYTES, at, jsonl_objects, loader
+from factseek.datasets.records import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import ConfigError, DataError, InputError
 
 #: Longest claim or document text kept (characters); longer ones are cut.
@@ -42,38 +42,12 @@ MAX_TEXT = 20_000
 NEI = {"NOT ENOUGH INFO", "NOT_ENOUGH_INFO", "NEI"}
 
 
-@dataclass(frozen=True, kw_only=True)
-class RetrievalClaim:
-    """A claim with the ids of the documents it should retrieve."""
-
-    id: str
-    text: str
-    relevant: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class CorpusDoc:
-    id: str
-    text: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class RetrievalData:
-    claims: tuple[RetrievalClaim, ...]
-    corpus: tuple[CorpusDoc, ...]
-    dropped: dict[str, int] = field(default_factory=dict)  # reason -> claims dropped
-
-    def pairs(self) -> list[tuple[str, str]]:
-        """``(doc_id, text)`` for index building."""
-        return [(d.id, d.text) for d in self.corpus]
-
-
 def _tsv(path: Path) -> Iterator[tuple[int, list[str]]]:
-    from factseek.input_files import input_lines
+    from factseek.files import input_lines
 
     csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
 
-    def lines() -> Iterator[str]:  # streamed with the input caps (factseek.input_files)
+    def lines() -> Iterator[str]:  # streamed with the input caps (factseek.files)
         for i, raw in input_lines(path, "data file", max_line=MAX_LINE_BYTES):
             at(path, i)
             yield raw.decode("utf-8")  # a UnicodeDecodeError names the line (@loader)

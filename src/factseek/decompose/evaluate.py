@@ -2,7 +2,7 @@
 
 A gold question counts as recalled when some generated question (the claim itself excluded)
 has embedding cosine >= ``threshold`` with it (MiniLM by default). ``DEFAULT_MATCH_THRESHOLD``
-was calibrated on made-up question pairs (``python bench/eval_decompose.py``): paraphrases
+was calibrated on made-up question pairs (``python experiments/eval_decompose.py``): paraphrases
 scored 0.80-0.97, same-topic different questions 0.41-0.82 (90% below 0.79), unrelated ones
 below 0.38; 0.79 gave the best balanced accuracy. Recall is also reported at a sweep of
 thresholds, and precision is the share of generated questions that match some gold question.
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from factseek.encode import Encoder
+from factseek.ml.encode import Encoder
 
 DEFAULT_MATCH_THRESHOLD = 0.79
 SWEEP: tuple[float, ...] = (0.6, 0.7, 0.79, 0.85, 0.9)

@@ -24,6 +24,37 @@ from dataclasses import dataclass
 from typing import Any
 
 from factseek.decompose import claim_question, dedup
+from factseek.decompose.tokens import (
+    CIRCUMSTANCE_DEPS,
+    CONTRACTIONS,
+    CORE_DEPS,
+    DO_SUPPORT,
+    FIRST_PERSON,
+    FOREIGN_FUNCTION_WORDS,
+    NON_NUMBER_ENTS,
+    NUMBER_ENTS,
+    OPINION_LEMMAS,
+    OWN_CLAIM_MARKS,
+    REPORTED_MODALS,
+    SAY_LEMMAS,
+    SUBJECT_DEPS,
+    THIRD_PERSON,
+    THIRD_PRONOUNS,
+    TIME_UNITS,
+    ancestors_to,
+    aux_text,
+    child_of,
+    conj_root,
+    inside,
+    inside_relative,
+    is_according_to,
+    is_clause_head,
+    keep_token,
+    lowerable,
+    quoted_spans,
+    reported,
+    trim,
+)
 from factseek.text import tokenize
 from factseek.types import MAX_CLAIM_CHARS, Claim, Question
 
@@ -41,66 +72,6 @@ class RulesConfig:
 
 DEFAULT_RULES = RulesConfig()
 
-#: Verbs of saying: "X <verb> (that) Y" gives an attribution question.
-SAY_LEMMAS: frozenset[str] = frozenset(
-    {"say", "claim", "state", "announce", "tell", "promise", "warn", "insist", "argue", "admit"}
-    | {"report", "predict", "pledge", "vow", "suggest", "assert", "declare", "write", "tweet"}
-    | {"post", "boast", "acknowledge", "confirm", "deny", "estimate"}
-)
-#: Verbs of opinion: "I think Y" asks nothing useful beyond Y itself.
-OPINION_LEMMAS: frozenset[str] = frozenset(
-    {"think", "believe", "guess", "feel", "suppose", "bet", "hope"}
-)
-#: Modals of reported forecasts ("said it would cost ...").
-REPORTED_MODALS: frozenset[str] = frozenset({"would", "could", "might", "should"})
-#: Adverbial-clause markers whose clause is a claim in its own right ("... because Y").
-OWN_CLAIM_MARKS: frozenset[str] = frozenset({"because", "although", "though", "whereas"})
-NAME_ENTS: frozenset[str] = frozenset(
-    {"PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "EVENT", "WORK_OF_ART", "LAW", "PRODUCT"}
-)
-TIME_UNITS: frozenset[str] = frozenset(
-    {"second", "minute", "hour", "day", "week", "month", "year", "decade", "century", "time"}
-)
-#: Frequent function words of other Latin-script languages that English does not use.
-FOREIGN_FUNCTION_WORDS: frozenset[str] = frozenset(
-    {"el", "la", "los", "las", "que", "del", "y", "por", "para", "con", "una", "es", "se"}
-    | {"le", "les", "des", "du", "et", "est", "une", "dans", "pour", "qui", "pas", "au"}
-    | {"der", "die", "das", "und", "ist", "nicht", "mit", "ein", "eine", "den", "von", "zu"}
-    | {"il", "che", "di", "della", "non", "sono", "os", "não", "em", "uma", "com", "ao"}
-)
-NUMBER_ENTS: frozenset[str] = frozenset({"CARDINAL", "MONEY", "PERCENT", "QUANTITY"})
-NON_NUMBER_ENTS: frozenset[str] = frozenset({"DATE", "TIME", "ORDINAL"})
-#: Children the short "number" clause always keeps (with the branch that holds the number).
-CORE_DEPS: frozenset[str] = frozenset(
-    {"dobj", "dative", "attr", "acomp", "oprd", "xcomp", "prt", "neg", "aux", "auxpass"}
-)
-#: Children the short "number" clause drops (besides prepositional phrases with a date).
-CIRCUMSTANCE_DEPS: frozenset[str] = frozenset(
-    {"advcl", "advmod", "npadvmod", "relcl", "parataxis", "intj", "ccomp"}
-)
-SUBJECT_DEPS: frozenset[str] = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
-DO_SUPPORT: dict[str, str] = {"VBD": "did", "VBN": "did", "VBZ": "does", "VBP": "do", "VB": "do"}
-CONTRACTIONS: dict[str, str] = {
-    "ca": "can",
-    "wo": "will",
-    "sha": "shall",
-    "'m": "am",
-    "'re": "are",
-    "'ve": "have",
-    "'ll": "will",
-    "ve": "have",
-}
-#: Operator forms after "I" is replaced by a third-person speaker.
-THIRD_PERSON: dict[str, str] = {"am": "is", "have": "has", "do": "does"}
-FIRST_PERSON: dict[str, str] = {
-    "i": "{s}",
-    "me": "{s}",
-    "myself": "{s}",
-    "my": "{s}'s",
-    "mine": "{s}'s",
-}
-THIRD_PRONOUNS: frozenset[str] = frozenset({"it", "they", "he", "she"})
-KEEP_SYMBOLS: frozenset[str] = frozenset("$€£¥%,.-–'/&:;")
 _SPACE_BEFORE = re.compile(r"\s+([,.;:%?!]|'s\b|n't\b)")
 _SPACE_AFTER = re.compile(r"([$])\s+")
 _TRAILING = re.compile(
@@ -112,7 +83,7 @@ _TRAILING = re.compile(
 class RuleDecomposer:
     """Claim -> [claim question, attribution, predicate and number questions], offline.
 
-    ``nlp`` defaults to ``factseek.nlp.load_spacy()``, loaded on first use and shared
+    ``nlp`` defaults to ``factseek.ml.nlp.load_spacy()``, loaded on first use and shared
     by every instance in the process.
     """
 
@@ -125,7 +96,7 @@ class RuleDecomposer:
     @property
     def nlp(self) -> Any:
         if self._nlp is None:
-            from factseek.nlp import load_spacy
+            from factseek.ml.nlp import load_spacy
 
             self._nlp = load_spacy()
         return self._nlp
@@ -184,20 +155,20 @@ class _Clauses:
         self.config = config
         self.speaker = " ".join(speaker.split()) if speaker else None
         self.replace = self._replacements()
-        self.heads = [t for t in doc if _is_clause_head(t)]
+        self.heads = [t for t in doc if is_clause_head(t)]
         self.head_ids = {t.i for t in self.heads}
 
     def questions(self) -> list[Question]:
         by_kind: dict[str, list[str]] = {"attribution": [], "predicate": [], "number": []}
         for head in self.heads:
             kind = "predicate"
-            if head.lemma_.lower() in SAY_LEMMAS and _child(head, "ccomp") is not None:
+            if head.lemma_.lower() in SAY_LEMMAS and child_of(head, "ccomp") is not None:
                 kind = "attribution"
-            elif head.lemma_.lower() in OPINION_LEMMAS and _child(head, "ccomp") is not None:
+            elif head.lemma_.lower() in OPINION_LEMMAS and child_of(head, "ccomp") is not None:
                 continue
             if not self._wanted(head):
                 continue
-            if kind == "attribution" and not _reported(head):
+            if kind == "attribution" and not reported(head):
                 continue  # "Says ...": the claim's own speaker, nothing to search for
             q = self.render(head, self.clause_tokens(head), that=kind == "attribution")
             if q:
@@ -215,12 +186,12 @@ class _Clauses:
 
     def _wanted(self, head: Any) -> bool:
         if head.dep_ == "conj":
-            root = _conj_root(head)
+            root = conj_root(head)
             if any(c.tag_ == "TO" for c in root.children):
                 return False  # "to come in ... and take advantage": infinitives, not clauses
             return root.i in self.head_ids and self._wanted(root)
         if head.dep_ == "advcl":
-            mark = _child(head, "mark")
+            mark = child_of(head, "mark")
             return mark is not None and mark.lower_ in OWN_CLAIM_MARKS
         if head.dep_ == "relcl":
             return self._relcl_subject(head) is not None
@@ -237,7 +208,7 @@ class _Clauses:
             separate = (child.dep_ in ("conj", "parataxis") and child.i in self.head_ids) or (
                 child.dep_ in ("cc", "punct", "mark", "intj", "discourse")
             )
-            if separate or _is_according_to(child):
+            if separate or is_according_to(child):
                 keep -= {t.i for t in child.subtree}
         for t in head.subtree:  # non-restrictive relative clauses are asked on their own
             left, right = t.left_edge.i - 1, t.right_edge.i + 1
@@ -288,7 +259,7 @@ class _Clauses:
         elif subj.lower_ in THIRD_PRONOUNS and subj.i not in self.replace:
             if subj.lower_ in ("it", "they") and subj.dep_ == "expl":
                 pass
-            elif subj.lower_ == "it" and _child(head, "ccomp") is not None:
+            elif subj.lower_ == "it" and child_of(head, "ccomp") is not None:
                 pass  # "it is likely that ...": extraposition, not a reference
             else:
                 return None  # an unresolved pronoun makes no search query
@@ -302,8 +273,8 @@ class _Clauses:
         elif op == "do" and agree.tag_ in ("NN", "NNP"):
             op = "does"
         inserts: dict[int, str] = {}
-        ccomp = _child(head, "ccomp")
-        if that and ccomp is not None and _child(ccomp, "mark") is None:
+        ccomp = child_of(head, "ccomp")
+        if that and ccomp is not None and child_of(ccomp, "mark") is None:
             inserts[ccomp.left_edge.i] = "that"
         repl = dict(self.replace)
         if head.dep_ == "relcl" and subj is not None and subj.tag_ in ("WDT", "WP"):
@@ -324,7 +295,7 @@ class _Clauses:
             body = [i for i in ordered if i not in pre]
             items = [op, subj_text, *body]
             lower_first = set()
-        pre = _trim(self.doc, pre, marks=False)
+        pre = trim(self.doc, pre, marks=False)
         if pre:
             items += pre
             lower_first.add(pre[0])
@@ -332,7 +303,7 @@ class _Clauses:
 
     def statement(self, keep: set[int]) -> str:
         """The clause as written (for the "Is it true that ..." fallback)."""
-        ids = _trim(self.doc, sorted(keep))
+        ids = trim(self.doc, sorted(keep))
         text = self._join(ids, dict(self.replace), {}, {ids[0]} if ids else set(), question=False)
         return text or ""
 
@@ -353,12 +324,12 @@ class _Clauses:
                 prev = None
                 continue
             tok = self.doc[item]
-            if not _keep_token(tok):
+            if not keep_token(tok):
                 continue
             if item in inserts:
                 parts.append(inserts[item] + " ")
             text = repl.get(item, CONTRACTIONS.get(tok.lower_, tok.text))
-            if item in lower_first and item not in repl and _lowerable(tok):
+            if item in lower_first and item not in repl and lowerable(tok):
                 text = text[:1].lower() + text[1:]
             if prev is not None and parts and item != prev + 1 and not parts[-1].endswith(" "):
                 parts[-1] += " "
@@ -391,12 +362,12 @@ class _Clauses:
                 {auxes[0].i: "get"},
             )  # "got paid" -> "did get paid"
         if auxes:
-            return _aux_text(auxes[0]), auxes[0].i, {}
+            return aux_text(auxes[0]), auxes[0].i, {}
         inherited = self._inherited_aux(head)
         if inherited is not None:
             return inherited, None, {}
         if head.lemma_.lower() == "be" and head.tag_ in ("VBZ", "VBP", "VBD"):
-            return _aux_text(head), head.i, {}
+            return aux_text(head), head.i, {}
         if head.tag_ in DO_SUPPORT and (head.tag_ != "VBN" or head.dep_ == "ROOT"):
             return DO_SUPPORT[head.tag_], None, {head.i: head.lemma_.lower()}
         return None, None, {}
@@ -429,7 +400,7 @@ class _Clauses:
         claim's speaker."""
         if not self.speaker or head.dep_ != "ROOT" or head.tag_ not in ("VBD", "VBZ", "VBN"):
             return False
-        return all(not _keep_token(t) or t.is_punct for t in head.doc[head.sent.start : head.i])
+        return all(not keep_token(t) or t.is_punct for t in head.doc[head.sent.start : head.i])
 
     def _inherited_aux(self, head: Any) -> str | None:
         if (
@@ -442,7 +413,7 @@ class _Clauses:
         aux = next(
             (c for c in node.children if c.dep_ in ("aux", "auxpass") and c.tag_ != "TO"), None
         )
-        return _aux_text(aux) if aux is not None else None
+        return aux_text(aux) if aux is not None else None
 
     def _phrase(self, tok: Any) -> str:
         """A subject or antecedent noun phrase, without relative clauses and appositions."""
@@ -458,11 +429,11 @@ class _Clauses:
         """Token id -> text: first person to its owner (the claim's speaker, or the person a
         quotation is attributed to), third-person pronouns to antecedents."""
         out: dict[int, str] = {}
-        quotes = _quoted_spans(self.doc.text)
+        quotes = quoted_spans(self.doc.text)
         for t in self.doc:
             low = t.lower_
             if low in FIRST_PERSON:
-                owner = self._quote_owner(t, quotes) if _inside(t.idx, quotes) else None
+                owner = self._quote_owner(t, quotes) if inside(t.idx, quotes) else None
                 who = owner or self.speaker
                 if who:
                     out[t.i] = FIRST_PERSON[low].format(s=who)
@@ -480,10 +451,10 @@ class _Clauses:
         node = tok
         while node.head.i != node.i:
             node = node.head
-            if _inside(node.idx, quotes) or node.lemma_.lower() not in SAY_LEMMAS:
+            if inside(node.idx, quotes) or node.lemma_.lower() not in SAY_LEMMAS:
                 continue
             subj = next((c for c in node.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-            if subj is None or _inside(subj.idx, quotes) or subj.lower_ in FIRST_PERSON:
+            if subj is None or inside(subj.idx, quotes) or subj.lower_ in FIRST_PERSON:
                 return None
             if subj.lower_ in ("we", "us", "you") or subj.pos_ == "PRON":
                 return None
@@ -496,7 +467,7 @@ class _Clauses:
         for t in reversed(pron.doc[: pron.i]):
             if t.dep_ not in ("nsubj", "nsubjpass") or t.pos_ == "PRON" or t.tag_ in ("WDT", "WP"):
                 continue
-            if _inside_relative(pron, t.head):
+            if inside_relative(pron, t.head):
                 continue  # "the rate is the lowest it has been": same clause, not a new referent
             person = t.ent_type_ == "PERSON"
             plural = t.tag_ in ("NNS", "NNPS")
@@ -514,12 +485,12 @@ class _Clauses:
         ids = [
             t.i
             for t in tok.subtree
-            if not any(a.dep_ in ("relcl", "acl", "appos") for a in _ancestors_to(t, tok))
+            if not any(a.dep_ in ("relcl", "acl", "appos") for a in ancestors_to(t, tok))
             and t.dep_ != "punct"
         ]
-        ids = [i for i in ids if _keep_token(self.doc[i])]
+        ids = [i for i in ids if keep_token(self.doc[i])]
         words = [self.doc[i].text for i in ids]
-        if words and _lowerable(self.doc[ids[0]]):
+        if words and lowerable(self.doc[ids[0]]):
             words[0] = words[0][:1].lower() + words[0][1:]
         return _SPACE_BEFORE.sub(r"\1", " ".join(words))
 
@@ -529,11 +500,11 @@ class _Clauses:
         """ "According to X, Y" -> "Did X say that Y?"."""
         out: list[str] = []
         for head in self.heads:
-            acc = next((c for c in head.children if _is_according_to(c)), None)
+            acc = next((c for c in head.children if is_according_to(c)), None)
             if acc is None:
                 continue
             to = next((c for c in acc.children if c.lower_ == "to"), None)
-            pobj = _child(to, "pobj") if to is not None else None
+            pobj = child_of(to, "pobj") if to is not None else None
             if pobj is None:
                 continue
             source = self._phrase_plain(pobj)
@@ -564,7 +535,7 @@ class _Clauses:
                     head = None
                     break
                 head = head.head
-            if head is None or (head.lemma_.lower() in SAY_LEMMAS and _reported(head)):
+            if head is None or (head.lemma_.lower() in SAY_LEMMAS and reported(head)):
                 continue  # a number inside what someone said is asked by the attribution
             keep = self.short_tokens(head, target)
             if target.i not in keep:
@@ -583,106 +554,3 @@ class _Clauses:
 
     def _useful(self, text: str) -> bool:
         return len(tokenize(text)) >= self.config.min_content_words
-
-
-# ----------------------------------------------------------------------------- token helpers
-
-
-# A quotation: "...", “...”, or '...' opened after a space or bracket and closed before a
-# space, punctuation or the end (apostrophes inside words, as in "don't", do not close it).
-_QUOTED = re.compile(
-    r"\"[^\"]+\"|“[^”]+”|(?:(?<=^)|(?<=[\s(\[]))'(?:[^']|'(?=\w))+?'(?=$|[\s.,;:!?)\]])"
-)
-
-
-def _quoted_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of the quotations in ``text`` (quote marks included)."""
-    return [m.span() for m in _QUOTED.finditer(text)]
-
-
-def _inside(offset: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s < offset < e for s, e in spans)
-
-
-def _is_clause_head(t: Any) -> bool:
-    if t.pos_ not in ("VERB", "AUX"):
-        return False
-    if t.dep_ in ("aux", "auxpass"):
-        return False
-    if t.dep_ == "conj":
-        return t.head.pos_ in ("VERB", "AUX")
-    return t.dep_ in ("ROOT", "ccomp", "advcl", "relcl", "parataxis")
-
-
-def _inside_relative(tok: Any, top: Any) -> bool:
-    """True if ``tok`` sits in a relative clause below ``top``."""
-    path = []
-    while tok.i != top.i and tok.head.i != tok.i:
-        path.append(tok.dep_)
-        tok = tok.head
-    return tok.i == top.i and any(dep in ("relcl", "acl") for dep in path)
-
-
-def _reported(head: Any) -> bool:
-    """ "X said (that) Y" in this order, with an explicit X."""
-    subj = next((c for c in head.children if c.dep_ in ("nsubj", "nsubjpass")), None)
-    ccomp = _child(head, "ccomp")
-    return subj is not None and ccomp is not None and subj.i < head.i < ccomp.i
-
-
-def _conj_root(tok: Any) -> Any:
-    while tok.dep_ == "conj" and tok.head.i != tok.i:
-        tok = tok.head
-    return tok
-
-
-def _child(tok: Any, dep: str) -> Any:
-    return next((c for c in tok.children if c.dep_ == dep), None)
-
-
-def _is_according_to(tok: Any) -> bool:
-    return tok.lower_ == "according" and any(c.lower_ == "to" for c in tok.children)
-
-
-def _ancestors_to(t: Any, top: Any) -> list[Any]:
-    out = []
-    while t.i != top.i and t.head.i != t.i:
-        out.append(t)
-        t = t.head
-    return out
-
-
-def _aux_text(tok: Any) -> str:
-    low = tok.lower_
-    if low == "'s":
-        return "is" if tok.lemma_ == "be" else "has"
-    if low == "'d":
-        return "would" if tok.tag_ == "MD" else "had"
-    return CONTRACTIONS.get(low, low)
-
-
-def _lowerable(tok: Any) -> bool:
-    if tok.text == "I" or (tok.is_upper and len(tok.text) > 1) or tok.pos_ == "PROPN":
-        return False
-    if tok.ent_type_ not in NAME_ENTS or tok.pos_ == "DET":
-        return True
-    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
-    alone = tok.ent_iob_ == "B" and (nxt is None or nxt.ent_iob_ != "I")
-    return tok.pos_ == "NOUN" and alone  # "Taxes" tagged ORG at the start of a sentence
-
-
-def _keep_token(tok: Any) -> bool:
-    """Drops quotes, emoji and other symbols that only add noise to a question."""
-    if tok.is_quote:
-        return False
-    return any(ch.isalnum() for ch in tok.text) or tok.text in KEEP_SYMBOLS
-
-
-def _trim(doc: Any, ids: list[int], *, marks: bool = True) -> list[int]:
-    """Strips punctuation, conjunctions (and markers) from both ends of a token-id run."""
-    edge = ("punct", "cc", "mark") if marks else ("punct", "cc")
-    while ids and (doc[ids[0]].dep_ in edge or not _keep_token(doc[ids[0]])):
-        ids = ids[1:]
-    while ids and (doc[ids[-1]].dep_ in ("punct", "cc") or not _keep_token(doc[ids[-1]])):
-        ids = ids[:-1]
-    return ids

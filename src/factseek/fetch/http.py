@@ -4,7 +4,7 @@ One async implementation (httpx) with a sync facade. Per URL:
 
 1. Only ``http``/``https``; PDFs, media files and video sites are skipped, as in the paper
    (``keep_pdf=True``, for ``check --keep-pdf``: PDFs are fetched and read by
-   ``factseek.pdftext``).
+   ``factseek.pages.pdftext``).
 2. Each hop, the first request and every redirect (at most ``max_redirects``), passes the SSRF
    guard (``factseek.fetch.guard``) and connects to the address that was checked.
 3. Bounded concurrency overall and per host, with ``host_delay`` between requests to one host.
@@ -18,7 +18,7 @@ One async implementation (httpx) with a sync facade. Per URL:
 5. HTML and plain text only (by ``Content-Type``; and PDF with ``keep_pdf``); the body is read raw and decompressed here,
    so both the bytes on the wire and the decoded bytes are capped at ``max_bytes`` while
    streaming (a gzip bomb stops at the cap, not in memory).
-6. Text and dates by ``factseek.extract``; the optional on-disk cache keeps decoded bodies.
+6. Text and dates by ``factseek.pages.extract``; the optional on-disk cache keeps decoded bodies.
 
 Any failure of one URL (a bad page, a malformed or hostile redirect, a timeout, even an
 unexpected error) becomes ``FetchFailure(url, one line)`` and the other URLs go on.
@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from factseek.constraints import VIDEO_SITES, site_matches
+from factseek.constraints.hits import VIDEO_SITES, site_matches
 from factseek.errors import ConfigError, FactseekError, FetchError
 from factseek.fetch.cache import CachedPage, PageCache
 from factseek.fetch.guard import AllowList, resolve_checked
@@ -363,21 +363,21 @@ def _outcome(task: asyncio.Task, url: str, cfg: FetchConfig) -> Document | Fetch
 
 def _pdf_response(mime: str, url: httpx.URL) -> bool:
     """A PDF by its type, or a generic binary type on a path ending in ``.pdf``."""
-    from factseek.pdftext import PDF_TYPES
+    from factseek.pages.pdftext import PDF_TYPES
 
     generic = mime in ("application/octet-stream", "binary/octet-stream", "")
     return mime in PDF_TYPES or (generic and url.path.lower().endswith(".pdf"))
 
 
 def _extract(page: CachedPage, keep_pdf: bool = False) -> Document:
-    from factseek.extract import extract_html, extract_text
+    from factseek.pages.extract import extract_html, extract_text
 
     headers = {"content-type": page.content_type}
     if page.last_modified:
         headers["last-modified"] = page.last_modified
     mime = page.content_type.split(";")[0].strip().lower()
     if keep_pdf and page.body.lstrip()[:5] == b"%PDF-":
-        from factseek.pdftext import extract_pdf
+        from factseek.pages.pdftext import extract_pdf
 
         extract: Any = extract_pdf
     else:

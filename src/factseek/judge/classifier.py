@@ -22,7 +22,7 @@ from typing import Any
 from factseek.errors import ConfigError, MissingDependency, ModelError
 from factseek.judge.inputs import Example, Mode, check_mode, claim_segment, summaries_segment
 from factseek.labels import LABEL_SETS, LabelSet
-from factseek.modelfolder import read_model_config
+from factseek.ml.folder import read_model_config
 from factseek.types import Claim, Summary, Verdict
 
 FORMAT_VERSION = 1
@@ -54,7 +54,7 @@ def import_torch_transformers() -> tuple[Any, Any]:
 def resolve_backbone(name: str) -> str:
     """A registered backbone name or a local model folder -> what ``from_pretrained`` gets."""
     if name == "minilm":
-        from factseek.encode import minilm_path
+        from factseek.ml.encode import minilm_path
 
         return str(minilm_path())
     path = Path(name).expanduser()

@@ -74,14 +74,14 @@ def write_predictions(path: str | Path, preds: Sequence[Prediction]) -> Path:
 
 def read_predictions(path: str | Path, labels: LabelSet) -> list[Prediction]:
     """Read a predictions JSONL file; labels must be canonical names of ``labels``."""
-    from factseek.input_files import input_lines, os_errors
+    from factseek.files import input_lines, os_errors
 
     path = Path(path)
     with os_errors(path, "predictions file"):
         if not path.is_file():
             raise InputError(f"predictions file not found: {path}")
 
-    out = []  # streamed with the input caps (factseek.input_files)
+    out = []  # streamed with the input caps (factseek.files)
     for n, raw in input_lines(path, "predictions file", max_line=2**20):
         try:
             line = raw.decode("utf-8")

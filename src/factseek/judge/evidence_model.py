@@ -43,12 +43,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from factseek.encode import Encoder
 from factseek.errors import InputError, MissingDependency, ModelError
 from factseek.files import atomic_write
 from factseek.labels import LABEL_SETS, LabelSet
 from factseek.metrics.veracity import veracity_metrics
-from factseek.modelfolder import read_model_config
+from factseek.ml.encode import Encoder
+from factseek.ml.folder import read_model_config
 from factseek.stance import StanceModel
 from factseek.text import tokenize
 from factseek.text import words as all_words
@@ -423,7 +423,7 @@ class EvidenceModelJudge:
         cfg = read_config(path)
         labels = LABEL_SETS[cfg["label_set"]]
         if encoder is None:
-            from factseek.encode import encoder_from_name
+            from factseek.ml.encode import encoder_from_name
 
             encoder = encoder_from_name(cfg["encoder"])
         if stance is None and cfg["stance"] != "none":

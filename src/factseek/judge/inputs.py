@@ -69,7 +69,7 @@ def _report_files(path: Path) -> list[Path]:
 
 
 def _reports(path: Path) -> Iterable[tuple[int | None, dict]]:
-    from factseek.input_files import read_input
+    from factseek.files import read_input
 
     text = read_input(path, "report").decode("utf-8", errors="replace")
     if path.suffix == ".jsonl":

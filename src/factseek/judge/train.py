@@ -42,7 +42,7 @@ from factseek.judge.classifier import (
 from factseek.judge.inputs import Example, Mode, ReportSummaries, build_examples, check_mode
 from factseek.labels import LabelSet
 from factseek.metrics.veracity import VeracityMetrics, veracity_metrics
-from factseek.training import adamw, length_batches, progress_bar, smooth, train_step
+from factseek.ml.training import adamw, length_batches, progress_bar, smooth, train_step
 
 WORK_DIR = ".work"
 ALL_LAYERS = -1  # freeze_layers value: freeze the whole encoder, train the head on cached states

@@ -4,7 +4,7 @@ Covers OpenAI, vLLM, the llama.cpp server (and llama-cpp-python's), Ollama and L
 differ only in base URL, model name and whether a key is needed. Requests run in a thread pool
 bounded by ``concurrency``; 429, 5xx and transport errors are retried with exponential backoff
 and jitter, honouring ``Retry-After`` (shared by every client of the run where
-``factseek.ratelimit`` applies: a configured ``llm`` rate, or a Ray run); malformed bodies are
+``factseek.net.ratelimit`` applies: a configured ``llm`` rate, or a Ray run); malformed bodies are
 retried too. Servers that ignore ``n`` (Ollama, llama.cpp) are topped up with further requests
 using shifted seeds.
 
@@ -25,7 +25,6 @@ from typing import Any
 
 import httpx
 
-from factseek import ratelimit
 from factseek.errors import ConfigError, LLMError
 from factseek.llm.base import (
     MAX_COMPLETION_CHARS,
@@ -36,8 +35,9 @@ from factseek.llm.base import (
     check_params,
     to_messages,
 )
+from factseek.net import ratelimit
+from factseek.net.retry import retry_after_seconds
 from factseek.redact import redact_text, redact_url
-from factseek.retry import retry_after_seconds
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -54,7 +54,7 @@ BACKOFF_BASE = 0.5  # seconds; doubles each retry
 BACKOFF_MAX = 20.0
 RETRY_AFTER_MAX = 60.0  # never sleep longer than this on a server's say-so
 MAX_BODY_BYTES = 10_000_000
-LIMIT_KEY = "llm"  # its key in factseek.ratelimit ($FACTSEEK_RATE_LIMITS, Ray runs)
+LIMIT_KEY = "llm"  # its key in factseek.net.ratelimit ($FACTSEEK_RATE_LIMITS, Ray runs)
 
 
 def _env(names: Sequence[str]) -> str | None:

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Literal
 
-from factseek.textlen import UNSPACED_CHARS
+from factseek.text import UNSPACED_CHARS
 
 DateOutcome = Literal["exact", "early", "late", "none"]
 OUTCOMES: tuple[DateOutcome, ...] = ("exact", "early", "late", "none")

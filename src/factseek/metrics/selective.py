@@ -69,7 +69,7 @@ def selective_ece(
     gold: Sequence[str], pred: Sequence[str], confidence: Sequence[float | None]
 ) -> float | None:
     """ECE of the verdicts that carry a confidence (None when none does)."""
-    from factseek.stance.calibrate import expected_calibration_error
+    from factseek.metrics.calibration import expected_calibration_error  # numpy, on first use
 
     _check(gold, pred, confidence)
     idx = [i for i, c in enumerate(confidence) if c is not None]

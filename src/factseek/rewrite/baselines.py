@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from factseek.rewrite.env import Retriever
-from factseek.rewrite.infer import RewriteResult
+from factseek.rewrite.environment.env import Retriever
+from factseek.rewrite.transformer.infer import RewriteResult
 from factseek.text import tokenize
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from factseek.metrics.retrieval import average_precision, recall_at_k, reciprocal_rank
-from factseek.rewrite.env import Retriever
+from factseek.rewrite.environment.env import Retriever
 
 SYSTEMS = ("claim", "model", "random")
 
@@ -309,9 +309,9 @@ def run_calibrate(
     ``split``: only the claims of that side (``factseek.rewrite.splits``)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
-    from factseek.rewrite.infer import Rewriter
-    from factseek.rewrite.model import update_config
     from factseek.rewrite.splits import check_disjoint, select_split
+    from factseek.rewrite.transformer.infer import Rewriter
+    from factseek.rewrite.transformer.model import update_config
 
     rw = Rewriter.load(model)
     if not validation_only:
@@ -432,9 +432,9 @@ def run_eval(
     over the same retriever, picking among the model's top N edits (0: all)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
-    from factseek.rewrite.edit_model import is_edit_scorer
-    from factseek.rewrite.infer import Rewriter
+    from factseek.rewrite.edits.model import is_edit_scorer
     from factseek.rewrite.splits import check_disjoint, is_held_out, select_split
+    from factseek.rewrite.transformer.infer import Rewriter
 
     data = load_retrieval(claims, corpus, data_format)
     items = [
@@ -457,7 +457,7 @@ def run_eval(
         kw = dict(k=k, seed=seed, target_return=target_return)
         results.append(evaluate(rw, items, ranker, name=name, **kw))
         if guard_candidates is not None and not is_edit_scorer(path):
-            from factseek.rewrite.guard import FeedbackGuard
+            from factseek.rewrite.environment.guard import FeedbackGuard
 
             if rw.encoder.name not in guards:
                 guards[rw.encoder.name] = FeedbackGuard.from_docs(
@@ -475,10 +475,10 @@ def load_edit_rewriter(
 ) -> Any:
     """An ``EditRewriter`` from ``path`` whose endpoint is ``ranker`` over ``docs`` (embedded
     once with the scorer's encoder, cached on disk)."""
-    from factseek.encode import encoder_from_name
-    from factseek.rewrite.edit_model import EditRewriter, load
-    from factseek.rewrite.env import KNNRetriever
-    from factseek.rewrite.feedback import Endpoint
+    from factseek.ml.encode import encoder_from_name
+    from factseek.rewrite.edits.features import Endpoint
+    from factseek.rewrite.edits.model import EditRewriter, load
+    from factseek.rewrite.environment.env import KNNRetriever
 
     scorer, policy = load(path)
     encoder = encoder_from_name(policy.encoder)
@@ -499,7 +499,7 @@ RETRIEVERS = ("bm25", "knn")
 def build_retriever(name: str, docs: Sequence[tuple[str, str]]) -> Retriever:
     """``bm25`` (exact, factseek's tokenizer) or ``knn`` (MiniLM, embeddings cached on disk)."""
     from factseek.errors import ConfigError
-    from factseek.rewrite.env import BM25Retriever, KNNRetriever
+    from factseek.rewrite.environment.env import BM25Retriever, KNNRetriever
 
     if name == "bm25":
         return BM25Retriever.from_docs(docs)

@@ -2,7 +2,7 @@
 
 A backend declares what it can filter itself (``Capabilities``). ``constrained_search`` asks it
 for ``k`` hits, over-fetching when a constraint has to be emulated, and applies
-``factseek.constraints.check`` to every hit it returns (native filters included: a backend's
+``factseek.constraints.hits.check`` to every hit it returns (native filters included: a backend's
 bug must not leak a page). The result says which constraint was native and which emulated.
 It is also where search results enter factseek: every hit's URL is redacted here
 (``factseek.redact.redact_hit``), before anything fetches, records or reports it.
@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from factseek.constraints import NO_CONSTRAINTS, Constraints, check
+from factseek.constraints.hits import NO_CONSTRAINTS, Constraints, check
 from factseek.errors import ConfigError, SearchError
 from factseek.redact import redact_hit, redact_url
 from factseek.text import tokenize

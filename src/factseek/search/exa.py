@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from factseek.constraints import Constraints
+from factseek.constraints.hits import Constraints
 from factseek.search.base import Capabilities
 from factseek.search.http import (
     DEFAULT_HTTP,

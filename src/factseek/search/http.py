@@ -8,7 +8,7 @@ Status codes become factseek errors at this seam:
   "Not enough credits", Brave 429 "QUOTA_LIMITED"): retrying will not help.
 * 429 -> wait ``Retry-After`` (seconds or an HTTP date; exponential backoff if absent, never
   longer than ``max_retry_after``) and retry; then ``RateLimited``. Where shared limits apply
-  (``factseek.ratelimit``: a configured rate, or a Ray run), every request first waits for the
+  (``factseek.net.ratelimit``: a configured rate, or a Ray run), every request first waits for the
   provider's slot, and a ``Retry-After`` pauses the provider for every client that shares them.
 * 5xx, timeouts, connection errors -> retry with backoff; then ``BackendUnavailable``.
 * any other status, or a body that is not JSON -> ``SearchError``.
@@ -29,7 +29,6 @@ from typing import Any
 
 import httpx
 
-from factseek import ratelimit
 from factseek.errors import (
     AuthError,
     BackendUnavailable,
@@ -37,9 +36,10 @@ from factseek.errors import (
     RateLimited,
     SearchError,
 )
-from factseek.extract import parse_date
+from factseek.net import ratelimit
+from factseek.net.retry import retry_after_seconds
+from factseek.pages.extract import parse_date
 from factseek.redact import redact_text, redact_url
-from factseek.retry import retry_after_seconds
 from factseek.types import Hit
 
 

@@ -9,10 +9,8 @@ moves the decision between labels otherwise; thresholds are therefore tuned afte
 
 ``fit_calibration(probs, gold, groups)`` chooses the temperature and the two free biases
 minimising the negative log-likelihood of the gold labels (L-BFGS from the identity); with
-``groups`` (each pair's source) each source weighs the same, however many pairs it has. ``expected_calibration_error(confidence, correct)`` is the usual top-label ECE: the
-readings are put in ``BINS`` equal-width bins of confidence, and the error is the sum over bins
-of (share of readings in the bin) x |mean confidence - accuracy|. ``reliability`` gives the
-bins themselves (for a table or a plot).
+``groups`` (each pair's source) each source weighs the same, however many pairs it has. The calibration error (``expected_calibration_error``, ``reliability``) lives in
+``factseek.metrics.calibration`` and is re-exported here.
 """
 
 from __future__ import annotations
@@ -24,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from factseek.errors import InputError, ModelError
+from factseek.metrics.calibration import BINS, expected_calibration_error, reliability
 from factseek.types import STANCE_LABELS
 
-BINS = 10
 EPS = 1e-9
 
 
@@ -129,43 +127,6 @@ def fit_calibration(
         bias=(float(theta[1]), float(theta[2]), 0.0),
         fitted_on=fitted_on,
     )
-
-
-def expected_calibration_error(
-    confidence: Sequence[float], correct: Sequence[bool], bins: int = BINS
-) -> float:
-    """Top-label ECE over ``bins`` equal-width bins (module docstring)."""
-    table = reliability(confidence, correct, bins)
-    n = sum(row["n"] for row in table)
-    return sum(row["n"] / n * abs(row["confidence"] - row["accuracy"]) for row in table)
-
-
-def reliability(
-    confidence: Sequence[float], correct: Sequence[bool], bins: int = BINS
-) -> list[dict[str, Any]]:
-    """The non-empty bins: ``{"low", "high", "n", "confidence", "accuracy"}`` (a confidence of
-    exactly 1 goes to the last bin)."""
-    conf = np.asarray(confidence, dtype=np.float64)
-    ok = np.asarray(correct, dtype=np.float64)
-    if len(conf) == 0 or len(conf) != len(ok):
-        raise InputError("reliability needs one correctness flag per confidence, and at least one")
-    if np.any((conf < 0) | (conf > 1)):
-        raise InputError("confidences must be probabilities in [0, 1]")
-    which = np.minimum((conf * bins).astype(int), bins - 1)
-    out = []
-    for k in range(bins):
-        sel = which == k
-        if sel.any():
-            out.append(
-                {
-                    "low": k / bins,
-                    "high": (k + 1) / bins,
-                    "n": int(sel.sum()),
-                    "confidence": float(conf[sel].mean()),
-                    "accuracy": float(ok[sel].mean()),
-                }
-            )
-    return out
 
 
 __all__ = [

@@ -328,7 +328,7 @@ def contrast_pairs(
     """Generated pairs from the supporting statement pairs among ``pairs`` (``StancePair``),
     rule by rule (see the module docstring)."""
     from factseek.errors import InputError
-    from factseek.nlp import load_spacy
+    from factseek.ml.nlp import load_spacy
 
     unknown = [r for r in rules if r not in RULES]
     if unknown:

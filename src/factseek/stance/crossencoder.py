@@ -21,7 +21,7 @@ softmax), then labels come from ``stance.thresholds.decide``.
 With int8, each forward pass quantises its activations with that pass's own range, so pairs read
 together would change each other's probabilities (1,000 AVeriTeC dev candidate pairs read in
 batches of 32 with other batch mates: 0.041 on average, up to 0.39, 3.8% of labels changed;
-``bench/probe_int8_batching.py``). An int8 model therefore reads **one pair per pass**
+``experiments/probe_int8_batching.py``). An int8 model therefore reads **one pair per pass**
 (``INT8_BATCH_SIZE``): a pair's reading depends on that pair alone, for 35% fewer pairs per
 second on those pairs than batches of 32 (still faster than fp32, the other reading that does
 not depend on its company). With ``"none"`` pairs are read ``BATCH_SIZE`` at a time and agree
@@ -40,7 +40,7 @@ import numpy as np
 
 from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
-from factseek.modelfolder import read_model_config
+from factseek.ml.folder import read_model_config
 from factseek.stance.calibrate import Calibration
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult

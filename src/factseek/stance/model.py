@@ -72,7 +72,7 @@ class NetConfig:
 def resolve_base(name: str) -> Path:
     """A name in ``BASES`` or a local folder -> the checkpoint folder."""
     if name == "minilm":
-        from factseek.encode import minilm_path
+        from factseek.ml.encode import minilm_path
 
         return Path(minilm_path())
     path = Path(name).expanduser()

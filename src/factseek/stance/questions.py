@@ -10,7 +10,7 @@
    word moves to the front ("The tower is 300 m tall." -> "Is the tower 300 m tall?").
 3. Otherwise "Is it true that <claim>?".
 
-Deterministic; spaCy is loaded once (``factseek.nlp``) when rule 1 is first needed.
+Deterministic; spaCy is loaded once (``factseek.ml.nlp``) when rule 1 is first needed.
 """
 
 from __future__ import annotations

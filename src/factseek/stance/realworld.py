@@ -50,6 +50,7 @@ from typing import Any, Literal
 from factseek.datasets.fever import SPLITS, Split, clean_text
 from factseek.datasets.guard import jsonl_objects
 from factseek.errors import DataError
+from factseek.stance.pairs import StancePair, bm25_nearest
 from factseek.types import StanceLabel
 
 WICE_NEI_SENTENCES = 2
@@ -78,8 +79,6 @@ def _train_or_validation(group: str) -> Split:
 
 
 def _pair(question: str, evidence: str, label: StanceLabel, source: str, group: str) -> Any:
-    from factseek.stance.data import StancePair
-
     form: Literal["statement", "question"] = "question" if question.endswith("?") else "statement"
     return StancePair(
         question=question, evidence=evidence, label=label, source=source, group=group, form=form
@@ -169,7 +168,7 @@ def _supported_part(row: dict[str, Any]) -> str | None:
     text = re.sub(r"^[\s,;:]+", "", " ".join(text.split()))
     if len(text.split()) < 6 or not text[:1].isupper() or _DANGLING.search(text):
         return None
-    from factseek.nlp import load_spacy
+    from factseek.ml.nlp import load_spacy
 
     doc = load_spacy()(text)
     root = next((t for t in doc if t.dep_ == "ROOT"), None)
@@ -191,8 +190,6 @@ def _supported_part(row: dict[str, Any]) -> str | None:
 
 def wice_pairs(folder: Path) -> dict[Split, list[Any]]:
     """WiCE pairs (see the module docstring)."""
-    from factseek.stance.data import bm25_nearest
-
     out = _empty()
     path = _folder_file(folder, "partial_train.jsonl")
     for i, row in jsonl_objects(path):

@@ -1,6 +1,6 @@
 """Train a stance cross-encoder (``stance.model``) and save it as a stance folder.
 
-One plain loop on the shared training pieces (``factseek.training``): batches of similar length,
+One plain loop on the shared training pieces (``factseek.ml.training``): batches of similar length,
 AdamW with linear warm-up and decay, cross-entropy, ``epochs`` passes. After the last epoch the
 validation pairs fit the calibration map (``stance.calibrate``) and then pick the thresholds
 (``stance.thresholds.tune_thresholds``, macro-F1) on calibrated probabilities; what they score
@@ -31,12 +31,19 @@ from typing import Any
 
 from factseek.errors import ConfigError, InputError
 from factseek.files import atomic_write
+from factseek.ml.training import (
+    adamw,
+    every_tenth,
+    length_batches,
+    progress_bar,
+    smooth,
+    train_step,
+)
 from factseek.stance.calibrate import Calibration, fit_calibration
 from factseek.stance.crossencoder import QUANTIZE, encode, save_model
 from factseek.stance.data import StancePair, label_counts
 from factseek.stance.evaluate import StanceMetrics, label_ece, stance_metrics
 from factseek.stance.thresholds import decide_many, tune_thresholds
-from factseek.training import adamw, every_tenth, length_batches, progress_bar, smooth, train_step
 from factseek.types import STANCE_LABELS
 
 WORK_DIR = ".work"

@@ -3,7 +3,7 @@
 * ``Vocabulary`` maps terms to ids with C-speed lookups (``map(vocab.__getitem__, words)``); the
   stop words of ``factseek.text`` map to -1 and are dropped afterwards, so the kept ids are
   exactly the terms of ``factseek.text.tokenize`` (same regex, same stop words).
-* ``host_path`` is ``factseek.constraints.url_host_path`` with a regex fast path for plain
+* ``host_path`` is ``factseek.constraints.hits.url_host_path`` with a regex fast path for plain
   ``http(s)://host[:port]/path`` URLs; anything unusual goes to ``url_host_path`` itself.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from factseek.constraints import url_host_path
+from factseek.constraints.hits import url_host_path
 from factseek.text import STOPWORDS, WORD_RE
 
 STOP = -1

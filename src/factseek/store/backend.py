@@ -21,9 +21,9 @@ from typing import Literal
 
 import numpy as np
 
-from factseek.constraints import Constraints
-from factseek.encode import Encoder
+from factseek.constraints.hits import Constraints
 from factseek.errors import ConfigError, SearchError, StoreError
+from factseek.ml.encode import Encoder
 from factseek.redact import redact_url
 from factseek.search.base import Capabilities
 from factseek.store import kernels
@@ -202,7 +202,7 @@ class StoreBackend:
     @property
     def encoder(self) -> Encoder:
         if self._encoder is None:
-            from factseek.encode import encoder_from_name
+            from factseek.ml.encode import encoder_from_name
 
             self._encoder = encoder_from_name(self.store.config.dense_encoder)
         if self._encoder.dim != self.store.config.dense_dim:

@@ -26,10 +26,10 @@ from typing import Literal
 
 import numpy as np
 
-from factseek.constraints import url_host_path
-from factseek.encode import Encoder
+from factseek.constraints.hits import url_host_path
 from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
+from factseek.ml.encode import Encoder
 from factseek.redact import redact_document
 from factseek.store import kernels
 from factseek.store.analyze import STOP, Vocabulary, host_path, snippet

@@ -12,7 +12,7 @@ before, undated="drop"     1      before.toordinal()      dated strictly before,
 before, undated="keep"     0      before.toordinal()      the same, plus undated ones
 =========================  =====  ======================  =======================================
 
-The site part mirrors ``factseek.constraints.site_reason`` exactly: excluded sites (host and
+The site part mirrors ``factseek.constraints.hits.site_reason`` exactly: excluded sites (host and
 its subdomains, optionally a path prefix), URL markers (substring of the lower-cased URL), PDFs
 and video sites. Host-level decisions are made once per distinct host; path prefixes are checked
 only on the URLs of matching hosts; markers are found with one scan over all lower-cased URLs.
@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from factseek.constraints import Constraints, normalize_site, site_matches
+from factseek.constraints.hits import Constraints, normalize_site, site_matches
 
 EXCLUDED = np.iinfo(np.int32).max
 SiteKey = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]

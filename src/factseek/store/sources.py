@@ -5,7 +5,7 @@ JSONL: one object per line with ``url``, ``text``, optional ``title``, ``publish
 (default: the URL) and ``domain`` (default: the URL's host); every other field is kept in
 ``Document.meta`` (non-strings as JSON).
 HTML: every ``*.html``/``*.htm`` file under a folder (sorted), main text, title and date by
-``factseek.extract.extract_html``; the URL is the page's canonical link, else its ``og:url``,
+``factseek.pages.extract.extract_html``; the URL is the page's canonical link, else its ``og:url``,
 else the file's ``file://`` URI.
 
 Files must be UTF-8 (HTML may declare another charset in a ``<meta charset>``). A malformed
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from factseek.constraints import url_host_path
+from factseek.constraints.hits import url_host_path
 from factseek.errors import DataError, FactseekError
 from factseek.sanitize import json_loads
 from factseek.types import Document
@@ -161,8 +161,8 @@ def decode_html(raw: bytes) -> str:
 
 
 def document_from_html(raw: bytes, path: Path, root: Path) -> Document:
-    """One HTML file -> Document via ``factseek.extract`` (``ValueError`` if unusable)."""
-    from factseek.extract import extract_html
+    """One HTML file -> Document via ``factseek.pages.extract`` (``ValueError`` if unusable)."""
+    from factseek.pages.extract import extract_html
 
     html = decode_html(raw)
     url = canonical_url(raw) or path.resolve().as_uri()
@@ -199,7 +199,7 @@ class DocumentSource:
             self.files = self._files()
             self.total_bytes = sum(p.stat().st_size for p in self.files)
         except OSError as e:  # a name too long, a folder that cannot be listed...
-            from factseek.input_files import os_error
+            from factseek.files import os_error
 
             raise os_error(e, e.filename or self.path, "document source") from None
         self.bytes_read = 0
@@ -236,7 +236,7 @@ class DocumentSource:
     def _lines(self, path: Path) -> Iterator[tuple[int, bytes | None]]:
         """(line number, raw line) streamed; None for a line over ``MAX_LINE_BYTES`` (skipped
         to its end, never held in memory)."""
-        from factseek.input_files import os_error
+        from factseek.files import os_error
 
         try:
             with path.open("rb") as f:

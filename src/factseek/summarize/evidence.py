@@ -79,7 +79,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from factseek.constraints import url_host_path
+from factseek.constraints.hits import url_host_path
 from factseek.errors import ConfigError
 from factseek.summarize.extractive import sentence_spans
 from factseek.summarize.genre import genre

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from factseek.encode import Encoder
 from factseek.errors import ConfigError
+from factseek.ml.encode import Encoder
 from factseek.summarize import NOT_RELEVANT
 from factseek.text import tokenize
 from factseek.types import Claim, Passage, Question, Summary, SummarySentence

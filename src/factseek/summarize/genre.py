@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from factseek.constraints import url_host_path
+from factseek.constraints.hits import url_host_path
 from factseek.types import Document
 
 HEAD_CHARS = 300

@@ -15,10 +15,10 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from factseek.encode import Encoder
 from factseek.errors import ConfigError
 from factseek.llm.base import LLM, Unusable, generate_parsed
 from factseek.llm.prompt import Demo, FewShotPrompt, clean_untrusted, fence
+from factseek.ml.encode import Encoder
 from factseek.summarize import NOT_RELEVANT
 from factseek.summarize.support import (
     DEFAULT_SUPPORT,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from factseek.encode import Encoder
+from factseek.ml.encode import Encoder
 from factseek.text import stem, tokenize
 
 

@@ -30,18 +30,18 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from factseek.api import CheckOptions, check_config, make_claim
+from factseek.constraints.temporal import DATE_BASES
 from factseek.errors import FactseekError, InputError
-from factseek.feedback import ANONYMOUS, FeedbackLog, clean_user
-from factseek.history import History, RunRecord
 from factseek.pipeline import CheckConfig, validate_claim
-from factseek.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.report import filter_words, reason_words, render, stage_words
-from factseek.review import carry_forward, listing, review_state, reviewed
+from factseek.review.apply import carry_forward, listing, review_state, reviewed
+from factseek.review.claimreview import automated_verdict, claim_review, refusal
+from factseek.review.feedback import ANONYMOUS, FeedbackLog, clean_user
+from factseek.review.history import History, RunRecord
+from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.search.base import BACKENDS
-from factseek.temporal import DATE_BASES
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
-from factseek.web.claimreview import automated_verdict, claim_review, refusal
 from factseek.web.jobs import STAGES, Runner
 from factseek.web.views import review, tone
 
@@ -382,7 +382,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         form = await form_of(request)
         rec = done_record(run_id)
         assert rec.report is not None
-        from factseek.review import cards
+        from factseek.review.apply import cards
 
         if card_id not in {c.id for c in cards(rec.report)}:
             raise HTTPException(404, f"no evidence card {card_id!r} in check #{run_id}")

@@ -20,8 +20,8 @@ from typing import Any
 
 from factseek.api import CheckOptions, build_parts
 from factseek.errors import FactseekError
-from factseek.history import History
 from factseek.pipeline import CheckConfig, Parts, run
+from factseek.review.history import History
 from factseek.types import Claim, Question, Report
 
 #: The pipeline's stages in order (what the progress list shows before any has started).

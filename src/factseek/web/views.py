@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from factseek.feedback import Correction, in_force
-from factseek.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
-from factseek.review import Card, Reviewed, cards, review_state
+from factseek.report.words import answer_kind as report_answer_kind
+from factseek.report.words import by_reviewer, precision_words
+from factseek.review.apply import Card, Reviewed, cards, review_state
+from factseek.review.claimreview import refusal
+from factseek.review.feedback import Correction, in_force
+from factseek.review.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
 from factseek.types import Answer, Query, Question, Report, ReviewRecord, Verdict
-from factseek.verdict_words import answer_kind as report_answer_kind
-from factseek.verdict_words import by_reviewer, precision_words
-from factseek.web.claimreview import refusal
 
 VERDICT_TONE = LABEL_TONE  # verdict label -> colour class of the verdict box
 

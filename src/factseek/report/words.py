@@ -1,0 +1,177 @@
+"""How verdicts, answers and reviews read in words, for the reports and the workbench.
+
+- ``precision_words``: what a verdict's confidence means where it was measured ("when factseek
+  says Refuted it was right 71% of the time (AVeriTeC dev, 500 claims)").
+- ``answer_kind``: "no evidence" (``unknown``) and "conflicting evidence" (``conflicting``) read
+  differently; so do "no independent evidence" (only the claimant's own words or copies), "only
+  letters, opinion or blogs" and "too weak to decide" (evidence below the rules' level).
+- ``abstained_words``: an abstention with the strongest card for the claim and against it.
+- ``review_lines``: who decided the verdict (approved, set), or that no one did, and what the
+  machine said.
+- ``by_reviewer``: whether a confidence rests on a stance a reviewer set (then it is not shown:
+  the reviewer's stance is certain by construction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from factseek.constraints.hits import PAGE_REMOVED
+from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK
+from factseek.review.ratings import label_words
+from factseek.types import Answer, Report, Verdict
+
+
+def by_reviewer(report: Report, ids: Sequence[str]) -> bool:
+    """Whether any of the cards ``ids`` has a stance a reviewer set: a confidence computed from
+    it is not the model's, and is not shown."""
+    mine = {e.id for e in report.evidence if e.stance and e.stance.model.startswith("user:")}
+    return bool(mine.intersection(ids))
+
+
+def abstained_words(report: Report) -> str:
+    """ "not enough evidence to decide", with the strongest card for the claim and against it."""
+
+    def best(label: str) -> str:
+        cards = [e for e in report.evidence if e.stance and e.stance.label == label]
+        if not cards:
+            return "none"
+        e = max(cards, key=lambda e: float(e.stance.probs.get(label, 0.0)))  # type: ignore[union-attr]
+        return f"{e.id} ({e.domain or e.url}, {e.stance.probs.get(label, 0.0):.2f})"  # type: ignore[union-attr]
+
+    return (
+        f"not enough evidence to decide (strongest for: {best('supports')};"
+        f" against: {best('refutes')})"
+    )
+
+
+def precision_words(v: Verdict) -> str:
+    """What the confidence means where it was measured: "when factseek says refuted it was right
+    71% of the time (AVeriTeC dev, 500 claims)" ("" when the verdict has no measured precision)."""
+    if v.precision is None or not v.judged:
+        return ""
+    basis = f" ({v.precision_basis})" if v.precision_basis else ""
+    return (
+        f"when factseek says {label_words(v.label or '')} it was right"
+        f" {100 * v.precision:.0f}% of the time{basis}"
+    )
+
+
+def answer_kind(a: Answer) -> tuple[str, str]:
+    """(class, words) of an answer: "unknown" (no usable evidence) and "conflicting" (evidence
+    on both sides) read differently. Reports from before "conflicting" existed wrote it as
+    "unknown" with a rationale starting "conflicting evidence"."""
+    if a.answer == "conflicting" or (
+        a.answer == "unknown" and a.rationale.startswith("conflicting evidence")
+    ):
+        return "conflicting", "conflicting evidence"
+    if a.answer == "unknown":
+        if a.rationale.startswith(ONLY_CLAIMANT):
+            return "unknown", "no independent evidence"
+        if a.rationale.startswith(ONLY_OPINION):
+            return "unknown", "only letters, opinion or blogs"
+        if a.rationale.startswith(TOO_WEAK):
+            return "unknown", "too weak to decide"
+        return "unknown", "no evidence"
+    return a.answer, a.answer
+
+
+def review_lines(report: Report) -> list[str]:
+    """Who decided the verdict (or that no one did), in plain words, one line each ([] for a
+    report that never went through review)."""
+    r = report.review
+    if r is None:
+        return []
+    out: list[str] = []
+    when = r.at[:16].replace("T", " ") + " UTC" if r.at else ""
+    rating = f" rated {r.rating_name} on the {r.scale} scale" if r.rating_name else ""
+    if r.status == "approved":
+        out.append(f"Reviewed: {r.reviewer} approved the machine's verdict on {when};{rating}.")
+    elif r.status == "set":
+        out.append(f"Reviewed: {r.reviewer} set the verdict on {when}:{rating or ' ' + r.label}.")
+    elif r.status == "stale":
+        out.append(
+            f"Automated verdict, not reviewed: {r.reviewer} approved {label_words(r.label)} on"
+            f" {when}, but corrections since changed the machine's verdict."
+        )
+    else:
+        out.append("Automated verdict, not reviewed by a person.")
+    if r.note:
+        out.append(f"Reviewer's note: {r.note}")
+    m = r.machine
+    if m is not None and (
+        r.status == "set" or (m.label, m.judged) != (report.verdict.label, report.verdict.judged)
+    ):
+        out.append(
+            f"The machine said: {m} by {m.judge}." if m.judged else f"The machine said: {m}."
+        )
+    return out
+
+
+def machine_answers(report: Report) -> dict[str, Answer]:
+    return {a.question: a for a in report.review.machine_answers} if report.review else {}
+
+
+def answer_cell(a: Answer, machine: Answer | None) -> str:
+    words = answer_kind(a)[1]
+    if machine is None:
+        return words
+    was = answer_kind(machine)[1]
+    conf = f" {machine.confidence:.2f}" if machine.confidence is not None else ""
+    return f"{words} (after corrections; the machine said {was}{conf})"
+
+
+# ----------------------------------------------------------------------------- constraint codes in words
+
+#: What a constraint decision's reason code means, in words for the readable formats.
+REASON_WORDS = {
+    "after-claim-date": "published after the claim's day",
+    "claim-day": "published on the claim's day",
+    "modified-after-claim": "modified on or after the claim's day",
+    "guessed-date": "publication date only guessed",
+    "undated": "no publication date",
+    "date-conflict": "conflicting publication dates",
+    "excluded-site": "excluded site",
+    "excluded-marker": "URL marks a fact-check",
+    "pdf": "PDF file",
+    "video": "video page",
+    "over-k": "beyond the first k kept results",
+}
+
+#: What a search filter is about, in words.
+FILTER_WORDS = {"date": "publication date", "domain": "excluded sites"}
+
+
+def reason_words(reason: str) -> str:
+    """A reason code in plain words: ``"excluded-site:snopes.com"`` -> ``"excluded site
+    (snopes.com)"``; an unknown code is returned as it is."""
+    code, _, detail = reason.partition(":")
+    if code == "page" and detail:  # removed after fetching, by the page's own dates
+        return f"{reason_words(detail)} (by the page's own dates)"
+    words = REASON_WORDS.get(code, code)
+    if not detail:
+        return words
+    return f'URL contains "{detail}"' if code == "excluded-marker" else f"{words} ({detail})"
+
+
+def stage_words(stage: str) -> str:
+    """A funnel stage in plain words (a page-date removal names its reason in words)."""
+    if stage.startswith(PAGE_REMOVED):
+        return PAGE_REMOVED + REASON_WORDS.get(
+            stage[len(PAGE_REMOVED) :], stage[len(PAGE_REMOVED) :]
+        )
+    return stage
+
+
+def filter_words(native: Sequence[str], emulated: Sequence[str]) -> str:
+    """Who applied which search filter, in words ("" when there were none)."""
+
+    def names(xs: Sequence[str]) -> str:
+        return " and ".join(FILTER_WORDS.get(x, x) for x in xs)
+
+    parts = []
+    if native:
+        parts.append(f"{names(native)} filtered by the search engine itself")
+    if emulated:
+        parts.append(f"{names(emulated)} filtered by factseek after the search")
+    return "; ".join(parts)

@@ -1,0 +1,274 @@
+"""A learned edit scorer over endpoint feedback, and the greedy rewriter that uses it.
+
+The scorer predicts how much an edit changes AP@k from the edit's ``feedback.FEATURES`` (what
+the edited query retrieves, judged against the claim by a sentence encoder, plus what the edit
+touches): a small MLP, ``F -> H -> H -> 1`` with ReLU, on standardised features. It is trained
+by ``edit_train`` on the real AP changes of single edits of training claims.
+
+``EditRewriter.rewrite(queries)`` edits each query greedily, at most ``max_edits`` times: run
+every allowed edit of the current query on the endpoint (``feedback.Endpoint``), score them,
+take the best (ties: the first in ``actions.expand`` order) if its prediction exceeds
+``threshold`` (chosen on validation claims), else stop (``stopped == "threshold"``). A threshold
+of +inf (calibration found no clear gain) returns queries unchanged (``stopped == "abstain"``).
+``RewriteResult.why`` says in words why a query stopped; ``rewrite(..., explain=True)`` also
+records every candidate of every step with its prediction and feedback (``RewriteResult.weighed``:
+``rewrite run --explain``). No relevance judgements are used; each step costs one search per candidate edit, so the endpoint
+should be a local index or a cheap one.
+
+Files: ``config.json`` (``format_version``, ``kind`` = ``factseek-edit-scorer``, features,
+hidden size, threshold, max_edits, k, encoder name, training summary) and ``model.safetensors``
+(float32 arrays ``mean``, ``std``, ``w1``, ``b1``, ``w2``, ``b2``, ``w3``, ``b3``). Inference is
+numpy only; training needs torch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from factseek.errors import ConfigError, ModelError
+from factseek.files import atomic_path, atomic_write
+from factseek.rewrite.edits.features import FEATURES, Endpoint, step_features
+from factseek.rewrite.transformer.infer import RewriteResult, WeighedEdit, WeighedStep
+
+FORMAT_VERSION = 1
+MODEL_KIND = "factseek-edit-scorer"
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "model.safetensors"
+ARRAYS = ("mean", "std", "w1", "b1", "w2", "b2", "w3", "b3")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditScorer:
+    """The MLP's arrays (float32); ``predict(x)`` maps (n, F) features to (n,) AP changes."""
+
+    arrays: Mapping[str, np.ndarray]
+    features: tuple[str, ...] = FEATURES
+
+    def __post_init__(self) -> None:
+        missing = [a for a in ARRAYS if a not in self.arrays]
+        if missing:
+            raise ModelError(f"edit scorer arrays missing: {', '.join(missing)}")
+        if self.arrays["w1"].shape[0] != len(self.features):
+            raise ModelError(
+                f"edit scorer reads {self.arrays['w1'].shape[0]} features, config names"
+                f" {len(self.features)}"
+            )
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        a = self.arrays
+        h = (np.asarray(x, np.float32) - a["mean"]) / a["std"]  # (n, F)
+        h = np.maximum(h @ a["w1"] + a["b1"], 0.0)  # (n, H)
+        h = np.maximum(h @ a["w2"] + a["b2"], 0.0)  # (n, H)
+        return (h @ a["w3"] + a["b3"]).reshape(-1)  # (n,)
+
+
+def guard_scorer() -> EditScorer:
+    """The feedback guard as a scorer: its prediction is the ``dcg_d`` feature itself (the rise
+    of the DCG-weighted claim/result similarity, ``guard.FeedbackGuard``), through the MLP as
+    ``relu(x) - relu(-x) = x``. No training; a baseline for the learned scorer."""
+    f = len(FEATURES)
+    w1 = np.zeros((f, 2), np.float32)
+    w1[FEATURES.index("dcg_d")] = [1.0, -1.0]
+    arrays = {
+        "mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32), "w1": w1,
+        "b1": np.zeros(2, np.float32), "w2": np.eye(2, dtype=np.float32),
+        "b2": np.zeros(2, np.float32), "w3": np.array([[1.0], [-1.0]], np.float32),
+        "b3": np.zeros(1, np.float32),
+    }  # fmt: skip
+    return EditScorer(arrays=arrays)
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditPolicy:
+    """How the scorer is used: the threshold an edit's prediction must exceed, the budget."""
+
+    threshold: float = 0.0
+    max_edits: int = 4
+    k: int = 50  # the endpoint's cut-off the features are computed at
+    encoder: str = "minilm"
+    meta: dict[str, Any] = field(default_factory=dict)  # training and calibration summary
+
+
+def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
+    """Write ``config.json`` + ``model.safetensors`` (atomically)."""
+    from safetensors.numpy import save_file
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / WEIGHTS_FILE) as tmp:
+        save_file({k: np.ascontiguousarray(v, np.float32) for k, v in scorer.arrays.items()}, str(tmp))  # fmt: skip
+    doc = {
+        "format_version": FORMAT_VERSION,
+        "kind": MODEL_KIND,
+        "features": list(scorer.features),
+        "hidden": int(scorer.arrays["w1"].shape[1]),
+        "threshold": _threshold_json(policy.threshold),  # None: abstain (+inf)
+        "max_edits": policy.max_edits,
+        "k": policy.k,
+        "encoder": policy.encoder,
+        **policy.meta,
+    }
+    atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
+
+
+def _threshold_json(value: float) -> float | None:
+    if math.isnan(value) or value == -math.inf:
+        raise ConfigError(f"threshold must be finite or +inf (abstain), got {value}")
+    return None if value == math.inf else float(value)
+
+
+def is_edit_scorer(path: str | Path) -> bool:
+    try:
+        doc = json.loads((Path(path) / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("kind") == MODEL_KIND
+
+
+def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
+    """``(scorer, policy)`` from a folder written by ``save``; ``ModelError`` when it is not one."""
+    from safetensors.numpy import load_file
+
+    path = Path(path)
+    cfg, weights = path / CONFIG_FILE, path / WEIGHTS_FILE
+    if not cfg.is_file() or not weights.is_file():
+        raise ModelError(f"{path} is not an edit scorer folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})")  # fmt: skip
+    try:
+        doc = json.loads(cfg.read_text(encoding="utf-8"))
+        arrays = load_file(str(weights))
+    except (OSError, ValueError) as e:
+        raise ModelError(f"{path}: unreadable ({e})") from e
+    if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
+        raise ModelError(f"{cfg}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}")
+    features = tuple(doc["features"])
+    if features != FEATURES:
+        raise ModelError(f"{cfg}: trained on other features than this version computes")
+    known = {"format_version", "kind", "features", "hidden", "threshold", "max_edits", "k", "encoder"}  # fmt: skip
+    policy = EditPolicy(
+        threshold=math.inf if doc["threshold"] is None else float(doc["threshold"]),
+        max_edits=int(doc["max_edits"]),
+        k=int(doc["k"]),
+        encoder=str(doc.get("encoder", "minilm")),
+        meta={k: v for k, v in doc.items() if k not in known},
+    )
+    return EditScorer(arrays=arrays, features=features), policy
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """What evaluation reads off a rewriter: its edit budget and the positions it may touch."""
+
+    max_edits: int
+    max_positions: int = 64
+
+
+class EditRewriter:
+    """Greedy rewriting with an ``EditScorer`` against an endpoint; see the module docstring."""
+
+    def __init__(
+        self, scorer: EditScorer, policy: EditPolicy, endpoint: Endpoint, encoder: Any
+    ) -> None:
+        from factseek.rewrite.transformer.editor import ActionsEditor
+
+        if endpoint.k != policy.k:
+            raise ConfigError(f"the scorer was trained at k={policy.k}; the endpoint gives {endpoint.k}")  # fmt: skip
+        self.scorer, self.policy, self.endpoint, self.encoder = scorer, policy, endpoint, encoder
+        self.meta = {"kind": MODEL_KIND, **policy.meta}
+        self.cfg = Limits(max_edits=policy.max_edits)
+        self.editor = ActionsEditor()  # the same edits, for random-edit baselines
+        self.abstain = math.isinf(policy.threshold)
+
+    def rewrite(
+        self, queries: Sequence[str], *, threshold: float | None = None, explain: bool = False
+    ) -> list[RewriteResult]:
+        """Rewrite each query (input order); ``threshold`` overrides the policy's. ``explain``
+        records every candidate edit with its prediction and feedback (``RewriteResult.weighed``).
+        """
+        from factseek.rewrite.environment import actions
+
+        tau = self.policy.threshold if threshold is None else float(threshold)
+        if math.isinf(tau) and tau > 0:  # calibration found no clear gain: leave queries alone
+            why = "calibration found no clear gain from this model's edits: queries are left alone"
+            return [
+                RewriteResult(text=q, original=q, path=(q,), stopped="abstain", why=why)
+                for q in queries
+            ]
+        claims = np.asarray(self.encoder.encode(list(queries)), np.float32)
+        k, budget = self.policy.k, self.policy.max_edits
+        out = []
+        for text, vector in zip(queries, claims, strict=True):
+            tq = actions.tag(text)
+            path, trace, stopped = [tq.text], [], "budget"
+            why = f"made {budget} edit{'s' if budget != 1 else ''}, this model's budget"
+            weighed: list[WeighedStep] = []
+            claim_ranking = None
+            for step_no in range(budget):
+                cands = actions.expand(tq)
+                if not cands:
+                    stopped = "no-edit"
+                    why = "the query allows no edit (nothing to remove, no WordNet synonym, no verb to put in the present)"  # fmt: skip
+                    break
+                step = step_features(self.endpoint, vector, tq, cands, claim_ranking)
+                claim_ranking = claim_ranking or step.current
+                pred = self.scorer.predict(step.features)
+                best = int(np.argmax(pred))  # ties: the first in expand order
+                passed = bool(pred[best] > tau)
+                if explain:
+                    weighed.append(_weighed(step, pred, tau, step.actions[best] if passed else ""))
+                if not passed:
+                    stopped = "threshold"
+                    why = (
+                        f"the best of {len(cands)} edits ({step.actions[best]}) is predicted to"
+                        f" change AP@{k} by {pred[best]:+.3f}, not above the threshold {tau:+.3f}"
+                    )
+                    break
+                trace.append(step.actions[best])
+                path.append(step.texts[best])
+                if step_no + 1 < budget:  # tag only a query that will be edited again
+                    tq = actions.tag(step.texts[best])
+            out.append(
+                RewriteResult(
+                    text=path[-1],
+                    original=text,
+                    trace=tuple(trace),
+                    path=tuple(path),
+                    steps=len(trace),
+                    stopped=stopped,
+                    why=why,
+                    weighed=tuple(weighed),
+                )
+            )
+        return out
+
+
+#: Feedback features ``--explain`` shows beside each prediction.
+EXPLAIN_FEATURES: tuple[str, ...] = ("dcg_d", "prf1_d", "ov10")
+
+
+def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedStep:
+    cols = [FEATURES.index(f) for f in EXPLAIN_FEATURES]
+    order = sorted(range(len(pred)), key=lambda i: (-float(pred[i]), i))
+    return WeighedStep(
+        query=step.query,
+        threshold=tau,
+        chosen=chosen,
+        candidates=tuple(
+            WeighedEdit(
+                action=step.actions[i],
+                text=step.texts[i],
+                predicted=float(pred[i]),
+                feedback=tuple(
+                    (f, float(step.features[i, c]))
+                    for f, c in zip(EXPLAIN_FEATURES, cols, strict=True)
+                ),
+            )
+            for i in order
+        ),
+    )
