@@ -3,7 +3,8 @@
 ``import factseek.batch`` (and every other path below) still works: it gives the module at its
 new place, the same module object, with a ``DeprecationWarning``. ``factseek.runs``,
 ``factseek.review`` and ``factseek.constraints`` became packages; their old names are
-re-exported by the packages themselves. Installed once, by ``factseek/__init__.py``.
+answered by the packages themselves (``old_names``). The finder is installed once, by
+``factseek/__init__.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 #: Old module path -> the module's path now.
@@ -97,3 +98,16 @@ def install() -> None:
     """Add the finder once, after the real ones (it only answers the paths in ``MOVED``)."""
     if not any(isinstance(f, MovedModules) for f in sys.meta_path):
         sys.meta_path.append(MovedModules())
+
+
+def old_names(package: str, module: str) -> Callable[[str], object]:
+    """A module ``__getattr__`` for a package that was once the module ``package``: its old
+    names come from ``module`` (where that module's code lives now), imported on first use."""
+
+    def __getattr__(name: str) -> object:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except AttributeError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+
+    return __getattr__

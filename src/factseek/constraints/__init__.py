@@ -10,13 +10,6 @@
 
 from __future__ import annotations
 
+from factseek._moved import old_names
 
-def __getattr__(name: str) -> object:
-    """The names of the old ``factseek.constraints`` module (factseek.constraints.hits now), imported on first use."""
-    import importlib
-
-    module = importlib.import_module("factseek.constraints.hits")
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = old_names(__name__, "factseek.constraints.hits")

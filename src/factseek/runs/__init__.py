@@ -13,13 +13,6 @@
 
 from __future__ import annotations
 
+from factseek._moved import old_names
 
-def __getattr__(name: str) -> object:
-    """The names of the old ``factseek.runs`` module (factseek.runs.compare now), imported on first use."""
-    import importlib
-
-    module = importlib.import_module("factseek.runs.compare")
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+__getattr__ = old_names(__name__, "factseek.runs.compare")
