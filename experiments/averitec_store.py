@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from factseek.datasets.claims import averitec_answer_text
+from factseek.datasets.public import averitec_answer_text
 from factseek.runs.evaluate import PAGE_SCHEMES
 
 

@@ -6,12 +6,8 @@ import numpy as np
 import pytest
 
 from factseek.errors import InputError, ModelError
-from factseek.stance.calibrate import (
-    Calibration,
-    expected_calibration_error,
-    fit_calibration,
-    reliability,
-)
+from factseek.metrics.calibration import expected_calibration_error, reliability
+from factseek.stance.calibrate import Calibration, fit_calibration
 
 LABELS = ["supports", "refutes", "nei"]
 

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from factseek.cli.common import error_line, make_app, os_error_line  # noqa: F401 (their old path)
+from factseek.cli.common import make_app
 
 app = make_app("factseek: find and weigh evidence for claims.")
 

@@ -5,7 +5,7 @@ Every loader reads one file and returns ``list[LabeledClaim]``; ``FORMATS`` maps
 its loader and label set, ``load_claims(path, format)`` dispatches (``format="auto"`` sniffs it).
 A malformed line raises ``DataError`` naming the file and line. The record and its parsing
 helpers are in ``factseek.datasets.labeled``, the public data sets' loaders in
-``factseek.datasets.public`` (the record and the loaders are re-exported here). The formats are documented below,
+``factseek.datasets.public`` (the record is re-exported here). The formats are documented below,
 in ``docs/formats.md`` and ``docs/data.md`` (where each data set comes from).
 
 - ``claims``: factseek's own claims file (``factseek.datasets.claimsfile``): JSONL with ``claim``
@@ -38,19 +38,14 @@ from pathlib import Path
 
 from factseek.datasets.claimsfile import ClaimRecord, looks_like_claims, read_claims_file
 from factseek.datasets.guard import loader
-from factseek.datasets.labeled import (  # noqa: F401 (the record's old path)
-    MAX_FIELD_CHARS,
-    MAX_LINE_CHARS,
+from factseek.datasets.labeled import (
     DedupReport,
     LabeledClaim,
     jsonl_records,
     normalize_claim_text,
     unique,
 )
-from factseek.datasets.public import (  # noqa: F401 (also their old path)
-    LIAR_COLUMNS,
-    LIAR_CREDIT,
-    averitec_answer_text,
+from factseek.datasets.public import (
     load_averitec,
     load_claimdecomp,
     load_fever,

@@ -36,7 +36,7 @@ from typing import Any
 from factseek.errors import InputError
 from factseek.judge.rules import VerdictRules
 from factseek.judge.verdict import aggregate, answer_questions
-from factseek.stance.calibrate import expected_calibration_error
+from factseek.metrics.calibration import expected_calibration_error
 from factseek.types import Claim, Evidence, Question
 
 COMMITTED = ("supported", "refuted", "conflicting-evidence")

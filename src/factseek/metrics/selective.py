@@ -10,7 +10,7 @@ for a verdict that carries none: an abstention or "not enough evidence").
   claims), the accuracy of the verdicts answered so far. Coverage beyond what the confident
   verdicts reach is not reported (``max_coverage`` says how far they go).
 - ``selective_ece(gold, pred, confidence)``: the expected calibration error
-  (``stance.calibrate.expected_calibration_error``) of the verdicts with a confidence.
+  (``metrics.calibration.expected_calibration_error``) of the verdicts with a confidence.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ moves the decision between labels otherwise; thresholds are therefore tuned afte
 
 ``fit_calibration(probs, gold, groups)`` chooses the temperature and the two free biases
 minimising the negative log-likelihood of the gold labels (L-BFGS from the identity); with
-``groups`` (each pair's source) each source weighs the same, however many pairs it has. The calibration error (``expected_calibration_error``, ``reliability``) lives in
-``factseek.metrics.calibration`` and is re-exported here.
+``groups`` (each pair's source) each source weighs the same, however many pairs it has. The calibration error that measures it (``expected_calibration_error``, ``reliability``) is in
+``factseek.metrics.calibration``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from factseek.errors import InputError, ModelError
-from factseek.metrics.calibration import BINS, expected_calibration_error, reliability
 from factseek.types import STANCE_LABELS
 
 EPS = 1e-9
@@ -130,9 +129,6 @@ def fit_calibration(
 
 
 __all__ = [
-    "BINS",
     "Calibration",
-    "expected_calibration_error",
     "fit_calibration",
-    "reliability",
 ]

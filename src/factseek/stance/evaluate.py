@@ -102,7 +102,7 @@ def evaluate_pairs(
     expected calibration error of the probability each reading gives its own label."""
     import time
 
-    from factseek.stance.calibrate import expected_calibration_error
+    from factseek.metrics.calibration import expected_calibration_error
 
     started = time.perf_counter()
     results = model.classify([(p.question, p.evidence) for p in pairs])
@@ -120,7 +120,7 @@ def label_ece(probs: Any, gold: Sequence[str], thresholds: Any = None) -> float:
     ``stance.thresholds.decide_many`` picks), against whether that label is the gold one."""
     import numpy as np
 
-    from factseek.stance.calibrate import expected_calibration_error
+    from factseek.metrics.calibration import expected_calibration_error
     from factseek.stance.thresholds import decide_many
 
     probs = np.asarray(probs, dtype=np.float64)

@@ -39,6 +39,7 @@ from factseek.review.claimreview import automated_verdict, claim_review, refusal
 from factseek.review.feedback import ANONYMOUS, FeedbackLog, clean_user
 from factseek.review.history import History, RunRecord
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
+from factseek.sanitize import safe_url
 from factseek.search.base import BACKENDS
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
@@ -130,7 +131,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     app.state.settings, app.state.history, app.state.runner = settings, history, runner
     app.state.feedback = feedback
     templates = Jinja2Templates(directory=str(HERE / "templates"))
-    templates.env.filters["link"] = security.safe_url
+    templates.env.filters["link"] = safe_url
     templates.env.filters["pct"] = lambda x: "" if x is None else f"{100 * float(x):.0f}%"
     templates.env.filters["reason_words"] = reason_words  # plain words, as in the reports
     templates.env.filters["stage_words"] = stage_words

@@ -22,8 +22,6 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from factseek.sanitize import safe_url  # noqa: F401 (the template filter: security.safe_url)
-
 CSRF_COOKIE = "factseek_csrf"
 CSRF_FIELD = "csrf_token"
 CSP = (
