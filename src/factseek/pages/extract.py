@@ -378,14 +378,27 @@ def extract_html(
             f"the HTML could not be parsed ({parse_error}): JSON-LD, meta, microdata and "
             "visible-text dates were not read"
         )[: config.max_meta_chars]
+    return dated_document(url, text, title, dates, info, max_title_chars=config.max_title_chars)
+
+
+def dated_document(
+    url: str,
+    text: str,
+    title: str,
+    dates: PageDates,
+    meta: dict[str, str],
+    *,
+    max_title_chars: int = DEFAULT_EXTRACT.max_title_chars,
+) -> Document:
+    """The ``Document`` of a page's text, title, found dates and meta (HTML and PDF alike)."""
     return Document(
         url=url,
         text=text,
-        title=title[: config.max_title_chars],
+        title=title[:max_title_chars],
         published=dates.choice.date,
         domain=page_domain(url),
         date_evidence=dates.evidence,
-        meta=info,
+        meta=meta,
         modified=dates.modified.date,
     )
 

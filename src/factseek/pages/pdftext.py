@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from factseek.errors import ExtractionError, MissingDependency
-from factseek.pages.extract import clean_text, date_meta, page_domain
+from factseek.pages.extract import clean_text, date_meta, dated_document
 from factseek.pages.pagedates import page_dates
 from factseek.pages.sources import Found
 from factseek.types import Document
@@ -119,16 +119,7 @@ def extract_pdf(
     meta = {"extractor": "pypdf", "pages": str(len(reader.pages)), **date_meta(dates)}
     if truncated:
         meta["truncated"] = truncated
-    return Document(
-        url=url,
-        text=text,
-        title=title[:500],
-        published=dates.choice.date,
-        domain=page_domain(url),
-        date_evidence=dates.evidence,
-        meta=meta,
-        modified=dates.modified.date,
-    )
+    return dated_document(url, text, title, dates, meta)
 
 
 def _info(reader: Any) -> Mapping[str, Any]:
