@@ -9,12 +9,14 @@ Twice), in statement form and in yes/no question form, for the model as it ships
 unquantised (fp32), beside the majority class of its training data. ``--max-pairs`` subsamples
 each source (seeded) to keep the run short on a shared machine.
 
-Speed: pairs per CPU-second with ``torch.set_num_threads(1)`` on ``--speed-pairs`` FEVER test
-pairs (realistic lengths, batches of 32 sorted by length), for the model (int8 and fp32) and a
-peer measured in the same run on the same pairs and tokens: the plain fp32 MiniLM-L6 forward
-pass (all six layers, no head), i.e. a standard cross-encoder over the same base. CPU seconds
-(``time.process_time``) rather than wall seconds, because the machine is shared; wall pairs/s
-are printed too. Results go to ``--out`` (results.json, results.md), never into the repository.
+Speed: pairs per CPU-second with ``torch.set_num_threads(--threads)`` (default 1) on
+``--speed-pairs`` FEVER test pairs (realistic lengths, batches of 32 sorted by length), for the
+model (int8 and fp32) and a peer measured in the same run on the same pairs and tokens: the plain
+fp32 MiniLM-L6 forward pass (all six layers, no head), i.e. a standard cross-encoder over the same
+base. CPU seconds (``time.process_time``) rather than wall seconds, because the machine is shared;
+wall pairs/s are printed too. With ``--threads`` above 1 an int8 model reads its one-pair passes
+side by side on that many threads (``ml.threads.spread``); the row "int8, each pass on every
+thread" reads the same passes one after another with the threads inside each pass, as before. Results go to ``--out`` (results.json, results.md), never into the repository.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def _args() -> argparse.Namespace:
     p.add_argument(
         "--batch-size", type=int, default=0, help="pairs per forward pass (0: the model's own)"
     )
+    p.add_argument("--threads", type=int, default=1, help="torch threads for the speed rows")
     p.add_argument("--out", type=Path, default=Path("/tmp/factseek-stance-bench"))
     return p.parse_args()
 
@@ -105,13 +108,16 @@ def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
 
 
 def speed(args: argparse.Namespace, results: dict) -> list[str]:
+    import numpy as np
     import torch
 
+    from factseek.stance import crossencoder
     from factseek.stance.crossencoder import BATCH_SIZE, encode
     from factseek.stance.data import build_pairs, subsample
     from factseek.stance.model import NetConfig, StanceNet
 
-    torch.set_num_threads(1)
+    threads = max(1, args.threads)
+    torch.set_num_threads(threads)
     test = [p for p in build_pairs(args.data, ["fever"])["test"]]
     pairs = [(p.question, p.evidence) for p in subsample(test, args.speed_pairs)]
     ours = {q: _load(args, q) for q in ("int8", "none")}
@@ -128,11 +134,20 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
             for ids, mask, types in batches:
                 peer.lower(ids, mask, types)  # embeddings + six fp32 layers
 
+    def int8_in_turn() -> None:  # the int8 passes one after another, threads inside each
+        model = ours["int8"]
+        ids, types = crossencoder.tokenize(model.tokenizer, pairs)
+        out = np.zeros((len(ids), 3))
+        order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+        crossencoder._read_in_order(model.net, ids, types, out, model.batch_size, order)
+
     runs = {
         "model int8 (classify)": lambda: ours["int8"].classify(pairs),
         "model fp32 (classify)": lambda: ours["none"].classify(pairs),
         "peer: MiniLM-L6 fp32 forward": peer_run,
     }
+    if threads > 1:
+        runs["int8, each pass on every thread"] = int8_in_turn
     rows = {}
     for name, fn in runs.items():
         fn()  # warm-up
@@ -152,10 +167,16 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
             f"{name}: {rows[name]['pairs_per_cpu_s']:.0f} pairs/CPU-s ({rows[name]['pairs_per_wall_s']:.0f} wall)",
             flush=True,
         )
-    results["speed"] = {"pairs": len(pairs), "mean_tokens": tokens, "threads": 1, "rows": rows}
+    results["speed"] = {
+        "pairs": len(pairs),
+        "mean_tokens": tokens,
+        "threads": threads,
+        "rows": rows,
+    }
     peer_rate = rows["peer: MiniLM-L6 fp32 forward"]["pairs_per_cpu_s"]
     lines = [
-        f"{len(pairs)} FEVER test pairs, {tokens:.1f} tokens on average, one thread, best of 3",
+        f"{len(pairs)} FEVER test pairs, {tokens:.1f} tokens on average, {threads} thread(s),"
+        " best of 3",
         "",
         "| system | pairs / CPU-s | vs peer | pairs / wall-s |",
         "|---|---:|---:|---:|",

@@ -4,8 +4,9 @@ a parallel load, with the pipeline alone as the peer; plus a burst of N concurre
 Starts the app on a free loopback port (uvicorn in a thread, the server's own worker pool),
 warms it with one check (model loading, JIT), then measures, in this order and in one process:
 
-1. **peer** -- the pipeline alone on the same built parts (``pipeline.run``, no HTTP, no history):
-   ``--warm`` checks, wall and process CPU seconds each;
+1. **peer** -- the pipeline alone on the same built parts, on a server worker thread as a web
+   check runs (``Runner.warm``: ``pipeline.run``, no HTTP, no history): ``--warm`` checks, wall
+   and process CPU seconds each;
 2. **quiet** -- ``--warm`` checks one after another through HTTP like a browser: POST the form,
    follow the progress stream (``/runs/N/events``) until "done", GET the review page
    (``submit -> report``); wall and process CPU seconds (server and client share this process);
@@ -37,7 +38,6 @@ from pathlib import Path
 import httpx
 
 from factseek.demo import demo_claim, demo_store
-from factseek.pipeline import run
 from factseek.web.app import WebSettings, check_options
 from factseek.web.server import LocalServer
 
@@ -125,13 +125,9 @@ def main(argv: list[str] | None = None) -> dict:
         out["cold_s"] = round(time.perf_counter() - t0, 3)
 
         # 1. the peer: the pipeline alone, same parts, same process
-        parts = runner.parts(check_options(settings, {}))
-        walls = []
+        options = check_options(settings, {})
         cpu0 = time.process_time()
-        for _ in range(warm_n):
-            t = time.perf_counter()
-            run(claim, parts, runner.config)
-            walls.append(time.perf_counter() - t)
+        walls = [runner.warm(options, claim) for _ in range(warm_n)]
         out["pipeline_s"] = summary(walls, time.process_time() - cpu0)
 
         # 2. quiet: one check at a time through HTTP

@@ -280,6 +280,30 @@ def test_an_int8_reading_depends_on_the_pair_alone(tiny_model):
     assert np.array_equal(model.probabilities(pairs[::-1]), together[::-1])
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeypatch, threads):
+    import torch
+
+    import factseek.stance.crossencoder as ce
+
+    out, _ = tiny_model
+    model = ce.CrossEncoderStance.load(out, quantize="int8")
+    pairs = [(p.question, p.evidence) for p in _pairs()[:9]] + [("the sky", "blue " * 30)]
+    calls: list[int] = []
+    real = ce.spread
+    monkeypatch.setattr(ce, "spread", lambda fn, items: calls.append(len(items)) or real(fn, items))
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        one = model.probabilities(pairs)
+        torch.set_num_threads(threads)
+        several = model.probabilities(pairs)
+    finally:
+        torch.set_num_threads(before)
+    assert np.array_equal(one, several)  # each pair is read on its own, on whichever thread
+    assert calls == ([threads] if threads > 1 else [])  # side by side only with threads to share
+
+
 def test_config_thresholds_decide_the_label(tiny_model):
     out, _ = tiny_model
     model = load_stance(out)

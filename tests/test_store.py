@@ -14,7 +14,14 @@ import pytest
 from factseek.constraints.hits import NO_CONSTRAINTS, Constraints, check, url_host_path
 from factseek.errors import DataError, SearchError, StoreError
 from factseek.search.base import constrained_search, make_backend
-from factseek.store import Store, StoreBackend, add_to_store, build_store, write_documents
+from factseek.store import (
+    Store,
+    StoreBackend,
+    add_to_store,
+    build_store,
+    smallsearch,
+    write_documents,
+)
 from factseek.store.analyze import host_path
 from factseek.store.build import DEFAULT_B, DEFAULT_K1
 from factseek.text import tokenize
@@ -193,7 +200,8 @@ def test_scores_match_plain_python_bm25(store: Path, query: str) -> None:
     assert all(h.backend == "local" and h.doc_id for h in hits)
 
 
-def test_pruned_search_equals_exhaustive_on_a_random_corpus(tmp_path: Path) -> None:
+def test_pruned_search_equals_exhaustive_on_a_random_corpus(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 0)  # the numba kernel, pruned or not
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(300)]
     p = 1 / np.arange(1, 301) ** 1.1
@@ -214,6 +222,45 @@ def test_pruned_search_equals_exhaustive_on_a_random_corpus(tmp_path: Path) -> N
         q = " ".join(rng.choice(vocab, rng.integers(1, 9), p=p))
         a, b = pruned.bm25(q, 10, c), full.bm25(q, 10, c)
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+
+
+@pytest.mark.parametrize("k", [1, 10, 500])
+def test_small_stores_search_in_numpy_with_the_kernels_results(
+    tmp_path: Path, monkeypatch, k: int
+) -> None:
+    rng = np.random.default_rng(k)
+    vocab = [f"w{i}" for i in range(200)]
+    p = 1 / np.arange(1, 201) ** 1.1
+    p /= p.sum()
+    docs = [
+        Document(
+            url=f"https://s{i % 5}.example/{i}",
+            text=" ".join(rng.choice(vocab, rng.integers(1, 30), p=p)),
+            published=dt.date(2000 + i % 20, 1, 1) if i % 9 else None,
+        )
+        for i in range(1500)
+    ]
+    write_documents(tmp_path / "s", docs)
+    small = StoreBackend.open(tmp_path / "s")
+    assert len(small.store.postings_doc) <= smallsearch.NUMPY_MAX_POSTINGS
+    calls = []
+    real = smallsearch.bm25_search_numpy
+    monkeypatch.setattr(smallsearch, "bm25_search_numpy", lambda *a: calls.append(1) or real(*a))
+    policies = [
+        NO_CONSTRAINTS,
+        Constraints(before=dt.date(2010, 1, 1), extra_sites=("s3.example",)),
+        Constraints(before=dt.date(2005, 6, 1), undated="keep"),
+    ]
+    for _ in range(40):
+        q = " ".join(rng.choice(vocab, rng.integers(1, 9), p=p))
+        c = policies[int(rng.integers(len(policies)))]
+        a = small.bm25(q, k, c)
+        monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 0)
+        b = StoreBackend.open(tmp_path / "s").bm25(q, k, c)  # the numba kernel
+        monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 300_000)
+        assert a[0].dtype == b[0].dtype and a[1].dtype == b[1].dtype
+        assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()  # bit for bit
+    assert len(calls) == 40
 
 
 def test_ties_break_by_document_order(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ import numpy as np
 from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
 from factseek.ml.folder import read_model_config
+from factseek.ml.threads import spread
 from factseek.stance.calibrate import Calibration
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
@@ -111,12 +113,34 @@ def read_probabilities(
 
     out = np.zeros((len(ids), net.config.n_labels))
     order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+    threads = torch.get_num_threads()
+    if batch_size == 1 and threads > 1 and len(order) >= 2 * threads:
+        # one pair per pass: read the pairs on `threads` threads of one torch thread each (a
+        # pair's reading is its own, so the result is the same bit for bit)
+        chunks = [order[k::threads] for k in range(threads)]
+        read = partial(_read_in_order, net, ids, types, out, batch_size)
+        spread(read, chunks)
+        return out
+    _read_in_order(net, ids, types, out, batch_size, order)
+    return out
+
+
+def _read_in_order(
+    net: Any,
+    ids: Sequence[Sequence[int]],
+    types: Sequence[Sequence[int]],
+    out: np.ndarray,
+    batch_size: int,
+    order: Sequence[int],
+) -> None:
+    """Fill ``out``'s rows of the pairs in ``order``, ``batch_size`` pairs per pass."""
+    import torch
+
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
+            idx = list(order[start : start + batch_size])
             logits, _ = net(*pad([ids[i] for i in idx], [types[i] for i in idx]))
             out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
-    return out
 
 
 def read_config(path: str | Path) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Constraints are applied inside the index: every posting's document is checked ag
 per-document gate (``factseek.store.filters``) while scoring, so a top-k is the top-k of the
 allowed documents, never a short list filtered afterwards. Modes:
 
-* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``).
+* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``; a small store
+  is searched in numpy with the same results, ``factseek.store.smallsearch``, so a command on it
+  never loads numba).
 * ``dense``: cosine similarity to the query's vector (store built with ``--dense``).
 * ``hybrid``: reciprocal-rank fusion (``1 / (60 + rank)``) of the two lists, each ``depth`` deep.
 
@@ -26,7 +28,7 @@ from factseek.errors import ConfigError, SearchError, StoreError
 from factseek.ml.encode import Encoder
 from factseek.redact import redact_url
 from factseek.search.base import Capabilities
-from factseek.store import kernels
+from factseek.store import smallsearch
 from factseek.store.reader import Store
 from factseek.text import tokenize
 from factseek.types import Document, Hit
@@ -138,9 +140,25 @@ class StoreBackend:
         if len(terms) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
         gate = self.store.gates.gate(constraints)
-        acc, touched = self._buffers()
         s = self.store
         s.check_postings(terms)  # a damaged posting list is an error, never a wild read
+        if len(s.postings_doc) <= smallsearch.NUMPY_MAX_POSTINGS:
+            return smallsearch.bm25_search_numpy(
+                s.indptr,
+                s.postings_doc,
+                s.postings_impact,
+                s.term_max,
+                terms,
+                weights,
+                gate.gate,
+                gate.lo,
+                gate.hi,
+                k,
+                len(s),
+            )
+        from factseek.store import kernels  # numba: loaded only for a store that needs it
+
+        acc, touched = self._buffers()
         return kernels.bm25_search(
             s.indptr,
             s.postings_doc,

@@ -6,20 +6,25 @@ that run's ``Job``; the finished report (or a one-line error) goes to the histor
 ``on_report`` hook (the web app's: a rerun takes over the corrections of the run it reran) has
 seen it, so a page told "done" finds everything in place. Parts (stores,
 models) are built once per distinct ``CheckOptions`` and reused by every later check, so a warm
-check costs only the pipeline's own work.
+check costs only the pipeline's own work. Checks and the warm-up run on the pool's threads; a
+check that starts alone gives torch every core, one that starts beside others its share
+(``ml.threads``): a torch pool per thread, each as wide as the machine, would make concurrent
+checks fight over the cores.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from factseek.api import CheckOptions, build_parts
 from factseek.errors import FactseekError
+from factseek.ml.threads import check_threads, use_threads
 from factseek.pipeline import CheckConfig, Parts, run
 from factseek.review.history import History
 from factseek.types import Claim, Question, Report
@@ -65,6 +70,10 @@ class Runner:
         self._build = build
         self.config = config or CheckConfig()
         self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="check")
+        #: torch threads a check uses beside others: its share of the cores (OMP_NUM_THREADS wins)
+        self.threads = check_threads(max(1, workers))
+        self._alone_threads = check_threads(1)  # ... and when it starts alone
+        self._active = 0  # checks running now (under _lock)
         self._lock = threading.Lock()
         self._listeners: set[Callable[[], None]] = set()  # told of every stage and every end
         self._build_lock = threading.Lock()
@@ -83,10 +92,31 @@ class Runner:
             return parts
 
     def warm(self, options: CheckOptions, claim: Claim) -> float:
-        """Build the parts and run one check (JIT, model loading); returns seconds spent."""
+        """Build the parts and run one check (JIT, model loading) on a worker, as a user's check
+        runs; returns seconds spent (waits for it)."""
+        return self._pool.submit(self._warm, options, claim).result()
+
+    def _warm(self, options: CheckOptions, claim: Claim) -> float:
         t0 = time.perf_counter()
-        run(claim, self.parts(options), self.config)
+        parts = self.parts(options)
+        with self.sized_threads():
+            run(claim, parts, self.config)
         return time.perf_counter() - t0
+
+    @contextmanager
+    def sized_threads(self) -> Iterator[int]:
+        """Size torch's pool for the calling worker while its check runs: every core when no
+        other check is running, else its share (``cores // workers``); yields the count."""
+        with self._lock:
+            self._active += 1
+            alone = self._active == 1
+        n = self._alone_threads if alone else self.threads
+        use_threads(n)
+        try:
+            yield n
+        finally:
+            with self._lock:
+                self._active -= 1
 
     def submit(
         self,
@@ -180,13 +210,14 @@ class Runner:
         t0 = time.perf_counter()
         try:
             parts = self.parts(options)
-            report = run(
-                claim,
-                parts,
-                config,
-                progress=lambda stage: self._stage(run_id, stage),
-                questions=questions,
-            )
+            with self.sized_threads():
+                report = run(
+                    claim,
+                    parts,
+                    config,
+                    progress=lambda stage: self._stage(run_id, stage),
+                    questions=questions,
+                )
         except FactseekError as e:
             self._end(run_id, t0, error=str(e))
             return
