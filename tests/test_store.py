@@ -6,6 +6,8 @@ import datetime as dt
 import json
 import math
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -200,26 +202,34 @@ def test_scores_match_plain_python_bm25(store: Path, query: str) -> None:
     assert all(h.backend == "local" and h.doc_id for h in hits)
 
 
-def test_pruned_search_equals_exhaustive_on_a_random_corpus(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 0)  # the numba kernel, pruned or not
-    rng = np.random.default_rng(0)
-    vocab = [f"w{i}" for i in range(300)]
-    p = 1 / np.arange(1, 301) ** 1.1
+def zipf_corpus(
+    rng: np.random.Generator, n_docs: int, n_words: int, lengths: tuple[int, int], sites: int
+) -> tuple[list[Document], Callable[[], str]]:
+    """Documents of Zipf-distributed words on ``sites`` sites, dated over 20 years, and a function
+    drawing queries of 1-8 words from the same distribution."""
+    vocab = [f"w{i}" for i in range(n_words)]
+    p = 1 / np.arange(1, n_words + 1) ** 1.1
     p /= p.sum()
     docs = [
         Document(
-            url=f"https://s{i % 7}.example/{i}",
-            text=" ".join(rng.choice(vocab, rng.integers(3, 40), p=p)),
+            url=f"https://s{i % sites}.example/{i}",
+            text=" ".join(rng.choice(vocab, rng.integers(*lengths), p=p)),
             published=dt.date(2000 + i % 20, 1, 1),
         )
-        for i in range(3000)
+        for i in range(n_docs)
     ]
+    return docs, lambda: " ".join(rng.choice(vocab, rng.integers(1, 9), p=p))
+
+
+def test_pruned_search_equals_exhaustive_on_a_random_corpus(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 0)  # the numba kernel, pruned or not
+    docs, query = zipf_corpus(np.random.default_rng(0), 3000, 300, (3, 40), sites=7)
     write_documents(tmp_path / "s", docs)
     pruned = StoreBackend.open(tmp_path / "s")
     full = StoreBackend.open(tmp_path / "s", prune=False)
     c = Constraints(before=dt.date(2012, 1, 1), extra_sites=("s3.example",))
     for _ in range(60):
-        q = " ".join(rng.choice(vocab, rng.integers(1, 9), p=p))
+        q = query()
         a, b = pruned.bm25(q, 10, c), full.bm25(q, 10, c)
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
 
@@ -229,20 +239,12 @@ def test_small_stores_search_in_numpy_with_the_kernels_results(
     tmp_path: Path, monkeypatch, k: int
 ) -> None:
     rng = np.random.default_rng(k)
-    vocab = [f"w{i}" for i in range(200)]
-    p = 1 / np.arange(1, 201) ** 1.1
-    p /= p.sum()
-    docs = [
-        Document(
-            url=f"https://s{i % 5}.example/{i}",
-            text=" ".join(rng.choice(vocab, rng.integers(1, 30), p=p)),
-            published=dt.date(2000 + i % 20, 1, 1) if i % 9 else None,
-        )
-        for i in range(1500)
-    ]
+    docs, query = zipf_corpus(rng, 1500, 200, (1, 30), sites=5)
+    docs = [replace(d, published=None) if i % 9 == 0 else d for i, d in enumerate(docs)]
     write_documents(tmp_path / "s", docs)
     small = StoreBackend.open(tmp_path / "s")
-    assert len(small.store.postings_doc) <= smallsearch.NUMPY_MAX_POSTINGS
+    limit = smallsearch.NUMPY_MAX_POSTINGS
+    assert len(small.store.postings_doc) <= limit
     calls = []
     real = smallsearch.bm25_search_numpy
     monkeypatch.setattr(smallsearch, "bm25_search_numpy", lambda *a: calls.append(1) or real(*a))
@@ -252,12 +254,12 @@ def test_small_stores_search_in_numpy_with_the_kernels_results(
         Constraints(before=dt.date(2005, 6, 1), undated="keep"),
     ]
     for _ in range(40):
-        q = " ".join(rng.choice(vocab, rng.integers(1, 9), p=p))
+        q = query()
         c = policies[int(rng.integers(len(policies)))]
         a = small.bm25(q, k, c)
         monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 0)
         b = StoreBackend.open(tmp_path / "s").bm25(q, k, c)  # the numba kernel
-        monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", 300_000)
+        monkeypatch.setattr(smallsearch, "NUMPY_MAX_POSTINGS", limit)
         assert a[0].dtype == b[0].dtype and a[1].dtype == b[1].dtype
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()  # bit for bit
     assert len(calls) == 40

@@ -142,38 +142,14 @@ class StoreBackend:
         gate = self.store.gates.gate(constraints)
         s = self.store
         s.check_postings(terms)  # a damaged posting list is an error, never a wild read
+        args = (s.indptr, s.postings_doc, s.postings_impact, s.term_max, terms, weights)
+        window = (gate.gate, gate.lo, gate.hi, k)
         if len(s.postings_doc) <= smallsearch.NUMPY_MAX_POSTINGS:
-            return smallsearch.bm25_search_numpy(
-                s.indptr,
-                s.postings_doc,
-                s.postings_impact,
-                s.term_max,
-                terms,
-                weights,
-                gate.gate,
-                gate.lo,
-                gate.hi,
-                k,
-                len(s),
-            )
+            return smallsearch.bm25_search_numpy(*args, *window, len(s))
         from factseek.store import kernels  # numba: loaded only for a store that needs it
 
         acc, touched = self._buffers()
-        return kernels.bm25_search(
-            s.indptr,
-            s.postings_doc,
-            s.postings_impact,
-            s.term_max,
-            terms,
-            weights,
-            gate.gate,
-            gate.lo,
-            gate.hi,
-            k,
-            acc,
-            touched,
-            self.prune,
-        )
+        return kernels.bm25_search(*args, *window, acc, touched, self.prune)
 
     def dense(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
         """Document numbers and cosine similarities of the top ``k`` allowed documents."""
