@@ -118,3 +118,17 @@ def test_a_check_alone_gets_every_core_and_one_beside_others_its_share(
         runner.close()
     assert seen == {"first": 4, "second": 2, "third": 4}
     assert fake.threads["check_a"] == 4
+
+
+def test_spread_keeps_order_and_runs_on_one_torch_thread_each(monkeypatch) -> None:
+    from factseek.ml import threads as ml_threads
+
+    fake = FakeTorch(start=8)
+    monkeypatch.setitem(__import__("sys").modules, "torch", fake)
+
+    def work(x: int) -> tuple[int, int]:
+        return x * x, fake.get_num_threads()
+
+    out = ml_threads.spread(work, [3, 1, 2])
+    assert [v for v, _ in out] == [9, 1, 4] and {n for _, n in out} == {1}
+    assert ml_threads.spread(work, [5]) == [(25, 8)]  # one item: on the caller, as it is
