@@ -2,6 +2,7 @@
 the registry, the shipped default and the `factseek stance` commands."""
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -284,6 +285,7 @@ def test_an_int8_reading_depends_on_the_pair_alone(tiny_model):
 def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeypatch, threads):
     import torch
 
+    import factseek.ml.threads as ml_threads
     import factseek.stance.crossencoder as ce
 
     out, _ = tiny_model
@@ -291,6 +293,7 @@ def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeyp
     pairs = [(p.question, p.evidence) for p in _pairs()[:9]] + [("the sky", "blue " * 30)]
     calls: list[int] = []
     real = ce.spread
+    monkeypatch.setattr(ml_threads, "_pool", None)  # new pool threads: their first sizing counts
     monkeypatch.setattr(ce, "spread", lambda fn, items: calls.append(len(items)) or real(fn, items))
     before = torch.get_num_threads()
     try:
@@ -298,8 +301,13 @@ def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeyp
         one = model.probabilities(pairs)
         torch.set_num_threads(threads)
         several = model.probabilities(pairs)
+        fresh: list[int] = []  # a thread started after the read gets the caller's count again
+        t = threading.Thread(target=lambda: fresh.append(torch.get_num_threads()))
+        t.start()
+        t.join()
     finally:
         torch.set_num_threads(before)
+    assert fresh == [threads]
     assert np.array_equal(one, several)  # each pair is read on its own, on whichever thread
     assert calls == ([threads] if threads > 1 else [])  # side by side only with threads to share
 
