@@ -1,7 +1,8 @@
 """Torch's CPU threads when several checks run at once (the web app's worker pool).
 
 Torch's OpenMP pool is per calling thread: each worker thread that runs a model gets its own pool,
-sized to every core by default. Two workers on a 2-core machine then run four busy threads that
+sized to every core by default (``torch.set_num_threads`` sizes the calling thread's pool and
+also becomes the default of threads that first use torch after it). Two workers on a 2-core machine then run four busy threads that
 fight over two cores (measured on one machine: a warm check took 1.3 s instead of 0.45 s). The
 web app's workers therefore give torch every core when a check starts alone, and
 ``cores // workers`` threads (at least 1) when it starts beside others (``web.jobs``).
@@ -42,7 +43,8 @@ def check_threads(workers: int, cores: int | None = None) -> int:
 
 
 def use_threads(n: int) -> bool:
-    """Size torch's thread pool for the calling thread to ``n``, when torch is already loaded.
+    """Size torch's thread pool for the calling thread to ``n`` (and the default of threads that
+    first use torch later), when torch is already loaded.
 
     Returns whether torch was there to size (it is never imported here)."""
     torch = sys.modules.get("torch")
@@ -66,8 +68,10 @@ def spread(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """``[fn(x) for x in items]``, each call on a thread of a shared pool whose torch uses one
     thread (results in order). For many small independent model passes (one stance pair per
     int8 pass), threads reading pairs side by side use the cores better than one thread whose
-    every small matrix product is split across them (measured: 60 demo pairs on 2 cores, 0.72 s
-    against 1.18-1.28 s, half the CPU). The caller decides how many items (threads) it may use."""
+    every small matrix product is split across them (docs/stance.md: 73 against 57 pairs per
+    second on 2 cores). The caller decides how many items (threads) it may use. Afterwards the
+    caller's thread count is torch's default again (a pool thread's "1" would otherwise be what
+    threads starting later get)."""
     global _pool
     if len(items) <= 1:
         return [fn(x) for x in items]
@@ -77,4 +81,9 @@ def spread(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
                 max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="torch-spread"
             )
         pool = _pool
-    return list(pool.map(_one_thread, [fn] * len(items), items))
+    try:
+        return list(pool.map(_one_thread, [fn] * len(items), items))
+    finally:
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            torch.set_num_threads(torch.get_num_threads())  # the caller's count, as the default

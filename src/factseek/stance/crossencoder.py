@@ -120,9 +120,6 @@ def read_probabilities(
         chunks = [order[k::threads] for k in range(threads)]
         read = partial(_read_in_order, net, ids, types, out, batch_size)
         spread(read, chunks)
-        # torch keeps the last count any thread set as the default of threads it meets later:
-        # give that default back, so a thread started after this read is not left with one
-        torch.set_num_threads(threads)
         return out
     _read_in_order(net, ids, types, out, batch_size, order)
     return out
