@@ -34,12 +34,15 @@ def check_threads(workers: int, cores: int | None = None) -> int:
     env = os.environ.get("OMP_NUM_THREADS", "").strip()
     if env.isdigit() and int(env) > 0:
         return int(env)
-    if cores is None:
-        try:
-            cores = len(os.sched_getaffinity(0))
-        except (AttributeError, OSError):  # not on Linux
-            cores = os.cpu_count() or 1
-    return max(1, cores // max(1, workers))
+    return max(1, (cores or usable_cores()) // max(1, workers))
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity where the OS says, else every CPU)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
 
 
 def use_threads(n: int) -> bool:
@@ -78,7 +81,7 @@ def spread(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(
-                max_workers=max(2, os.cpu_count() or 2), thread_name_prefix="torch-spread"
+                max_workers=max(2, usable_cores()), thread_name_prefix="torch-spread"
             )
         pool = _pool
     try:
