@@ -71,7 +71,7 @@ def spread(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """``[fn(x) for x in items]``, each call on a thread of a shared pool whose torch uses one
     thread (results in order). For many small independent model passes (one stance pair per
     int8 pass), threads reading pairs side by side use the cores better than one thread whose
-    every small matrix product is split across them (docs/stance.md: 73 against 57 pairs per
+    every small matrix product is split across them (docs/stance.md: 67 against 44 pairs per
     second on 2 cores). The caller decides how many items (threads) it may use. Afterwards the
     caller's thread count is torch's default again (a pool thread's "1" would otherwise be what
     threads starting later get)."""
