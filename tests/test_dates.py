@@ -4,7 +4,14 @@ import datetime as dt
 
 import pytest
 
-from factseek.pages.dates import local_day, parse_date, reachable_days, read_date, url_date
+from factseek.pages.dates import (
+    local_day,
+    parse_date,
+    post_time,
+    reachable_days,
+    read_date,
+    url_date,
+)
 from factseek.pages.webarchive import original_url, snapshot
 
 D = dt.date
@@ -99,6 +106,36 @@ def test_local_day_and_reach() -> None:
 )
 def test_url_date(url: str, want: dt.date | None) -> None:
     assert url_date(url, today=TODAY) == want
+
+
+@pytest.mark.parametrize(
+    ("url", "want"),
+    [
+        # snowflake: (ID >> 22) ms after 2010-11-04T01:42:54.657Z
+        ("https://twitter.com/Reuters/status/1281836879789404160/photo/1", "2020-07-11T06:25:02"),
+        ("https://x.com/someone/status/1281836879789404160", "2020-07-11T06:25:02"),
+        ("https://mobile.twitter.com/a_b/statuses/1281836879789404160?s=20", "2020-07-11T06:25:02"),
+        # Bluesky TID: microseconds << 10 in base32-sortable
+        ("https://bsky.app/profile/jay.bsky.team/post/3jzfcijpj2z2a", "2023-06-30T15:03:01"),
+        ("https://x.com/jack/status/20", None),  # 2006, before snowflakes: a plain counter
+        ("https://x.com/a/status/362387865599999", None),  # under a day after the epoch: no
+        ("https://example.com/a/status/1281836879789404160", None),  # not a known host
+        ("https://twitter.com/Reuters", None),
+        ("https://bsky.app/profile/a.b/post/zzzzzzzzzzzzz", None),  # top bit set: not a TID
+        ("https://x.com/a/status/2000000000000000000000", None),  # too long
+        ("http://[::1", None),  # unparseable URL
+    ],
+)
+def test_post_time(url: str, want: str | None) -> None:
+    got = post_time(url, today=TODAY)
+    assert (got.strftime("%Y-%m-%dT%H:%M:%S") if got else None) == want
+    if got is not None:
+        assert got.utcoffset() == dt.timedelta(0)
+
+
+def test_post_time_in_the_future_is_junk() -> None:
+    # a 2023 Bluesky post seen from a clock set to 2020
+    assert post_time("https://bsky.app/profile/a.b/post/3jzfcijpj2z2a", today=D(2020, 1, 1)) is None
 
 
 def test_snapshot() -> None:

@@ -147,3 +147,25 @@ def test_htmldate_is_asked_only_when_it_could_change_the_choice() -> None:
     )
     assert by_source(pd.evidence)["htmldate"].rule.startswith("ambiguous")
     assert pd.choice.date == D(2021, 4, 3)  # a tie of two ambiguous readings: the later
+
+
+def test_a_post_id_dates_the_post() -> None:
+    url = "https://twitter.com/Reuters/status/1281836879789404160/photo/1"  # 2020-07-11 06:25 UTC
+    calls: list[int] = []
+
+    def estimate() -> Found:
+        calls.append(1)
+        return Found("htmldate:heuristic", "2020-07-15")
+
+    pd = dates(url=url, estimate=estimate)
+    assert pd.choice.date == D(2020, 7, 11) and pd.choice.source == "post-id"
+    assert calls == [] and pd.confidence == ""  # exact: htmldate's guess cannot change it
+    # one printed date elsewhere on the page (an embedded older post) does not outvote it ...
+    pd = dates(body='<span class="date">July 2, 2020</span>', url=url)
+    assert pd.choice.date == D(2020, 7, 11)
+    # ... and a UTC time is read at the page's own offset like any other
+    pd = dates(meta("article:modified_time", "2020-07-11T20:00:00-08:00"), url=url)
+    assert by_source(pd.evidence)["post-id"].date == D(2020, 7, 10)
+    # an archived copy is dated by the post it archives
+    pd = dates(url="https://web.archive.org/web/20200801000000/" + url)
+    assert pd.choice.date == D(2020, 7, 11)

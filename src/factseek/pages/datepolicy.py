@@ -10,7 +10,8 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
    and the web-archive snapshot (``archive``) are upper bounds, not publication dates, and do
    not vote. Every other family votes once, with its best date: for ``meta`` the tag highest in
    ``PUBLISHED_META``, for the others the first in evidence order.
-2. **Weights.** ``WEIGHTS``: the page's structured data (``json-ld``, ``meta``, ``microdata``)
+2. **Weights.** ``WEIGHTS``: a social post's ID (``post-id``: its creation time, exact by
+   construction) weighs 2; the page's structured data (``json-ld``, ``meta``, ``microdata``)
    and its URL weigh 1; a date printed in the visible text 0.75; htmldate's estimate 0.5 (it
    often re-reads the same tags); any other source 1. Weaker: a date printed outside the
    article (found by the page-wide scan: often a sidebar's) 0.4, htmldate's heuristic search
@@ -103,6 +104,7 @@ MODIFICATION_SOURCES: frozenset[str] = frozenset(
     }
 )
 ARCHIVE_SOURCE = "archive"  # a web-archive snapshot: the page existed by then
+POST_ID_SOURCE = "post-id"  # a social post's creation time, read from the ID in its URL
 #: Sources that bound the publication date from above instead of giving it.
 BOUND_SOURCES: frozenset[str] = MODIFICATION_SOURCES | {ARCHIVE_SOURCE}
 #: Modification sources the page states itself (rule M1): not the HTTP header.
@@ -116,6 +118,7 @@ OUTSIDE_ARTICLE = "printed outside the article"
 LOW_CONFIDENCE = "low"
 #: Vote weight per family (rule 2); families not listed weigh ``DEFAULT_WEIGHT``.
 WEIGHTS: dict[str, float] = {
+    POST_ID_SOURCE: 2.0,  # exact: outweighs any one other source, not two that agree
     "json-ld": 1.0,
     "meta": 1.0,
     "microdata": 1.0,

@@ -297,3 +297,46 @@ def url_date(url: str, *, today: _dt.date | None = None) -> _dt.date | None:
         return None
     y, mo, d = (m[1], m[2], m[3]) if m[1] else (m[4], m[5], m[6])
     return _valid(int(y), int(mo), int(d), today or _dt.date.today())
+
+
+# ----------------------------------------------------------------------------- post IDs
+
+#: X/Twitter "snowflake" IDs: milliseconds since this instant, shifted left 22 bits.
+SNOWFLAKE_EPOCH_MS = 1_288_834_974_657  # 2010-11-04T01:42:54.657Z
+_SNOWFLAKE_HOSTS = frozenset({"twitter.com", "x.com", "mobile.twitter.com", "mobile.x.com"})
+_STATUS = re.compile(r"^/[A-Za-z0-9_]{1,50}/status(?:es)?/(\d{15,20})(?:/|$)")
+#: Bluesky record keys (TIDs): 13 characters of base32-sortable, microseconds << 10.
+_TID_ALPHABET = "234567abcdefghijklmnopqrstuvwxyz"
+_BSKY_POST = re.compile(r"^/profile/[^/]{1,253}/post/([2-7a-j][2-7a-z]{12})(?:/|$)")
+
+
+def post_time(url: str, *, today: _dt.date | None = None) -> _dt.datetime | None:
+    """When a social post was created, from the ID in its URL (UTC; None for other URLs).
+
+    An X/Twitter status ID since November 2010 is a snowflake whose top bits are the creation
+    time in milliseconds (``twitter.com/NAME/status/ID``, also ``x.com`` and their photo and
+    video sub-paths); a Bluesky post's record key is a TID whose top bits are microseconds
+    (``bsky.app/profile/HANDLE/post/TID``). IDs from before snowflakes (sequential numbers) and
+    times outside ``EARLIEST_DATE``..tomorrow give None.
+    """
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().removeprefix("www.")
+        path = parts.path[:500]
+    except ValueError:
+        return None
+    ms: float | None = None
+    if host in _SNOWFLAKE_HOSTS and (m := _STATUS.match(path)):
+        stamp = int(m[1]) >> 22
+        if stamp >= 86_400_000:  # at least a day after the epoch: not a pre-snowflake ID
+            ms = SNOWFLAKE_EPOCH_MS + stamp
+    elif host == "bsky.app" and (m := _BSKY_POST.match(path)):
+        value = 0
+        for ch in m[1]:
+            value = value * 32 + _TID_ALPHABET.index(ch)
+        ms = (value >> 10) / 1000
+    if ms is None:
+        return None
+    at = _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC)
+    latest = (today or _dt.date.today()) + _dt.timedelta(days=1)
+    return at if EARLIEST_DATE <= at.date() <= latest else None

@@ -22,6 +22,8 @@ source                     where it comes from
 ``htmldate:heuristic``     choice: its markup search, else its extensive heuristic search
                            (running text, copyright years: a guess)
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
+``post-id``                a social post's creation time, from the ID in its URL (X/Twitter
+                           status IDs, Bluesky record keys: ``dates.post_time``): exact
 ``last-modified``          the HTTP header (an upper bound)
 ``archive``                a web-archive snapshot's timestamp (an upper bound)
 ``pdf:created``,           a PDF's ``/CreationDate`` and ``/ModDate`` (``factseek.pages.pdftext``;
@@ -75,6 +77,7 @@ from factseek.pages.datepolicy import (
     BOUND_SOURCES,
     MODIFICATION_SOURCES,
     OUTSIDE_ARTICLE,
+    POST_ID_SOURCE,
     WEIGHTS,
     DateChoice,
     choose,
@@ -87,6 +90,7 @@ from factseek.pages.dates import (
     Reading,
     local_day,
     out_of_range,
+    post_time,
     reachable_days,
     read_date,
     url_date,
@@ -303,6 +307,9 @@ def page_dates(
     d = url_date(page_url, today=today)
     if d is not None:
         found.append(Found("url", d.isoformat()))
+    posted = post_time(page_url, today=today)
+    if posted is not None:
+        found.append(Found(POST_ID_SOURCE, posted.strftime("%Y-%m-%dT%H:%M:%SZ")))
     if hdrs.get("last-modified"):
         found.append(Found("last-modified", hdrs["last-modified"]))
     if snap is not None and snap.taken is not None:
