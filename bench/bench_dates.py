@@ -197,6 +197,35 @@ def guessed_table(pages: list[dict[str, Any]]) -> dict[str, Any]:
     return {k: dict(c) for k, c in rows.items()}
 
 
+def zone_table(pages: list[dict[str, Any]], zones: list[str]) -> dict[str, Any]:
+    """Which calendar day the set's dates are, on pages whose publication date is a stated
+    instant (a time with an offset or in UTC): the day factseek reads (the page's own zone,
+    ``pagedates`` rules T1-T4), the UTC day, or the day in each of ``zones``."""
+    from zoneinfo import ZoneInfo
+
+    from factseek.pages.dates import read_date
+
+    names = ["factseek's day (the page's zone)", "UTC day", *(f"day in {z}" for z in zones)]
+    hits: Counter[str] = Counter()
+    n = 0
+    for p in pages:
+        doc = p["doc"]
+        source = doc.meta.get("date_source", "")
+        ev = next((e for e in doc.date_evidence if e.source == source), None)
+        r = read_date(ev.raw) if ev is not None else None
+        if r is None or r.time is None or r.offset is None:
+            continue
+        at = dt.datetime.combine(r.date, r.time, tzinfo=dt.timezone(r.offset))
+        days = [doc.published, at.astimezone(dt.UTC).date()]
+        days += [at.astimezone(ZoneInfo(z)).date() for z in zones]
+        n += 1
+        hits.update(name for name, d in zip(names, days, strict=True) if d == _true(p))
+    print(f"\nthe set's date on the {n} pages whose publication date is a stated instant")
+    for name in names:
+        print(f"  equals {name:40} {hits[name]:4} ({hits[name] / max(n, 1):.3f})")
+    return {"pages": n, **{name: hits[name] for name in names}}
+
+
 def temporal_table(pages: list[dict[str, Any]], policies: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     print("\ntemporal constraint (undated: drop); leaks at cut-offs 0/1/7/30 days before the date")
@@ -247,6 +276,11 @@ def main() -> int:
     )
     ap.add_argument("--old-extract", type=Path, help="an older factseek extract.py to compare")
     ap.add_argument("--json", type=Path, help="write the figures here")
+    ap.add_argument(
+        "--zones",
+        default="America/New_York",
+        help="time zones (comma-separated) whose calendar day the stated instants are compared in",
+    )
     a = ap.parse_args()
     if not a.pages and not a.real:
         default = Path(os.environ.get("FACTSEEK_DATA", "")) / "dates_dev"
@@ -328,6 +362,7 @@ def main() -> int:
         f"pages with a modification date ignored (absurd or earlier than published): {ignored}"
     )
     report["modified"] = {"stated": modified, "later": later, "ignored": ignored}
+    report["zones"] = zone_table(dated, [z for z in a.zones.split(",") if z])
 
     with_text = [p for p in pages if p.get("text")]
     if with_text:
