@@ -14,6 +14,8 @@ from factseek.stance.contrast import (
     change_number,
     contrast_pairs,
     drop_clause,
+    opposite,
+    report_frame,
     reported,
 )
 from factseek.stance.data import StancePair, parse_oversample, repeat_sources
@@ -62,6 +64,49 @@ def test_reported_rule_quotes_an_unverified_source() -> None:
         for r in ("A viral", "An anonymous", "A reader", "A campaign", "A forwarded")
     )
     assert reported("x", "One. Two sentences here.") is None
+
+
+def test_report_frame_makes_the_evidence_someones_belief() -> None:
+    out = report_frame("Bills rose.", "Bills rose 40 percent since the plant opened.")
+    assert out is not None and out.endswith("that bills rose 40 percent since the plant opened.")
+    assert report_frame("x", "NASA said the launch worked.").endswith(
+        "that NASA said the launch worked."
+    )  # type: ignore[union-attr]
+    assert report_frame("x", "One. Two sentences here.") is None
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "want"),
+    [
+        (
+            "Water bills rose 40 percent.",
+            "Bills rose about 40 percent.",
+            "Water bills fell 40 percent.",
+        ),
+        ("The bridge reopened in May.", "The bridge reopened Monday.", "The bridge closed in May."),
+        ("The court upheld the ban.", "The court upheld it.", "The court overturned the ban."),
+        (
+            "Rents are higher than in 2019.",
+            "Rents are higher now.",
+            "Rents are lower than in 2019.",
+        ),
+        ("It was approved by voters.", "Voters approved it.", "It was rejected by voters."),
+        ("Cannabis is legal there.", "Cannabis became legal.", "Cannabis is illegal there."),
+        # the evidence does not state the word, or states its opposite too: nothing to flip
+        ("Water bills rose 40 percent.", "Bills went up.", None),
+        ("Prices rose and fell.", "Prices rose, then fell.", None),
+        # a negated word is left alone; a verb particle is no adverb
+        ("The council did not approve it.", "The council approved it.", None),
+        ("They set up a fund.", "They set up a fund in May.", None),
+    ],
+)
+def test_antonym_rule_flips_a_word_the_evidence_states(
+    claim: str, evidence: str, want: str | None
+) -> None:
+    pytest.importorskip("lemminflect")
+    from factseek.ml.nlp import load_spacy
+
+    assert opposite(load_spacy()(claim), evidence) == want
 
 
 def test_contrast_pairs_labels_sources_and_groups() -> None:

@@ -28,8 +28,14 @@ pair is tried first; every rule that applies contributes):
    (its numbers, years and names that the evidence states) are removed; kept when at least
    ``MIN_REST_WORDS`` words remain, none of those details, and under half of the claim's
    content words.
-8. ``reported`` (nei): the evidence becomes a quoted, unverified assertion of someone ('A
-   viral social media post claimed: "..."'), which does not establish the claim.
+8. ``reported`` (nei): the evidence becomes an unverified assertion of someone, quoted ('A
+   viral social media post claimed: "..."') or reported ("Some residents believe that ..."),
+   which does not establish the claim.
+9. ``antonym`` (refutes): a verb, adjective or adverb of the claim whose lemma the evidence
+   states too is replaced by its opposite from ``ANTONYMS``, a hand-made list of pairs that
+   decide news claims ("rose" -> "fell", "approved" -> "rejected", "higher" -> "lower",
+   "legal" -> "illegal"), inflected like the word it replaces (lemminflect); a word in a
+   negated clause is left alone.
 
 Choices (which number, which replacement) are deterministic functions of the pair's text, so
 the same data always give the same pairs. A generated pair keeps its source pair's group (it
@@ -57,6 +63,7 @@ RULES: tuple[str, ...] = (
     "negation",
     "drop-clause",
     "reported",
+    "antonym",
 )
 MIN_REST_WORDS = 6
 MAX_PER_RULE = 1000
@@ -87,6 +94,33 @@ REPORTERS = (
     "A campaign flyer claimed",
     "A forwarded message alleged",
 )
+#: Reported-speech frames of rule 8 (the evidence follows as a that-clause).
+REPORTED_FRAMES = (
+    "Some residents believe that",
+    "A rumour among parents says that",
+    "Critics of the plan have alleged that",
+    "One commenter on a forum insisted that",
+    "A chain email circulating this week states that",
+)
+#: Rule 9: pairs of opposites (lemmas; either side replaces the other).
+ANTONYMS: tuple[tuple[str, str], ...] = (
+    # verbs
+    ("rise", "fall"), ("increase", "decrease"), ("grow", "shrink"), ("gain", "lose"),
+    ("win", "lose"), ("open", "close"), ("reopen", "close"), ("approve", "reject"),
+    ("accept", "reject"), ("allow", "ban"), ("permit", "forbid"), ("support", "oppose"),
+    ("confirm", "deny"), ("include", "exclude"), ("hire", "fire"), ("raise", "lower"),
+    ("expand", "reduce"), ("begin", "end"), ("start", "stop"), ("buy", "sell"),
+    ("uphold", "overturn"), ("acquit", "convict"), ("succeed", "fail"),
+    ("strengthen", "weaken"), ("improve", "worsen"), ("add", "remove"), ("join", "leave"),
+    ("lift", "impose"), ("survive", "die"), ("enter", "exit"), ("import", "export"),
+    # adjectives and adverbs
+    ("high", "low"), ("large", "small"), ("big", "small"), ("more", "less"), ("many", "few"),
+    ("legal", "illegal"), ("true", "false"), ("alive", "dead"), ("safe", "dangerous"),
+    ("public", "private"), ("positive", "negative"), ("full", "empty"), ("rich", "poor"),
+    ("strong", "weak"), ("early", "late"), ("male", "female"), ("above", "below"),
+    ("before", "after"), ("up", "down"), ("domestic", "foreign"), ("permanent", "temporary"),
+    ("voluntary", "mandatory"), ("ahead", "behind"), ("cheap", "expensive"),
+)  # fmt: skip
 
 _NUMBER = re.compile(r"(?<![\w.,\-/])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w\-/]|,\d)")
 _YEAR = re.compile(r"(?<![\w.,\-])(1[89]\d\d|20\d\d)(?![\w\-])")
@@ -295,6 +329,62 @@ def reported(claim: str, evidence: str) -> str | None:
     return f'{_pick(REPORTERS, claim, evidence)}: "{text}"'
 
 
+def report_frame(claim: str, evidence: str) -> str | None:
+    """Rule 8, reported speech: 'Some residents believe that the bridge ...' (one sentence)."""
+    text = evidence.strip().rstrip(".!?")
+    if not text or len(text.split()) > 40 or re.search(r"[.!?]\s+[A-Z]", text):
+        return None
+    first = text.split()[0]
+    if first.isupper() or any(c.isupper() for c in first[1:]):  # "NASA", "McDonald's": keep
+        lead = text
+    else:
+        lead = text[0].lower() + text[1:]
+    return f"{_pick(REPORTED_FRAMES, evidence, claim)} {lead}."
+
+
+def _opposites() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for a, b in ANTONYMS:
+        out.setdefault(a, b)
+        out.setdefault(b, a)
+    return out
+
+
+_OPPOSITE = _opposites()
+
+
+def _forms(lemma: str) -> set[str]:
+    from lemminflect import getAllInflections
+
+    forms = {lemma}
+    for values in getAllInflections(lemma).values():
+        forms.update(values)
+    return forms
+
+
+def opposite(doc: Any, evidence: str) -> str | None:
+    """Rule 9: the claim with one word replaced by its opposite (None: no such word)."""
+    from lemminflect import getInflection
+
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", evidence)}
+    for t in doc:
+        lemma = t.lemma_.lower()
+        new_lemma = _OPPOSITE.get(lemma)
+        if new_lemma is None or t.pos_ not in ("VERB", "ADJ", "ADV", "ADP") or t.dep_ == "prt":
+            continue
+        if not (_forms(lemma) & words) or _forms(new_lemma) & words:
+            continue
+        if any(c.dep_ == "neg" for c in t.head.children) or any(
+            c.dep_ == "neg" for c in t.children
+        ):
+            continue
+        new = (getInflection(new_lemma, t.tag_) or (new_lemma,))[0] if t.tag_ else new_lemma
+        if t.text[0].isupper():
+            new = new[0].upper() + new[1:]
+        return doc.text[: t.idx] + new + doc.text[t.idx + len(t.text) :]
+    return None
+
+
 # ----------------------------------------------------------------------------- all rules
 
 
@@ -319,7 +409,11 @@ def _edit(
         return negate(doc), e, "refutes"
     if rule == "drop-clause":
         return c, drop_clause(c, e, found), "nei"
-    return c, reported(c, e), "nei"
+    if rule == "antonym":
+        return opposite(doc, e), e, "refutes"
+    # rule 8: half quoted, half reported speech (by a hash of the pair)
+    quoted = _h(c, e) % 2 == 0
+    return c, (reported(c, e) if quoted else report_frame(c, e)) or reported(c, e), "nei"
 
 
 def contrast_pairs(
@@ -384,5 +478,7 @@ __all__ = [
     "contrast_pairs",
     "drop_clause",
     "negate",
+    "opposite",
+    "report_frame",
     "reported",
 ]
