@@ -303,3 +303,12 @@ def test_wice_supported_part_of_a_partial_claim() -> None:
         "non_supported_spans": [False, False, False, True, True, False],
     }
     assert _supported_part(broken) is None  # "Kravitz died on." is not a sentence
+
+
+def test_antonym_rule_flips_a_preposition_quietly(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("lemminflect")
+    from factseek.ml.nlp import load_spacy
+
+    doc = load_spacy()("The vote came after the storm.")
+    assert opposite(doc, "It came after the storm.") == "The vote came before the storm."
+    assert capsys.readouterr().out == ""  # lemminflect is not asked to inflect a preposition

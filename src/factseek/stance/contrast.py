@@ -378,7 +378,9 @@ def opposite(doc: Any, evidence: str) -> str | None:
             c.dep_ == "neg" for c in t.children
         ):
             continue
-        new = (getInflection(new_lemma, t.tag_) or (new_lemma,))[0] if t.tag_ else new_lemma
+        # lemminflect inflects verbs, adjectives and adverbs (it prints a warning for others)
+        inflected = getInflection(new_lemma, t.tag_) if t.tag_[:1] in ("V", "J", "R") else ()
+        new = (inflected or (new_lemma,))[0]
         if t.text[0].isupper():
             new = new[0].upper() + new[1:]
         return doc.text[: t.idx] + new + doc.text[t.idx + len(t.text) :]
