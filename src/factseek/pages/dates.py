@@ -338,5 +338,4 @@ def post_time(url: str, *, today: _dt.date | None = None) -> _dt.datetime | None
     if ms is None:
         return None
     at = _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC)
-    latest = (today or _dt.date.today()) + _dt.timedelta(days=1)
-    return at if EARLIEST_DATE <= at.date() <= latest else None
+    return at if _valid(at.year, at.month, at.day, today or _dt.date.today()) else None

@@ -46,6 +46,7 @@ names and the main verb; it is loaded once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -321,10 +322,15 @@ def drop_clause(
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def _one_sentence(text: str) -> bool:
+    """Rule 8's evidence: one sentence of at most 40 words."""
+    return bool(text) and len(text.split()) <= 40 and not re.search(r"[.!?]\s+[A-Z]", text)
+
+
 def reported(claim: str, evidence: str) -> str | None:
     """Rule 8: the evidence as someone's unverified assertion (one sentence of 40 words at most)."""
     text = evidence.strip()
-    if not text or len(text.split()) > 40 or re.search(r"[.!?]\s+[A-Z]", text):
+    if not _one_sentence(text):
         return None
     return f'{_pick(REPORTERS, claim, evidence)}: "{text}"'
 
@@ -332,7 +338,7 @@ def reported(claim: str, evidence: str) -> str | None:
 def report_frame(claim: str, evidence: str) -> str | None:
     """Rule 8, reported speech: 'Some residents believe that the bridge ...' (one sentence)."""
     text = evidence.strip().rstrip(".!?")
-    if not text or len(text.split()) > 40 or re.search(r"[.!?]\s+[A-Z]", text):
+    if not _one_sentence(text):
         return None
     first = text.split()[0]
     if first.isupper() or any(c.isupper() for c in first[1:]):  # "NASA", "McDonald's": keep
@@ -353,13 +359,15 @@ def _opposites() -> dict[str, str]:
 _OPPOSITE = _opposites()
 
 
-def _forms(lemma: str) -> set[str]:
+@functools.lru_cache(maxsize=256)
+def _forms(lemma: str) -> frozenset[str]:
+    """Every inflected form of ``lemma`` (asked once per lemma of ``ANTONYMS``)."""
     from lemminflect import getAllInflections
 
     forms = {lemma}
     for values in getAllInflections(lemma).values():
         forms.update(values)
-    return forms
+    return frozenset(forms)
 
 
 def opposite(doc: Any, evidence: str) -> str | None:
@@ -413,9 +421,9 @@ def _edit(
         return c, drop_clause(c, e, found), "nei"
     if rule == "antonym":
         return opposite(doc, e), e, "refutes"
-    # rule 8: half quoted, half reported speech (by a hash of the pair)
-    quoted = _h(c, e) % 2 == 0
-    return c, (reported(c, e) if quoted else report_frame(c, e)) or reported(c, e), "nei"
+    # rule 8: half reported speech (by a hash of the pair), the rest and any misfit quoted
+    framed = report_frame(c, e) if _h(c, e) % 2 else None
+    return c, framed or reported(c, e), "nei"
 
 
 def contrast_pairs(
