@@ -56,13 +56,15 @@ def _args() -> argparse.Namespace:
     return p.parse_args()
 
 
-def _load(args: argparse.Namespace, quantize: str):
+def _load(args: argparse.Namespace, quantize: str, engine: str = "numpy"):
     from factseek.stance import default_model_path
     from factseek.stance.crossencoder import CrossEncoderStance
     from factseek.stance.model import load_tokenizer
 
     path = default_model_path() if args.model == "default" else Path(args.model)
-    model = CrossEncoderStance.load(path, quantize=quantize, name=f"{path.name}/{quantize}")
+    model = CrossEncoderStance.load(
+        path, quantize=quantize, name=f"{path.name}/{quantize}/{engine}", engine=engine
+    )
     if args.max_length:
         model.tokenizer = load_tokenizer(model.config["net"]["base"], args.max_length)
         model.max_length = args.max_length
@@ -110,6 +112,7 @@ def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
 def speed(args: argparse.Namespace, results: dict) -> list[str]:
     import torch
 
+    from factseek.ml.threads import use_threads
     from factseek.stance import crossencoder
     from factseek.stance.crossencoder import BATCH_SIZE, encode
     from factseek.stance.data import build_pairs, subsample
@@ -117,9 +120,11 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
 
     threads = max(1, args.threads)
     torch.set_num_threads(threads)
+    use_threads(threads)  # the numpy engine's count
     test = [p for p in build_pairs(args.data, ["fever"])["test"]]
     pairs = [(p.question, p.evidence) for p in subsample(test, args.speed_pairs)]
     ours = {q: _load(args, q) for q in ("int8", "none")}
+    torch_ours = {q: _load(args, q, "torch") for q in ("int8", "none")}
     tokenizer = ours["none"].tokenizer
     peer = StanceNet.from_base(NetConfig(layers=6, train_layers=1)).merge().eval()
     order = sorted(pairs, key=lambda x: len(x[0]) + len(x[1]))
@@ -137,17 +142,19 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
         side_by_side = crossencoder.spread
         crossencoder.spread = lambda fn, items: [fn(x) for x in items]
         try:
-            ours["int8"].classify(pairs)
+            torch_ours["int8"].classify(pairs)
         finally:
             crossencoder.spread = side_by_side
 
     runs = {
-        "model int8 (classify)": lambda: ours["int8"].classify(pairs),
-        "model fp32 (classify)": lambda: ours["none"].classify(pairs),
+        "model int8, numpy engine (classify)": lambda: ours["int8"].classify(pairs),
+        "model fp32, numpy engine (classify)": lambda: ours["none"].classify(pairs),
+        "model int8, torch engine (classify)": lambda: torch_ours["int8"].classify(pairs),
+        "model fp32, torch engine (classify)": lambda: torch_ours["none"].classify(pairs),
         "peer: MiniLM-L6 fp32 forward": peer_run,
     }
     if threads > 1:
-        runs["int8, each pass on every thread"] = int8_in_turn
+        runs["int8 torch, each pass on every thread"] = int8_in_turn
     rows = {}
     for name, fn in runs.items():
         fn()  # warm-up

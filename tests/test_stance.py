@@ -273,7 +273,7 @@ def test_an_int8_reading_depends_on_the_pair_alone(tiny_model):
     from factseek.stance.crossencoder import CrossEncoderStance
 
     out, _ = tiny_model
-    model = CrossEncoderStance.load(out, quantize="int8")
+    model = CrossEncoderStance.load(out, quantize="int8", engine="torch")
     pairs = [(p.question, p.evidence) for p in _pairs()[:6]] + [("the sky", "blue " * 30)]
     together = model.probabilities(pairs)
     alone = np.vstack([model.probabilities([p]) for p in pairs])
@@ -289,7 +289,7 @@ def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeyp
     import factseek.stance.crossencoder as ce
 
     out, _ = tiny_model
-    model = ce.CrossEncoderStance.load(out, quantize="int8")
+    model = ce.CrossEncoderStance.load(out, quantize="int8", engine="torch")
     pairs = [(p.question, p.evidence) for p in _pairs()[:9]] + [("the sky", "blue " * 30)]
     calls: list[int] = []
     real = ce.spread
@@ -310,6 +310,50 @@ def test_an_int8_reading_is_the_same_read_on_several_threads(tiny_model, monkeyp
     assert fresh == [threads]
     assert np.array_equal(one, several)  # each pair is read on its own, on whichever thread
     assert calls == ([threads] if threads > 1 else [])  # side by side only with threads to share
+
+
+@pytest.mark.parametrize("mode", ["int8", "none"])
+def test_the_numpy_engine_reads_as_the_torch_network(tiny_model, mode):
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    out, _ = tiny_model
+    ours = CrossEncoderStance.load(out, quantize=mode)
+    theirs = CrossEncoderStance.load(out, quantize=mode, engine="torch")
+    assert ours.config["engine"] == "numpy" and theirs.config["engine"] == "torch"
+    pairs = [(p.question, p.evidence) for p in _pairs()[:6]] + [("the sky", "blue " * 30), ("", "")]
+    a, b = ours.probabilities(pairs), theirs.probabilities(pairs)
+    assert np.abs(a - b).max() < 1e-4
+    assert [r.label for r in ours.classify(pairs)] == [r.label for r in theirs.classify(pairs)]
+    alone = np.vstack([ours.probabilities([p]) for p in pairs])
+    if mode == "int8":  # one pair per pass: a pair's reading is its own
+        assert np.array_equal(a, alone)
+    else:  # batches of 32, padded: the same to float precision
+        assert np.allclose(a, alone, atol=1e-5)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_numpy_reading_is_the_same_read_on_several_threads(tiny_model, threads):
+    from factseek.ml.threads import use_threads
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    out, _ = tiny_model
+    model = CrossEncoderStance.load(out, quantize="int8")
+    pairs = [(p.question, p.evidence) for p in _pairs()[:9]] + [("the sky", "blue " * 30)]
+    use_threads(1)
+    try:
+        one = model.probabilities(pairs)
+        use_threads(threads)
+        several = model.probabilities(pairs)
+    finally:
+        use_threads(1)
+    assert np.array_equal(one, several)
+
+
+def test_an_unknown_engine_is_a_model_error(tiny_model):
+    from factseek.stance.crossencoder import CrossEncoderStance
+
+    with pytest.raises(ModelError, match="engine"):
+        CrossEncoderStance.load(tiny_model[0], engine="onnx")
 
 
 def test_config_thresholds_decide_the_label(tiny_model):
@@ -470,8 +514,10 @@ def test_distillation_mixes_the_teachers_softened_probabilities(tiny_base, tiny_
     assert rows(seen[0]) == rows(want)
     cfg_out = json.loads((result.path / "config.json").read_text())
     assert cfg_out["net"]["ffn"] == 8 and cfg_out["hyperparameters"]["teacher"] == teacher.name
-    student = load_stance(result.path)  # reloads as a narrower network, same probabilities
+    student = CrossEncoderStance.load(result.path, engine="torch")  # reloads as a narrower network
     assert student.net.layers[0].ffn_in.out_features == 8
+    pairs = [(p.question, p.evidence) for p in _pairs()[:6]]  # the numpy engine narrows it alike
+    assert np.abs(load_stance(result.path).probabilities(pairs) - student.probabilities(pairs)).max() < 1e-4  # fmt: skip
 
 
 def test_wrong_adapter_is_a_model_error(tiny_model, tmp_path):

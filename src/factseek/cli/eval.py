@@ -229,7 +229,15 @@ def pipeline_cmd(
     rows = with_ids(spec.load(claims))
     rows = rows[:limit] if limit is not None else rows
     settings = ray_settings(ray, ray_workers)
-    options = CheckOptions(store=store, stance=stance, scale="auto", verdict_rules=verdict_rules)
+    from factseek.stance import engine_for_many
+
+    options = CheckOptions(
+        store=store,
+        stance=stance,
+        scale="auto",
+        verdict_rules=verdict_rules,
+        stance_engine=engine_for_many(),
+    )
     parts = build_parts(options)
     the_judge = None
     if judge is not None:

@@ -23,6 +23,15 @@ app = make_app("Train, evaluate and try the evidence stance model.")
 QuantizeName = enum.StrEnum("QuantizeName", {x: x for x in ("config", "int8", "none")})
 EvalForm = enum.StrEnum("EvalForm", {x: x for x in ("statement", "question", "both")})
 SplitName = enum.StrEnum("SplitName", {x: x for x in ("train", "validation", "test")})
+EngineName = enum.StrEnum("EngineName", {x: x for x in ("numpy", "torch")})
+EngineOpt = Annotated[
+    EngineName,
+    typer.Option(
+        "--engine",
+        help="What reads the network: numpy (default; no torch import) or torch (the network "
+        "training uses). Both give the same readings to within 0.002 (docs/stance.md).",
+    ),
+]
 
 DataOpt = Annotated[
     Path | None,
@@ -57,20 +66,22 @@ def _sources(text: str | None) -> tuple[str, ...]:
     return DEFAULT_SOURCES if text is None else parse_sources(text)
 
 
-def _model(model: str, quantize: str) -> CrossEncoderStance:
+def _model(model: str, quantize: str, engine: str = "numpy") -> CrossEncoderStance:
     from factseek.errors import InputError
     from factseek.stance import STANCE_MODELS, default_model_path
     from factseek.stance.crossencoder import CrossEncoderStance
 
     q = None if quantize == "config" else quantize
     if model == "default":
-        return CrossEncoderStance.load(default_model_path(), quantize=q, name="stance:default")
+        return CrossEncoderStance.load(
+            default_model_path(), quantize=q, name="stance:default", engine=engine
+        )
     path = Path(model).expanduser()
     if not path.is_dir():
         raise InputError(
             f"unknown stance model {model!r}: one of {', '.join(STANCE_MODELS)}, or a folder written by `factseek stance train`"
         )
-    return CrossEncoderStance.load(path, quantize=q)
+    return CrossEncoderStance.load(path, quantize=q, engine=engine)
 
 
 @app.command()
@@ -307,6 +318,7 @@ def eval_(
             "(repeatable; e.g. tests/data/stance_contrast.jsonl, the hand-written contrast set).",
         ),
     ] = None,
+    engine: EngineOpt = EngineName.numpy,
 ) -> None:
     """Accuracy, macro-F1, calibration error, per-class P/R/F1 and confusion matrices on one
     split, per source and form (two-way sources are scored two-way), and on pair files."""
@@ -317,7 +329,7 @@ def eval_(
     from factseek.stance.realworld import scoring
 
     names = EVAL_SOURCES if sources is None else _sources(sources)
-    stance = _model(model, quantize.value)
+    stance = _model(model, quantize.value, engine.value)
     pairs = build_pairs(_data_root(data), names)[split.value]
     forms = ("statement", "question") if form.value == "both" else (form.value,)
     results: dict[str, dict] = {}
@@ -363,7 +375,8 @@ def eval_(
         payload = {
             "model": stance.name,
             "config": {
-                k: stance.config.get(k) for k in ("net", "max_length", "quantize", "thresholds")
+                k: stance.config.get(k)
+                for k in ("net", "max_length", "quantize", "engine", "thresholds")
             },
             "split": split.value,
             "results": results,
@@ -469,9 +482,10 @@ def predict(
             "--quantize", help="config: as the model folder says; int8 or none to override."
         ),
     ] = QuantizeName.config,
+    engine: EngineOpt = EngineName.numpy,
 ) -> None:
     """The stance of one piece of evidence toward a claim or question, with probabilities."""
-    stance = _model(model, quantize.value)
+    stance = _model(model, quantize.value, engine.value)
     (r,) = stance.classify([(question, evidence)])
     probs = "  ".join(f"{k} {v:.3f}" for k, v in r.probs.items())
     typer.echo(f"{r.label} ({probs})")

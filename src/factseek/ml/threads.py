@@ -8,7 +8,8 @@ web app's workers therefore give torch every core when a check starts alone, and
 ``cores // workers`` threads (at least 1) when it starts beside others (``web.jobs``).
 ``OMP_NUM_THREADS``, when set, is the user's choice and wins.
 
-Nothing here imports torch: a worker whose parts never loaded it has nothing to size.
+Nothing here imports torch: a worker whose parts never loaded it has nothing to size. Models read
+with numpy (the stance network, ``stance.npnet``) take the same count from ``current_threads``.
 
 ``spread`` runs many small independent passes (one stance pair per int8 pass) on threads side by
 side, each with one torch thread, which uses the cores better than splitting every small matrix
@@ -45,17 +46,32 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+_local = threading.local()
+
+
 def use_threads(n: int) -> bool:
     """Size torch's thread pool for the calling thread to ``n`` (and the default of threads that
-    first use torch later), when torch is already loaded.
+    first use torch later), when torch is already loaded, and record ``n`` as the calling
+    thread's count for models read without torch (``current_threads``).
 
     Returns whether torch was there to size (it is never imported here)."""
+    _local.n = n
     torch = sys.modules.get("torch")
     if torch is None:
         return False
     if torch.get_num_threads() != n:
         torch.set_num_threads(n)
     return True
+
+
+def current_threads() -> int:
+    """Threads the calling thread's model reading may use: what ``use_threads`` last set on
+    this thread, else torch's count when torch is loaded, else ``check_threads(1)``."""
+    n = getattr(_local, "n", None)
+    if n:
+        return int(n)
+    torch = sys.modules.get("torch")
+    return int(torch.get_num_threads()) if torch is not None else check_threads(1)
 
 
 _pool: ThreadPoolExecutor | None = None

@@ -124,6 +124,9 @@ def run_batch(
         guessed=guessed,
         keep_pdf=keep_pdf,
     )
+    from factseek.stance import engine_for_many
+
+    options = {"stance_engine": engine_for_many(), **options}
     if ray is not None:
         from factseek.runs.distributed import run_claims_ray
 

@@ -10,6 +10,8 @@ for plugging in anything else).
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -24,7 +26,9 @@ __all__ = [
     "StanceModel",
     "StanceResult",
     "default_model_path",
+    "engine_for_many",
     "load_stance",
+    "resolve_engine",
 ]
 
 Pair = tuple[str, str]
@@ -78,27 +82,55 @@ def default_model_path() -> Path:
     return Path(str(resources.files("factseek") / "models" / "stance"))
 
 
-@functools.lru_cache(maxsize=1)
-def _default() -> StanceModel:
+#: What reads the stance network when a caller does not say (``FACTSEEK_STANCE_ENGINE``).
+ENGINE_ENV = "FACTSEEK_STANCE_ENGINE"
+ENGINE_CHOICES = ("auto", "numpy", "torch")
+
+
+def resolve_engine(engine: str | None = None) -> str:
+    """``"numpy"`` or ``"torch"`` for ``engine`` (default: ``$FACTSEEK_STANCE_ENGINE``, else
+    ``"auto"``). ``auto`` reads with torch when torch is already imported in this process (its
+    import is paid, and its int8 kernels read a pair about 3 times faster), else with numpy
+    (``stance.npnet``: importing torch would cost more than a check's few hundred pairs).
+    Long-running commands that read many pairs (``serve``, ``batch``, ``eval``) ask for torch."""
+    choice = (engine or os.environ.get(ENGINE_ENV, "") or "auto").strip().lower()
+    if choice not in ENGINE_CHOICES:
+        raise InputError(f"stance engine {choice!r}: one of {', '.join(ENGINE_CHOICES)}")
+    if choice == "auto":
+        return "torch" if "torch" in sys.modules else "numpy"
+    return choice
+
+
+def engine_for_many() -> str:
+    """The engine of a process that reads many pairs (``serve``, ``batch``, ``eval``, a claims
+    file): ``$FACTSEEK_STANCE_ENGINE`` when set, else torch (its import is paid once, and its
+    int8 kernels then read each pair about 3 times faster than numpy: docs/stance.md)."""
+    return os.environ.get(ENGINE_ENV, "").strip().lower() or "torch"
+
+
+@functools.lru_cache(maxsize=2)
+def _default(engine: str) -> StanceModel:
     from factseek.stance.crossencoder import CrossEncoderStance
 
-    return CrossEncoderStance.load(default_model_path(), name="stance:default")
+    return CrossEncoderStance.load(default_model_path(), name="stance:default", engine=engine)
 
 
 #: Named stance models; anything else given to ``load_stance`` must be a trained folder.
-STANCE_MODELS: dict[str, Callable[[], StanceModel]] = {"default": _default}
+STANCE_MODELS: dict[str, Callable[[str], StanceModel]] = {"default": _default}
 
 
-def load_stance(name_or_path: str | Path = "default") -> StanceModel:
+def load_stance(name_or_path: str | Path = "default", *, engine: str | None = None) -> StanceModel:
     """A stance model by registry name (``STANCE_MODELS``) or from a folder written by
-    ``factseek stance train``. The shipped default is loaded once per process."""
+    ``factseek stance train``, read by ``engine`` (``resolve_engine``). The shipped default is
+    loaded once per process and engine."""
+    which = resolve_engine(engine)
     if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:
-        return STANCE_MODELS[name_or_path]()
+        return STANCE_MODELS[name_or_path](which)
     path = Path(name_or_path).expanduser()
     if path.is_dir():
         from factseek.stance.crossencoder import CrossEncoderStance
 
-        return CrossEncoderStance.load(path)
+        return CrossEncoderStance.load(path, engine=which)
     raise InputError(
         f"unknown stance model {str(name_or_path)!r}: one of {', '.join(STANCE_MODELS)}, "
         "or a folder written by `factseek stance train`"

@@ -31,8 +31,10 @@ with one-by-one reading to float precision.
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from collections.abc import Sequence
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,8 @@ import numpy as np
 from factseek.errors import MissingDependency, ModelError
 from factseek.files import atomic_path, atomic_write
 from factseek.ml.folder import read_model_config
-from factseek.ml.threads import spread
+from factseek.ml.npbert import blas_threads
+from factseek.ml.threads import current_threads, spread
 from factseek.stance.calibrate import Calibration
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
@@ -56,6 +59,7 @@ MAX_EVIDENCE_CHARS = 4_000
 BATCH_SIZE = 32
 INT8_BATCH_SIZE = 1  # activations are quantised per pass: one pair per pass, read on its own
 QUANTIZE = ("int8", "none")
+ENGINES = ("numpy", "torch")
 
 Pair = tuple[str, str]
 
@@ -106,22 +110,29 @@ def pad(ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]]) -> tuple[A
 def read_probabilities(
     net: Any, ids: Sequence[Sequence[int]], types: Sequence[Sequence[int]], batch_size: int
 ) -> np.ndarray:
-    """float64 (len(ids), net.config.n_labels) softmax of a ``StanceNet`` over tokenised pairs
-    (``tokenize``), in input order, read ``batch_size`` at a time in order of token count
-    (inference mode; the caller puts a training network in eval mode)."""
-    import torch
+    """float64 (len(ids), net.config.n_labels) softmax of a ``StanceNet`` (torch) or a
+    ``NumpyStanceNet`` over tokenised pairs (``tokenize``), in input order, read ``batch_size``
+    at a time in order of token count (inference mode; the caller puts a training network in
+    eval mode)."""
+    from factseek.stance.npnet import NumpyStanceNet
 
     out = np.zeros((len(ids), net.config.n_labels))
     order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
-    threads = torch.get_num_threads()
-    if batch_size == 1 and threads > 1 and len(order) >= 2 * threads:
-        # one pair per pass: read the pairs on `threads` threads of one torch thread each (a
-        # pair's reading is its own, so the result is the same bit for bit)
-        chunks = [order[k::threads] for k in range(threads)]
+    if isinstance(net, NumpyStanceNet):
+        read = partial(net.read, ids, types, out, batch_size=batch_size)
+        threads = current_threads()
+        context = blas_threads(1)  # the threads below are the parallelism, not BLAS's
+    else:
         read = partial(_read_in_order, net, ids, types, out, batch_size)
-        spread(read, chunks)
-        return out
-    _read_in_order(net, ids, types, out, batch_size, order)
+        threads = sys.modules["torch"].get_num_threads()
+        context = nullcontext()
+    with context:
+        if batch_size == 1 and threads > 1 and len(order) >= 2 * threads:
+            # one pair per pass: read the pairs on `threads` threads of one torch thread each
+            # (a pair's reading is its own, so the result is the same bit for bit)
+            spread(read, [order[k::threads] for k in range(threads)])
+        else:
+            read(order)
     return out
 
 
@@ -197,6 +208,27 @@ def quantize_int8(net: Any) -> Any:
         )
 
 
+def _torch_net(config: Any, weights: Path, mode: str) -> Any:
+    """The torch ``StanceNet`` of ``config`` with the adapter in ``weights`` folded in (and
+    quantised to int8 when ``mode`` says so), in eval mode."""
+    try:
+        import torch  # noqa: F401
+        from safetensors.torch import load_file
+    except ImportError as e:
+        raise MissingDependency(e.name or "torch", "dense", "the stance model") from None
+
+    from factseek.stance.model import StanceNet
+
+    net = StanceNet.from_base(config)
+    try:
+        state = load_file(str(weights))
+    except Exception as e:  # safetensors raises its own error types
+        raise ModelError(f"{weights}: unreadable ({e})") from None
+    net.load_adapter(state)
+    net.merge().eval()
+    return quantize_int8(net) if mode == "int8" else net
+
+
 class CrossEncoderStance:
     """``StanceModel`` over a trained stance folder (see the module docstring)."""
 
@@ -223,18 +255,21 @@ class CrossEncoderStance:
 
     @classmethod
     def load(
-        cls, path: str | Path, *, quantize: str | None = None, name: str | None = None
+        cls,
+        path: str | Path,
+        *,
+        quantize: str | None = None,
+        name: str | None = None,
+        engine: str = "numpy",
     ) -> CrossEncoderStance:
         """Open a stance folder offline; ``quantize`` ("int8"/"none") overrides its config.
-        Raises ``MissingDependency`` when the ``dense`` extra (torch, the MiniLM) is absent."""
-        try:
-            import torch  # noqa: F401
-            from safetensors.torch import load_file
-        except ImportError as e:
-            raise MissingDependency(e.name or "torch", "dense", "the stance model") from None
+        ``engine``: "numpy" (default; ``stance.npnet``, no torch import) or "torch" (the
+        network training uses). Raises ``MissingDependency`` when the ``dense`` extra (the
+        MiniLM base, tokenizers, safetensors; torch for the torch engine) is absent."""
+        from factseek.stance.netconfig import NetConfig, load_tokenizer
 
-        from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
-
+        if engine not in ENGINES:
+            raise ModelError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         path = Path(path)
         cfg = read_config(path)
         mode = quantize or cfg["quantize"]
@@ -244,15 +279,12 @@ class CrossEncoderStance:
             net_config = NetConfig(**cfg["net"])
         except TypeError as e:
             raise ModelError(f"{path}: bad 'net' section ({e})") from None
-        net = StanceNet.from_base(net_config)
-        try:
-            state = load_file(str(path / WEIGHTS_FILE))
-        except Exception as e:  # safetensors raises its own error types
-            raise ModelError(f"{path / WEIGHTS_FILE}: unreadable ({e})") from None
-        net.load_adapter(state)
-        net.merge().eval()
-        if mode == "int8":
-            net = quantize_int8(net)
+        if engine == "numpy":
+            from factseek.stance.npnet import NumpyStanceNet
+
+            net: Any = NumpyStanceNet.load(net_config, path / WEIGHTS_FILE, quantize=mode)
+        else:
+            net = _torch_net(net_config, path / WEIGHTS_FILE, mode)
         tokenizer = load_tokenizer(net_config.base, int(cfg["max_length"]))
         return cls(
             net=net,
@@ -260,7 +292,7 @@ class CrossEncoderStance:
             max_length=int(cfg["max_length"]),
             thresholds=cfg.get("thresholds"),
             name=name or f"stance:{cfg.get('name') or path.name}",
-            config={**cfg, "quantize": mode},
+            config={**cfg, "quantize": mode, "engine": engine},
             batch_size=INT8_BATCH_SIZE if mode == "int8" else BATCH_SIZE,
             calibration=Calibration.from_dict(cfg.get("calibration")),
         )

@@ -41,6 +41,7 @@ from factseek.review.history import History, RunRecord
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.sanitize import safe_url
 from factseek.search.base import BACKENDS
+from factseek.stance import engine_for_many
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
 from factseek.web.jobs import STAGES, Runner
@@ -112,6 +113,7 @@ def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions
         rewrite=settings.rewrite if chosen.get("rewrite") and settings.rewrite else None,
         cache_dir=settings.cache_dir,
         keep_pdf=bool(chosen.get("keep_pdf")),
+        stance_engine=engine_for_many(),  # a server reads many pairs: torch's kernels
     )
 
 

