@@ -538,10 +538,11 @@ def recalibrate(
 ) -> dict[str, Any]:
     """A copy of a stance folder with its calibration map and thresholds fitted anew on
     ``dev`` (the network is untouched); returns what was fitted."""
+    from factseek.stance import engine_for_many
     from factseek.stance.crossencoder import CONFIG_FILE, CrossEncoderStance
 
     src = Path(model)
-    stance = CrossEncoderStance.load(src)
+    stance = CrossEncoderStance.load(src, engine=engine_for_many())  # thousands of pairs
     raw = stance.raw_probabilities([(p.question, p.evidence) for p in dev])
     fitted = fit_on_validation(raw, dev, StanceTrainConfig(weigh_sources=weigh_sources))
     out = Path(out)
