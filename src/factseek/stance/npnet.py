@@ -94,15 +94,22 @@ class Int8Map:
         self.bias = bias.astype(np.float32)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        scale, zp = activation_qparams(x.min(), x.max())
+        rows = x.reshape(-1, x.shape[-1])  # one 2-D product: numpy loops over a 3-D stack
+        scale, zp = activation_qparams(rows.min(), rows.max())
         # fbgemm computes x * (1 / scale) + zp as one fused multiply-add rounded once to float32:
         # in float64 the product and the sum are exact, so one cast rounds as it does
-        qx = (x.astype(np.float64) * np.float64(np.float32(1) / scale) + zp).astype(np.float32)
+        wide = rows.astype(np.float64)
+        wide *= np.float64(np.float32(1) / scale)
+        wide += zp
+        qx = wide.astype(np.float32)
         np.rint(qx, out=qx)
-        np.clip(qx, _QMIN, _QMAX, out=qx)
+        np.maximum(qx, _QMIN, out=qx)
+        np.minimum(qx, _QMAX, out=qx)
         qx -= zp  # in -127..127
         acc = qx @ self.q  # exact sums of integer products
-        return acc * (scale * self.scale) + self.bias
+        acc *= scale * self.scale
+        acc += self.bias
+        return acc.reshape(*x.shape[:-1], acc.shape[-1])
 
 
 class NumpyStanceNet:
