@@ -86,7 +86,10 @@ def main() -> int:
         items = items[: args.limit]
     print(f"{len(items)} claims with a report in {args.run}", file=sys.stderr)
 
-    rows_out = measure(items, variants, load_stance(args.stance), resamples=args.resamples)
+    from factseek.stance import engine_for_many
+
+    stance = load_stance(args.stance, engine=engine_for_many())  # torch: the run's engine
+    rows_out = measure(items, variants, stance, resamples=args.resamples)
     print(
         "| selection | pairs / claim | gold page among candidates | among cards "
         "| refuting cards / claim | rules verdict acc / F1 | Δ acc vs words [95% CI] "

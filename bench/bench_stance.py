@@ -79,7 +79,7 @@ def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
 
     names = parse_sources(args.sources)
     test = build_pairs(args.data, names)["test"]
-    models = {q: _load(args, q) for q in ("int8", "none")}
+    models = {q: _load(args, q, "torch") for q in ("int8", "none")}  # the docs' tables
     counts = models["int8"].config.get("train", {}).get("label_counts") or {"nei": 1}
     majority = max(counts, key=lambda k: counts[k])
     lines = [

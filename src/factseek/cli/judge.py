@@ -398,9 +398,9 @@ def train_evidence(
             )
     model = None
     if stance != "none":
-        from factseek.stance import load_stance
+        from factseek.stance import engine_for_many, load_stance
 
-        model = load_stance(stance)
+        model = load_stance(stance, engine=engine_for_many())  # every training claim's pairs
     judge = train_evidence_judge(
         examples,
         df.labels,
