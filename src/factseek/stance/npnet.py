@@ -1,6 +1,6 @@
 """The stance network read with numpy alone: torch's readings, without importing torch.
 
-``NumpyStanceNet.load(folder_config, adapter_file)`` builds the network a stance folder
+``NumpyStanceNet.load(net_config, adapter_file, quantize=...)`` builds the network a stance folder
 describes (``stance.netconfig.NetConfig``) from the pip-shipped base checkpoint and the folder's
 adapter, folds each LoRA update into its map (``W + (alpha / r) B A``, as ``StanceNet.merge``) and
 reads tokenised pairs (``read``) into softmax probabilities.
@@ -14,17 +14,20 @@ thresholds and calibration map fitted on torch's readings keep their meaning:
   torch's ``reduce_range``) with a scale and zero point chosen from that input's range as
   PyTorch's ``ChooseQuantizationParams`` does, rounded as fbgemm's fused multiply-add rounds
   (a product rounded before the zero point is added moves values that lie near a half);
-- the integer products are summed exactly (float32 holds them), then scaled back and the bias
-  added in float32.
+- the integer products are summed in float32, exact below 2^24 (a map's sums stay far below
+  it but for extreme activations), then scaled back and the bias added in float32.
 
 The query, key and value maps share one input, hence one activation range, and are applied as
 one product. One pair is read per pass, as the torch engine does (``crossencoder``): a pair's
 reading depends on that pair alone. What remains different from torch is the order of float
-additions; on 1,000 AVeriTeC pairs the shipped model's probabilities agree to within the
-figures docs/stance.md gives (``tests/test_stance_npnet.py`` checks them on fixtures).
+additions outside the maps (layer norms, attention, GELU): an activation within such a rounding
+error of a half rounds the other way and moves the rest of its pass. On 1,200 test pairs the
+calibrated probabilities moved by 0.005 on average and 0.25% of the labels differed
+(docs/stance.md, "Two engines"; ``experiments/probe_npnet_agreement.py``).
 
-Why: ``import torch`` alone costs 3.4 s on a small 2-core machine, more than reading the few
-hundred pairs of a check (docs/stance.md, "Speed").
+Why: importing torch and building its network cost 2-4 CPU-s on a small 2-core machine, more than
+numpy takes to read a one-claim check's few dozen pairs, though numpy reads each pair about
+three times slower than torch's int8 kernels (docs/stance.md, "Two engines" and "Speed").
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ class Int8Map:
         rows = x.reshape(-1, x.shape[-1])  # one 2-D product: numpy loops over a 3-D stack
         scale, zp = activation_qparams(rows.min(), rows.max())
         # fbgemm computes x * (1 / scale) + zp as one fused multiply-add rounded once to float32:
-        # in float64 the product and the sum are exact, so one cast rounds as it does
+        # in float64 the product is exact and the sum far finer than float32, so the cast rounds
+        # as it does (but for double-rounding ties)
         wide = rows.astype(np.float64)
         wide *= np.float64(np.float32(1) / scale)
         wide += zp
@@ -106,7 +110,7 @@ class Int8Map:
         np.maximum(qx, _QMIN, out=qx)
         np.minimum(qx, _QMAX, out=qx)
         qx -= zp  # in -127..127
-        acc = qx @ self.q  # exact sums of integer products
+        acc = qx @ self.q  # sums of integer products (exact below 2^24)
         acc *= scale * self.scale
         acc += self.bias
         return acc.reshape(*x.shape[:-1], acc.shape[-1])
