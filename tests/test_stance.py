@@ -453,6 +453,33 @@ def test_a_killed_distillation_reads_its_teacher_once(tiny_base, tiny_model, tmp
     assert not any(line.endswith("training pairs") for line in logs)  # not read again
 
 
+def test_the_chance_guard_by_hand():
+    import math
+
+    from factseek.stance.train import chance_stop, prior_entropy
+
+    assert prior_entropy(["supports", "refutes", "nei"] * 5) == pytest.approx(math.log(3))
+    assert prior_entropy(["nei"] * 4) == 0.0
+    h = prior_entropy(["supports"] * 2 + ["refutes"] * 2 + ["nei"] * 4)  # 1.0397
+    assert chance_stop(1.03, h, 500, 1e-3) and "--lr" in chance_stop(1.03, h, 500, 1e-3)
+    assert chance_stop(0.95, h, 500, 1e-3) is None  # it learned something
+    assert chance_stop(1.1, h, 50, 1e-3) is None  # too few steps to tell
+
+
+def test_a_run_that_stays_at_chance_stops_after_its_first_epoch(tiny_base, tmp_path):
+    import factseek.stance.train as st
+
+    pairs = _pairs() * 10  # 240 pairs: 240 steps of one pair, enough to judge
+    config = _tiny_config(tiny_base, batch_size=1, lr=1e-9, epochs=3)
+    logs: list[str] = []
+    with pytest.raises(ModelError, match="label prior's entropy"):
+        st.train_stance(pairs, pairs[:6], tmp_path / "m", config, progress=False, log=logs.append)
+    assert not (tmp_path / "m" / "config.json").exists()  # nothing half-written
+    warned = _tiny_config(tiny_base, batch_size=1, lr=1e-9, epochs=1, stop_at_chance=False)
+    result = st.train_stance(pairs, pairs[:6], tmp_path / "w", warned, progress=False, log=logs.append)  # fmt: skip
+    assert result.path.is_dir() and any(line.startswith("warning: the training loss") for line in logs)  # fmt: skip
+
+
 def test_a_narrower_feed_forward_keeps_the_strongest_units(tiny_base):
     from safetensors.torch import load_file
 

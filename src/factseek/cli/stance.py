@@ -205,6 +205,14 @@ def train(
             help="Every source weighs the same in calibration and thresholds (or every pair).",
         ),
     ] = D.weigh_sources,
+    stop_at_chance: Annotated[
+        bool,
+        typer.Option(
+            "--stop-at-chance/--no-stop-at-chance",
+            help="Stop (exit 1) after the first epoch when the training loss is still what "
+            "answering the label shares scores: the network is not learning.",
+        ),
+    ] = D.stop_at_chance,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
@@ -243,6 +251,7 @@ def train(
         temperature=temperature,
         calibrate=calibrate,
         weigh_sources=weigh_sources,
+        stop_at_chance=stop_at_chance,
     )
     repeats = parse_oversample(oversample)
     pairs = build_pairs(_data_root(data), names)

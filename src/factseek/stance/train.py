@@ -29,7 +29,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import ConfigError, InputError
+import numpy as np
+
+from factseek.errors import ConfigError, InputError, ModelError
 from factseek.files import atomic_write
 from factseek.ml.training import (
     adamw,
@@ -76,6 +78,9 @@ class StanceTrainConfig:
     teacher: str = ""  # a stance model ("default" or a folder) whose probabilities are soft targets
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
+    stop_at_chance: bool = (
+        True  # stop after epoch 1 when the loss is still the prior's (chance_stop)
+    )
 
     def __post_init__(self) -> None:
         for name in ("layers", "train_layers", "lora_rank", "max_length", "batch_size", "epochs"):
@@ -112,12 +117,40 @@ def _fingerprint(
     config: StanceTrainConfig, train: Sequence[StancePair], dev: Sequence[StancePair]
 ) -> str:
     h = hashlib.blake2b(digest_size=16)
-    h.update(json.dumps(asdict(config), sort_keys=True).encode())
+    what = {k: v for k, v in asdict(config).items() if k != "stop_at_chance"}  # not the work
+    h.update(json.dumps(what, sort_keys=True).encode())
     for p in (*train, None, *dev):
         h.update(
             b"\x00" if p is None else f"{p.question}\x1f{p.evidence}\x1f{p.label}\x1e".encode()
         )
     return h.hexdigest()
+
+
+#: A first epoch shorter than this says too little about whether the network learns.
+CHANCE_MIN_STEPS = 200
+#: A running loss within this of the label prior's entropy is a network that learned nothing.
+CHANCE_MARGIN = 0.02
+
+
+def prior_entropy(labels: Sequence[str]) -> float:
+    """The cross-entropy (nats) of always answering the training labels' shares: the loss of a
+    network that has fallen back to the label prior (ln 3 for balanced labels)."""
+    counts = np.bincount([STANCE_LABELS.index(x) for x in labels], minlength=len(STANCE_LABELS))
+    p = counts[counts > 0] / max(1, counts.sum())
+    return float(-(p * np.log(p)).sum())
+
+
+def chance_stop(running: float, entropy: float, steps: int, lr: float) -> str | None:
+    """Why training should stop after its first epoch of ``steps`` steps, or None: the running
+    loss is still within ``CHANCE_MARGIN`` of the label prior's entropy (a run at LoRA rank 32 and
+    learning rate 1e-3 sat there for 2,900 steps: docs/stance.md)."""
+    if steps < CHANCE_MIN_STEPS or running < entropy - CHANCE_MARGIN:
+        return None
+    return (
+        f"the training loss after epoch 1 ({running:.3f}) is the label prior's entropy "
+        f"({entropy:.3f}): the network has learned nothing beyond the label shares. Try a lower "
+        f"--lr (this run: {lr:g}) with a new --out, or --no-stop-at-chance to go on anyway"
+    )
 
 
 def _net_config(config: StanceTrainConfig) -> Any:
@@ -407,6 +440,7 @@ def train_stance(
         total_steps=total,
     )
     targets = torch.tensor([STANCE_LABELS.index(p.label) for p in train], dtype=torch.long)
+    entropy = prior_entropy([p.label for p in train])
     fp = _fingerprint(config, train, dev)
     work = out / WORK_DIR
     with progress_bar(progress) as bar:
@@ -457,6 +491,12 @@ def train_stance(
                     log(f"epoch {epoch}: {i}/{len(batches)} batches, loss {running:.3f}")
                 if step % CHECKPOINT_STEPS == 0 or i == len(batches):
                     _save_checkpoint(work, net, optimizer, step, fp)
+            if epoch == 1 and not config.teacher and step > done:
+                why = chance_stop(running, entropy, len(batches), config.lr)
+                if why and config.stop_at_chance:
+                    raise ModelError(f"stopped: {why}")
+                if why:
+                    log(f"warning: {why}")
     log("scoring the validation pairs")
     raw = predict_probs(net, tokenizer, dev)
     fitted = fit_on_validation(raw, dev, config)
