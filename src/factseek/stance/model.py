@@ -23,12 +23,18 @@ needs no torch (``stance.npnet`` reads a trained model with numpy alone).
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 from factseek.errors import ConfigError, MissingDependency, ModelError
-from factseek.stance.netconfig import BASES, LORA_TARGETS, NetConfig, load_tokenizer, resolve_base
+from factseek.stance.netconfig import (
+    BASES,
+    LORA_TARGETS,
+    NetConfig,
+    load_tokenizer,
+    read_base,
+    resolve_base,
+)
 
 try:
     import torch
@@ -149,12 +155,7 @@ class StanceNet(nn.Module):
         """The base's first ``config.layers`` layers, adapters on the top ``train_layers``."""
         from safetensors.torch import load_file
 
-        folder = resolve_base(config.base)
-        try:
-            base_cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-            tensors = load_file(str(folder / "model.safetensors"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
+        base_cfg, tensors = read_base(config.base, load_file)
         net = cls(config, base_cfg)
         net.load_base(tensors)
         if config.ffn and config.ffn != int(base_cfg["intermediate_size"]):

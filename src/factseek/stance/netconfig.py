@@ -7,11 +7,13 @@ Both the torch network (``stance.model``) and the numpy one (``stance.npnet``) b
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import ConfigError, MissingDependency
+from factseek.errors import ConfigError, MissingDependency, ModelError
 
 #: Linear maps of a layer that get an adapter when the layer is trained.
 LORA_TARGETS: tuple[str, ...] = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")
@@ -59,6 +61,18 @@ def resolve_base(name: str) -> Path:
                 f"stance base {name!r} is neither one of ({', '.join(BASES)}) nor a BERT folder with {f}"
             )
     return path
+
+
+def read_base(name: str, load_file: Callable[[str], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip
+    """The base checkpoint's config.json and its tensors, read with ``load_file`` (safetensors'
+    numpy or torch reader); ``ModelError`` when either cannot be read."""
+    folder = resolve_base(name)
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        tensors = load_file(str(folder / "model.safetensors"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
+    return config, tensors
 
 
 def load_tokenizer(name: str, max_length: int) -> Any:

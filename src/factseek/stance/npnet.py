@@ -32,7 +32,6 @@ three times slower than torch's int8 kernels (docs/stance.md, "Two engines" and 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ import numpy as np
 
 from factseek.errors import MissingDependency, ModelError
 from factseek.ml.npbert import embed, layer, mask_bias
-from factseek.stance.netconfig import LORA_TARGETS, NetConfig, resolve_base
+from factseek.stance.netconfig import LORA_TARGETS, NetConfig, read_base
 
 #: torch.finfo(torch.float32).eps: the smallest weight scale torch's observers allow.
 _EPS = np.float32(np.finfo(np.float32).eps)
@@ -197,12 +196,7 @@ class NumpyStanceNet:
             from safetensors.numpy import load_file
         except ImportError as e:
             raise MissingDependency("safetensors", "dense", "the stance model") from e
-        folder = resolve_base(config.base)
-        try:
-            base = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-            tensors = load_file(str(folder / "model.safetensors"))
-        except (OSError, json.JSONDecodeError) as e:
-            raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
+        base, tensors = read_base(config.base, load_file)
         try:
             adapter = load_file(str(adapter_file))
         except Exception as e:  # safetensors raises its own error types
