@@ -4,7 +4,8 @@
 ``question`` is the claim or a subquestion and ``evidence`` a sentence or passage. Implementations
 sit behind one registry (``load_stance``): the model shipped in the package (``"default"``), a
 folder trained with ``factseek stance train``, or any function (``FunctionStance``, for tests and
-for plugging in anything else).
+for plugging in anything else). A trained folder is read by numpy (``stance.npnet``, no torch
+import) or torch: ``resolve_engine`` says which (docs/stance.md, "Two engines").
 """
 
 from __future__ import annotations
