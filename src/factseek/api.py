@@ -237,6 +237,9 @@ def _evidence_parts(
         try:
             stance = load_stance(opts.stance, engine=opts.stance_engine)
             names["stance"] = getattr(stance, "name", str(opts.stance))
+            engine = getattr(stance, "config", {}).get("engine")
+            if engine:  # the same engine reproduces a report's probabilities exactly
+                names["stance_engine"] = str(engine)
         except MissingDependency as e:
             if str(opts.stance) != "default":
                 raise  # a model the user asked for by name: say what to install
