@@ -177,8 +177,8 @@ class NumpyStanceNet:
                 w[target] = w[target] + scale * (a[q + "lora_b"] @ a[q + "lora_a"])
         norms = {}
         for j, (ours, theirs) in enumerate(_NORMS.items(), start=1):
-            src = (lambda k, ours=ours: a[f"layers.{i}.{ours}.{k}"]) if trained else (lambda k, theirs=theirs: t[p + theirs + "." + k])  # fmt: skip
-            norms[f"n{j}_w"], norms[f"n{j}_b"] = src("weight"), src("bias")
+            for k, short in (("weight", "w"), ("bias", "b")):
+                norms[f"n{j}_{short}"] = a[f"layers.{i}.{ours}.{k}"] if trained else t[f"{p}{theirs}.{k}"]  # fmt: skip
         qkv_w = np.concatenate([w["query"], w["key"], w["value"]])  # (3h, h)
         qkv_b = np.concatenate([b["query"], b["key"], b["value"]])
         maps = {
