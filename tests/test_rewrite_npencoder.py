@@ -58,3 +58,17 @@ def test_same_vectors_as_sentence_transformers(encoder) -> None:
     ours = encoder.encode(TEXTS)
     assert (ours * ref).sum(1).min() > 0.99999
     assert np.abs(ours - ref).max() < 1e-5
+
+
+def test_embeddings_add_the_first_token_type_row() -> None:
+    from factseek.ml.npbert import embed
+
+    rng = np.random.default_rng(0)
+    word, pos, typ = (rng.normal(size=(n, 8)).astype(np.float32) for n in (20, 16, 2))
+    emb = (word, pos, typ, np.ones(8, np.float32), np.zeros(8, np.float32))
+    ids = np.array([[3, 5, 7]])
+    zeros = embed(emb, ids, np.zeros_like(ids), 1e-12)
+    assert np.array_equal(embed(emb, ids, None, 1e-12), zeros)  # None means type 0
+    assert not np.allclose(embed(emb, ids, np.ones_like(ids), 1e-12), zeros)
+    with pytest.raises(ValueError, match="token-type table"):
+        embed((word, pos, typ[0], *emb[3:]), ids, None, 1e-12)  # a row is not a table

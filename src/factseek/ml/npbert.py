@@ -115,6 +115,8 @@ def embed(
     """(b, t) token ids (and token type ids; None: all 0) -> (b, t, h) embedded states.
     ``emb``: word, position and token-type tables, then the layer norm's weight and bias."""
     word, pos, typ, nw, nb = emb
+    if typ.ndim != 2 or typ.shape[1] != word.shape[1]:
+        raise ValueError(f"token-type table must be (types, {word.shape[1]}), not {typ.shape}")
     t = ids.shape[1]
     types = typ[0] if type_ids is None else typ[type_ids]
     return layer_norm(word[ids] + pos[:t][None] + types, nw, nb, eps)

@@ -68,7 +68,7 @@ class NumpyBertEncoder:
         self._emb = (
             t["embeddings.word_embeddings.weight"],
             t["embeddings.position_embeddings.weight"],
-            t["embeddings.token_type_embeddings.weight"][0],
+            t["embeddings.token_type_embeddings.weight"],
             t["embeddings.LayerNorm.weight"],
             t["embeddings.LayerNorm.bias"],
         )
