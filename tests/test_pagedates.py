@@ -169,3 +169,48 @@ def test_a_post_id_dates_the_post() -> None:
     # an archived copy is dated by the post it archives
     pd = dates(url="https://web.archive.org/web/20200801000000/" + url)
     assert pd.choice.date == D(2020, 7, 11)
+
+
+def test_utc_read_at_the_offset_of_the_times_in_the_pages_scripts() -> None:
+    head = meta("article:published_time", "2020-05-02T02:54:29Z")
+    schedule = (
+        '<script>{"items": [{"date": "Fri, 01 May 2020 23:00:00 -0400"},'
+        ' {"date": "Sat, 02 May 2020 06:00:00 -0400"}, {"at": "2020-05-01T20:00:00+01:00"}]}'
+        "</script>"
+    )
+    e = by_source(dates(head + schedule).evidence)["meta:article:published_time"]
+    assert e.date == D(2020, 5, 1)  # 22:54 in New York, where the site's clock runs
+    assert e.rule == "UTC 02:54 read at the offset of the times in the page's scripts -04:00"
+    # a day the page states itself comes first (T3: here the UTC day), not the scripts
+    pd = dates(head + schedule, '<span class="date">May 2, 2020</span>')
+    assert by_source(pd.evidence)["meta:article:published_time"].date == D(2020, 5, 2)
+    # scripts with UTC times only, or none: the UTC day
+    utc_only = '<script>{"date": "2020-05-01T23:00:00+00:00"}</script>'
+    assert by_source(dates(head + utc_only).evidence)["meta:article:published_time"].date == D(
+        2020, 5, 2
+    )
+
+
+def _masthead_page(masthead: str, *, article: str = "") -> PageDates:
+    body = (
+        f'<div class="top"><ul><li><i class="icon"></i>{masthead}</li></ul></div>'
+        f"<h1>Headline</h1>{article}"
+    )
+    guess = Found("htmldate", "2020-12-08")
+    return dates("", body, estimate=lambda: guess)
+
+
+def test_a_mastheads_date_for_today_is_when_the_page_was_served_not_published() -> None:
+    # the story's own date, printed away from the headline (found by the page-wide scan)
+    aside = "<p>Text.</p>" * 4 + '<div><span class="time">13 Oct 2020 18:29</span></div>'
+    pd = _masthead_page("Tuesday, (08 Dec 2020)", article=aside)
+    served = by_source(pd.evidence)["masthead"]
+    assert served.date == D(2020, 12, 8) and "served" in served.rule
+    assert pd.choice.date == D(2020, 10, 13)  # the one date left that votes
+    # nothing else: the served day is an upper bound, the page existed then
+    alone = _masthead_page("Tuesday, (08 Dec 2020)")
+    assert alone.choice.date == D(2020, 12, 8) and alone.choice.rule.startswith("upper bound")
+    # a date without a weekday above the headline is not a masthead's "today": a vote
+    plain = _masthead_page("08 Dec 2020", article=aside)
+    assert "masthead" not in by_source(plain.evidence)
+    assert plain.choice.date == D(2020, 12, 8)

@@ -24,8 +24,9 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
    a single odd one, whatever its rank (JSON-LD 3 years early loses to meta + URL).
 5. **Tie.** Equal weights: the *later* day. For a filter that keeps pages published before a
    claim, too late only loses a page; too early can leak one.
-6. **Upper bound.** No vote at all: the earliest modification or snapshot day. A page is not
-   published after it was modified or archived, so this is safe for a before-the-claim filter.
+6. **Upper bound.** No vote at all: the earliest modification, snapshot or masthead day (the
+   date a masthead prints for today, ``SERVED_SOURCE``). A page is not published after it was
+   modified, archived or served, so this is safe for a before-the-claim filter.
 7. Otherwise no date (None).
 
 ``choose_modified(evidence, published) -> DateChoice`` is the page's last modification, when the
@@ -104,9 +105,10 @@ MODIFICATION_SOURCES: frozenset[str] = frozenset(
     }
 )
 ARCHIVE_SOURCE = "archive"  # a web-archive snapshot: the page existed by then
+SERVED_SOURCE = "masthead"  # a masthead's date for today, htmldate's pick: the page existed then
 POST_ID_SOURCE = "post-id"  # a social post's creation time, read from the ID in its URL
 #: Sources that bound the publication date from above instead of giving it.
-BOUND_SOURCES: frozenset[str] = MODIFICATION_SOURCES | {ARCHIVE_SOURCE}
+BOUND_SOURCES: frozenset[str] = MODIFICATION_SOURCES | {ARCHIVE_SOURCE, SERVED_SOURCE}
 #: Modification sources the page states itself (rule M1): not the HTTP header.
 STATED_MODIFICATION: frozenset[str] = MODIFICATION_SOURCES - {"last-modified"}
 #: A modification date before this is absurd for a web page (rule M2).
@@ -245,7 +247,7 @@ def choose(evidence: Iterable[DateEvidence]) -> DateChoice:
     bounds = [e for e in evidence if e.source in BOUND_SOURCES]
     if bounds:
         first = min(bounds, key=lambda e: e.date)
-        rule = f"upper bound: no publication date; the page was modified or archived by then ({first.source})"
+        rule = f"upper bound: no publication date; the page was modified, archived or served by then ({first.source})"
         if aside:
             rule += "; set aside: " + "; ".join(aside)
         return DateChoice(date=first.date, source=first.source, rule=rule)

@@ -21,6 +21,10 @@ source                     where it comes from
 ``htmldate``,              htmldate's estimate, asked for only when it could change the
 ``htmldate:heuristic``     choice: its markup search, else its extensive heuristic search
                            (running text, copyright years: a guess)
+``masthead``               htmldate's estimate when it is the date a masthead prints for
+                           today above the headline ("Tuesday, 08 Dec 2020":
+                           ``sources.masthead_day``): the day the page was served, an upper
+                           bound, not a vote
 ``url``                    a date in the URL path (of the archived page, for an archive copy)
 ``post-id``                a social post's creation time, from the ID in its URL (X/Twitter
                            status IDs, Bluesky record keys: ``dates.post_time``): exact
@@ -39,6 +43,9 @@ Time zones (``DateEvidence.date`` is always the day in the page's own zone; ``ra
   (dates without a time, or wall times without an offset: URL, visible text, tags), when exactly
   one such day differs from the UTC day, the UTC day is not among them, and a plausible offset
   (``dates.PLAUSIBLE_OFFSETS``) reaches it.
+- T3b. Otherwise, when the page gives no day of its own that an offset reaches, at the most
+  common non-UTC offset of the full times (ISO 8601, RFC 2822) written in the page's scripts:
+  feeds, schedules and comment times run on the site's clock (``script_offset``).
 - T4. Otherwise the UTC day, and the rule says the offset was unknown. The archive snapshot's
   bound is then the latest day the plausible offsets reach (a bound must not be too early).
 
@@ -78,6 +85,7 @@ from factseek.pages.datepolicy import (
     MODIFICATION_SOURCES,
     OUTSIDE_ARTICLE,
     POST_ID_SOURCE,
+    SERVED_SOURCE,
     WEIGHTS,
     DateChoice,
     choose,
@@ -95,7 +103,14 @@ from factseek.pages.dates import (
     read_date,
     url_date,
 )
-from factseek.pages.sources import Found, language, printed_outside, structured, visible
+from factseek.pages.sources import (
+    Found,
+    language,
+    masthead_day,
+    printed_outside,
+    structured,
+    visible,
+)
 from factseek.pages.webarchive import snapshot
 from factseek.types import DateEvidence
 
@@ -245,6 +260,33 @@ def _page_offset(readings: list[tuple[Found, Reading, str]]) -> _dt.timedelta | 
     )
 
 
+_SCRIPT_TIME = re.compile(
+    r"\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d+)?)?([+-]\d\d):?(\d\d)(?!\d)"  # ISO 8601
+    r"|\b\d{1,2} [A-Z][a-z]{2} \d{4} \d\d:\d\d(?::\d\d)? ([+-]\d\d)(\d\d)\b"  # RFC 2822
+)
+MAX_SCRIPT_SCAN = 200_000  # characters of the page's scripts scanned for times with offsets (T3b)
+
+
+def script_offset(tree: Any) -> _dt.timedelta | None:
+    """T3b: the most common non-UTC offset of the full times (ISO 8601, RFC 2822) written in the
+    page's scripts (feeds, schedules, comment times: the site's own clock), when its dates give
+    none. None when they state no such time."""
+    seen = 0
+    offsets: Counter[_dt.timedelta] = Counter()
+    for text in tree.xpath("//script/text()"):
+        chunk = str(text)[: MAX_SCRIPT_SCAN - seen]
+        seen += len(chunk)
+        for m in _SCRIPT_TIME.finditer(chunk):
+            hh, mm = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            minutes = int(hh[1:]) * 60 + int(mm)
+            off = _dt.timedelta(minutes=-minutes if hh[0] == "-" else minutes)
+            if off and abs(off) <= _dt.timedelta(hours=14):
+                offsets[off] += 1
+        if seen >= MAX_SCRIPT_SCAN:
+            break
+    return offsets.most_common(1)[0][0] if offsets else None
+
+
 def _fmt_offset(off: _dt.timedelta) -> str:
     minutes = int(off.total_seconds() // 60)
     sign = "+" if minutes >= 0 else "-"
@@ -252,7 +294,11 @@ def _fmt_offset(off: _dt.timedelta) -> str:
 
 
 def _settle_zone(
-    f: Found, r: Reading, page_offset: _dt.timedelta | None, local_days: set[_dt.date]
+    f: Found,
+    r: Reading,
+    page_offset: _dt.timedelta | None,
+    local_days: set[_dt.date],
+    script_offset: _dt.timedelta | None = None,
 ) -> tuple[_dt.date, str]:
     """Rules T1-T4 for one reading: its local day and the rule text."""
     if r.time is None:
@@ -272,6 +318,11 @@ def _settle_zone(
     hints = sorted(d for d in local_days if d in reach and d != r.date)
     if r.date not in local_days and len(hints) == 1:
         return hints[0], f"UTC {hhmm} read as the page's own day {hints[0].isoformat()}"
+    if script_offset is not None and not any(d in reach for d in local_days):
+        return local_day(r, script_offset), (
+            f"UTC {hhmm} read at the offset of the times in the page's scripts "
+            f"{_fmt_offset(script_offset)}"
+        )
     return r.date, f"UTC {hhmm}; the page gives no offset"
 
 
@@ -332,9 +383,11 @@ def page_dates(
                 rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
             elif tree is not None and printed_outside(tree, r.date):
                 rule = f"{OUTSIDE_ARTICLE} (a sidebar's, footer's or related story's date)"
-            evidence.append(
-                DateEvidence(source=guess.source, date=r.date, raw=value[:200], rule=rule)
-            )
+            source = guess.source
+            if not rule and tree is not None and masthead_day(tree) == r.date:
+                source = SERVED_SOURCE  # an upper bound, not a vote
+                rule = "htmldate's date is the masthead's date for today: the day it was served"
+            evidence.append(DateEvidence(source=source, date=r.date, raw=value[:200], rule=rule))
     ev = tuple(evidence)
     choice = choose(ev)
     absurd = [
@@ -374,12 +427,15 @@ def _resolve(
     bound = next((r.date for f, r in readings if f.source == ARCHIVE_SOURCE), None)
     settled = _settle_order(readings, signals, bound + _dt.timedelta(days=1) if bound else None)
     offset = _page_offset(settled)
+    scripts = None  # T3b's offset, read only when a UTC time needs it
+    if offset is None and page.tree is not None and any(r.is_utc for _, r, _ in settled):
+        scripts = script_offset(page.tree)
     local_days = {  # days the page gives in its own zone: dates alone, wall times with no offset
         r.date for f, r, _ in settled if r.offset is None and f.source not in BOUND_SOURCES
     }
     evidence: list[DateEvidence] = []
     for f, r, order_rule in settled:
-        day, zone_rule = _settle_zone(f, r, offset, local_days)
+        day, zone_rule = _settle_zone(f, r, offset, local_days, scripts)
         rule = "; ".join(x for x in (order_rule, zone_rule) if x)
         if f.source == "url":
             rule = rule or ("archived page's URL" if page.archived else "")

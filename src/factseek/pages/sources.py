@@ -238,6 +238,37 @@ def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> 
     return outside
 
 
+_WEEKDAY = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|\b(?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)\b"
+    r"|\b(?:lunes|martes|miércoles|jueves|viernes|sábado|domingo)\b"
+    r"|\b(?:montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)\b"
+    r"|\b(?:segunda|terça|quarta|quinta|sexta)-feira\b",
+    re.I,
+)
+MASTHEAD_SCAN = 2_000  # elements examined before the headline for a masthead's date
+MASTHEAD_CHARS = 60  # the longest element text read as a masthead's date
+
+
+def masthead_day(tree: Any) -> Any:
+    """The date a masthead prints for today ("Tuesday, 08 Dec 2020") above the headline: the
+    day the page was served, not the day it was published. It is the first short element before
+    the first ``<h1>``, ``<article>`` or ``<main>`` whose text names a weekday and reads as a
+    date; None when there is none."""
+    for el in itertools.islice(tree.iter(), MASTHEAD_SCAN):
+        if el.tag in ("h1", "article", "main"):
+            return None
+        if not isinstance(el.tag, str) or el.tag in NOT_MAIN_TAGS - {"nav", "aside"}:
+            continue
+        text = el.text_content() if len(el) <= 3 else ""
+        if len(text) > MASTHEAD_CHARS or not _DIGIT.search(text) or not _WEEKDAY.search(text):
+            continue
+        r = read_date(" ".join(text.split()))
+        if r is not None and r.other is None:
+            return r.date
+    return None
+
+
 def _dated(el: Any) -> tuple[str, str] | None:
     """("text" or "text:updated", the raw string) for a short element stating a date."""
     if el.get("itemprop") == "datePublished":
