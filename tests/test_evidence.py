@@ -257,3 +257,25 @@ def test_originally_published_lines_and_short_originals_are_copies() -> None:
     assert not by_url[reprint.url].independent and "near-copy" in by_url[reprint.url].note
     assert not by_url[credited.url].independent
     assert "originally published by Courier" in by_url[credited.url].note
+
+
+def test_questions_in_a_page_are_not_evidence() -> None:
+    page = Document(
+        url="https://www.metrodaily.example/transit-faq",
+        text=(
+            "Has the transit budget grown 40 percent since 2019? "
+            "The transit budget went from $412M in 2019 to $488M this year, about 18 percent. "
+            'Residents keep asking "has the transit budget really grown 40 percent?" '
+            "Riders filled the council chamber to ask about the transit budget and fares. "
+            "The council will publish the full transit budget for 2025 in June, its clerk said."
+        ),
+    )
+    cands = evidence_candidates(CLAIM, QUESTIONS, [page], EvidenceConfig())
+    texts = {c.text for c in cands}
+    assert texts and all(len(t) < len(page.text) / 2 for t in texts)  # sentences, not the page
+    assert not any(t.rstrip('"').endswith("?") for t in texts)
+    assert any("about 18 percent" in t for t in texts)
+    # a short page is one unit, whole, question or not (a post that asks and answers)
+    post = Document(url="https://a.example/p", text="Did the budget grow 40 percent? No.")
+    cands = evidence_candidates(CLAIM, QUESTIONS, [post], EvidenceConfig())
+    assert {c.text for c in cands} == {"Did the budget grow 40 percent? No."}

@@ -9,7 +9,8 @@ pipeline calls it between the two):
    ``cfg.top_docs`` when set) is split into sentences (``extractive.sentence_spans``) within its
    first ``cfg.max_chars`` characters. A document of at most ``cfg.short_doc`` words is one unit,
    whole (a short answer, a post, a snippet). Sentences under ``cfg.min_words`` words are not
-   units; nor are exact repeats of an earlier unit's text.
+   units; nor are questions (a sentence ending in "?": "What happened to water bills?" asks,
+   it states nothing to support or refute), nor exact repeats of an earlier unit's text.
 2. **Relevance** of a unit to a question is the share of the question's terms that the unit
    contains, each term weighted 1 to 2 by its IDF over all units of the call (1 + Lucene IDF /
    its value at df = 0): names count more than words every unit has. Terms (``match_terms``,
@@ -200,6 +201,14 @@ def match_terms(text: str, terms: str = "quantities", *, question: bool = False)
     return frozenset(out)
 
 
+_CLOSERS = "\"'”’)]» "
+
+
+def _asks(sentence: str) -> bool:
+    """A sentence that is a question: it ends in "?" (before closing quotes or brackets)."""
+    return sentence.rstrip(_CLOSERS).endswith(("?", "？"))
+
+
 def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
     out: list[_Unit] = []
     seen: set[str] = set()
@@ -212,7 +221,7 @@ def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
             spans = [
                 (s, e)
                 for s, e in sentence_spans(text, cfg.max_words)
-                if len(text[s:e].split()) >= cfg.min_words
+                if len(text[s:e].split()) >= cfg.min_words and not _asks(text[s:e])
             ]
         for s, e in spans:
             key = " ".join(text[s:e].split())
