@@ -298,9 +298,10 @@ def _settle_zone(
     r: Reading,
     page_offset: _dt.timedelta | None,
     local_days: set[_dt.date],
-    script_offset: _dt.timedelta | None = None,
+    scripts: _dt.timedelta | None = None,
 ) -> tuple[_dt.date, str]:
-    """Rules T1-T4 for one reading: its local day and the rule text."""
+    """Rules T1-T4 for one reading: its local day and the rule text (``scripts``: T3b's
+    offset)."""
     if r.time is None:
         return r.date, ""
     hhmm = r.time.strftime("%H:%M")
@@ -318,10 +319,10 @@ def _settle_zone(
     hints = sorted(d for d in local_days if d in reach and d != r.date)
     if r.date not in local_days and len(hints) == 1:
         return hints[0], f"UTC {hhmm} read as the page's own day {hints[0].isoformat()}"
-    if script_offset is not None and not any(d in reach for d in local_days):
-        return local_day(r, script_offset), (
+    if scripts is not None and not any(d in reach for d in local_days):
+        return local_day(r, scripts), (
             f"UTC {hhmm} read at the offset of the times in the page's scripts "
-            f"{_fmt_offset(script_offset)}"
+            f"{_fmt_offset(scripts)}"
         )
     return r.date, f"UTC {hhmm}; the page gives no offset"
 
