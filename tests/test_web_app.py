@@ -450,3 +450,17 @@ def test_a_rerun_carries_corrections_forward(client) -> None:
     assert carried and carried[0].user == "maria"
     assert carried[0].value["carried_from"] == {"run": rid, "card": f"S{first}"}
     assert "marked irrelevant by maria" in html  # the carried mark is in force on the rerun
+
+
+def test_the_review_page_says_how_far_to_trust_a_cards_stance(client) -> None:
+    from dataclasses import replace
+
+    said = "on real-world evidence it never trained on (WiCE), a “supports” reading was <b>"
+    report = carded_report()
+    url = stored(client, replace(report, config={**report.config, "stance_reliability": said}))
+    page = client.get(url).text
+    line = page.index('id="stance-reliability"')
+    assert "How far to trust a card&#39;s stance: on real-world evidence" in page
+    assert "&lt;b&gt;" in page and line < page.index('id="card-E1"')
+    plain = client.get(stored(client, report)).text
+    assert 'id="stance-reliability"' not in plain

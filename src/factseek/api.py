@@ -225,6 +225,13 @@ def is_evidence_judge(judge: Any) -> bool:
     return isinstance(judge, EvidenceJudge)
 
 
+def _reliability_words(config: Any) -> str:
+    from factseek.stance.reliability import of_model, words
+
+    rel = of_model(config) if isinstance(config, dict) else None
+    return words(rel) if rel is not None else ""
+
+
 def _evidence_parts(
     opts: CheckOptions, llm: Any, names: dict[str, str], notes: list[str]
 ) -> tuple[Any, Any, Any]:
@@ -240,6 +247,9 @@ def _evidence_parts(
             engine = getattr(stance, "config", {}).get("engine")
             if engine:  # the same engine reproduces a report's probabilities exactly
                 names["stance_engine"] = str(engine)
+            reliability = _reliability_words(getattr(stance, "config", {}))
+            if reliability:  # how often its readings held on real-world evidence
+                names["stance_reliability"] = reliability
         except MissingDependency as e:
             if str(opts.stance) != "default":
                 raise  # a model the user asked for by name: say what to install

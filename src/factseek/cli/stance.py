@@ -331,6 +331,15 @@ def eval_(
         ),
     ] = None,
     engine: EngineOpt = None,
+    reliability_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--reliability-to",
+            help="Write how often this model's supports and refutes readings were right on the "
+            "real-world sides (wice, checkcovid, averitec-dev, statement form) into this model "
+            "folder's config.json: reports show it beside the cards.",
+        ),
+    ] = None,
 ) -> None:
     """Accuracy, macro-F1, calibration error, per-class P/R/F1 and confusion matrices on one
     split, per source and form (two-way sources are scored two-way), and on pair files."""
@@ -341,7 +350,15 @@ def eval_(
     from factseek.stance.realworld import scoring
 
     names = EVAL_SOURCES if sources is None else _sources(sources)
-    from factseek.stance import engine_for_many
+    from factseek.stance import default_model_path, engine_for_many
+
+    if reliability_to is not None:
+        folder = default_model_path() if model == "default" else Path(model).expanduser()
+        if reliability_to.resolve() != Path(folder).resolve():
+            raise InputError(
+                f"--reliability-to must be the folder of the model evaluated ({folder}), "
+                f"not {reliability_to}"
+            )
 
     stance = _model(model, quantize.value, engine.value if engine else engine_for_many())
     pairs = build_pairs(_data_root(data), names)[split.value]
@@ -398,6 +415,11 @@ def eval_(
         atomic_write(out / "results.json", json.dumps(payload, indent=2) + "\n")
         atomic_write(out / "results.md", "\n".join(md) + "\n")
         typer.echo(f"wrote {out / 'results.json'} and {out / 'results.md'}")
+    if reliability_to is not None:
+        from factseek.stance.reliability import from_results, record, words
+
+        rel = from_results(results, split.value)
+        typer.echo(f"wrote {record(reliability_to, rel)}: {words(rel)}")
 
 
 @app.command()

@@ -28,6 +28,7 @@ from factseek.report.words import (
     machine_answers,
     precision_words,
     reason_words,
+    reliability_line,
     review_lines,
     stage_words,
 )
@@ -119,6 +120,8 @@ def _html_evidence(report: Report) -> list[str]:
             )
         out.append("</table>")
     out.append("<h2>Evidence cards</h2>")
+    if line := reliability_line(report):
+        out.append(f"<p class='small' id='stance-reliability'>{_e(line)}</p>")
     for q, cards in questions_with_cards(report):
         out.append(f"<h3>{_e(q)}</h3>")
         if not cards:

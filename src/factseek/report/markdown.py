@@ -28,6 +28,7 @@ from factseek.report.words import (
     machine_answers,
     precision_words,
     reason_words,
+    reliability_line,
     review_lines,
     stage_words,
 )
@@ -88,6 +89,8 @@ def _md_evidence(report: Report) -> list[str]:
             out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
     out.append("## Evidence cards\n")
+    if line := reliability_line(report):
+        out.append(f"_{_md(line)}_\n")
     for q, cards in questions_with_cards(report):
         out.append(f"**{_md(q)}**\n")
         if not cards:

@@ -10,6 +10,8 @@
   machine said.
 - ``by_reviewer``: whether a confidence rests on a stance a reviewer set (then it is not shown:
   the reviewer's stance is certain by construction).
+- ``reliability_line``: how often the stance model's readings were right on real-world evidence
+  (``stance.reliability``), shown above the cards.
 """
 
 from __future__ import annotations
@@ -20,6 +22,16 @@ from factseek.constraints.hits import PAGE_REMOVED
 from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK
 from factseek.review.ratings import label_words
 from factseek.types import Answer, Report, Verdict
+
+
+def reliability_line(report: Report) -> str:
+    """ "How far to trust a card's stance: on real-world evidence ..., a “supports” reading was
+    right 63% of the time ...", or "" when the report's stance model measured none or no card
+    has a stance."""
+    said = str(report.config.get("stance_reliability") or "")
+    if not said or not any(e.stance for e in report.evidence):
+        return ""
+    return f"How far to trust a card's stance: {said}."
 
 
 def by_reviewer(report: Report, ids: Sequence[str]) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from factseek.report.words import answer_kind as report_answer_kind
-from factseek.report.words import by_reviewer, precision_words
+from factseek.report.words import by_reviewer, precision_words, reliability_line
 from factseek.review.apply import Card, Reviewed, cards, review_state
 from factseek.review.claimreview import refusal
 from factseek.review.feedback import Correction, in_force
@@ -109,6 +109,7 @@ class Review:
     notes: tuple[str, ...] = ()  # what the corrections did (carried forward, recomputed...)
     carry: Correction | None = None  # what this rerun brought forward
     report: Report | None = None  # the reviewed report
+    reliability: str = ""  # how often the stance model's readings held on real-world evidence
 
 
 def _strongest(cs: Sequence[Card], label: str) -> Card | None:
@@ -253,4 +254,5 @@ def review(
         notes=out.notes[len(report.notes) :],
         carry=force.get(("carry", "")),
         report=out,
+        reliability="" if summary_cards else reliability_line(out),
     )
