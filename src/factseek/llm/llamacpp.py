@@ -7,10 +7,10 @@ samples uses its own seed (``seed + i``), so samples differ at temperature > 0 a
 
 llama-cpp-python compiles llama.cpp for the CPU it is built on (``GGML_NATIVE``). Where a virtual
 machine reports instructions it does not let a process run (AMX tiles, some AVX-512), or a wheel
-built elsewhere is installed, the first token kills the whole process with "illegal instruction".
-Before the first load, :func:`probe` evaluates one token in a child process, once per build and
-CPU (the result is remembered in the cache folder), and turns that crash into one clear
-:class:`LLMError` that says how to rebuild.
+built on another machine is installed, the first prompt kills the whole process (a segmentation
+fault or an illegal instruction). Before the first load, :func:`probe` reads a short prompt in a
+child process, once per build and CPU (the result is remembered in the cache folder), and turns
+that crash into one clear :class:`LLMError` that says how to rebuild.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.errors import ConfigError, FactseekError, LLMError, MissingDependency
+from factseek.files import atomic_write
 from factseek.llm.base import (
     MAX_COMPLETION_CHARS,
     Price,
@@ -92,7 +93,7 @@ def _probe_file() -> Path:
 
 
 def probe(gguf: Path | None = None, *, command: Sequence[str] | None = None) -> None:
-    """Raise :class:`LLMError` when evaluating one token crashes the process that tries it.
+    """Raise :class:`LLMError` when reading a short prompt crashes the process that tries it.
 
     Runs in a child process, so a crash cannot take the caller with it; a build that passed is
     remembered (keyed on the compiled library, the CPU flags and the model) and not probed again.
@@ -126,9 +127,8 @@ def probe(gguf: Path | None = None, *, command: Sequence[str] | None = None) -> 
         )
     if done.returncode != 0:
         tail = done.stderr.decode(errors="replace").strip().splitlines()
-        raise LLMError(
-            f"llama.cpp cannot evaluate {gguf.name}: {tail[-1] if tail else 'exit code ' + str(done.returncode)}"
-        )
+        why = tail[-1][:200] if tail else f"exit code {done.returncode}"
+        raise LLMError(f"llama.cpp cannot evaluate {gguf.name}: {why}")
     if key is not None:
         try:
             seen = json.loads(record.read_text()) if record.is_file() else {}
@@ -138,9 +138,7 @@ def probe(gguf: Path | None = None, *, command: Sequence[str] | None = None) -> 
         seen[key] = "ok"
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
-            tmp = record.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(seen))
-            os.replace(tmp, record)
+            atomic_write(record, json.dumps(seen))
         except OSError:
             pass  # a read-only cache only means probing again next time
 
