@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from factseek.cli import app
-from factseek.errors import InputError
+from factseek.errors import InputError, ModelError
 from factseek.report import render_html, render_markdown
 from factseek.stance import default_model_path
 from factseek.stance.reliability import (
@@ -56,8 +56,11 @@ def test_no_real_world_side_is_a_clear_error() -> None:
 
 
 def test_recorded_in_a_model_folder_and_read_back(tmp_path: Path) -> None:
-    cfg = {"kind": "factseek-stance-crossencoder", "name": "mine", "thresholds": {}}
+    shipped = json.loads((default_model_path() / "config.json").read_text())
+    shipped.pop("reliability", None)
+    cfg = {**shipped, "name": "mine", "thresholds": {}}
     (tmp_path / "config.json").write_text(json.dumps(cfg))
+    (tmp_path / "adapter.safetensors").write_bytes(b"")
     rel = from_results(RESULTS)
     record(tmp_path, rel)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -66,7 +69,7 @@ def test_recorded_in_a_model_folder_and_read_back(tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "config.json").write_text(json.dumps({"kind": "factseek-judge"}))
-    with pytest.raises(InputError, match="not a stance model"):
+    with pytest.raises(ModelError, match="not a factseek stance model"):
         record(other, rel)
     with pytest.raises(InputError, match="bad stance reliability"):
         Reliability.from_dict({"counts": {"supports": [1]}, "sources": [], "split": "test"})

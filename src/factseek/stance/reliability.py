@@ -86,17 +86,14 @@ def from_results(results: Mapping[str, Mapping[str, Any]], split: str = "test") 
 
 
 def record(folder: str | Path, rel: Reliability) -> Path:
-    """Write ``rel`` into ``folder/config.json`` (key ``reliability``), atomically."""
+    """Write ``rel`` into ``folder/config.json`` (key ``reliability``), atomically; the folder
+    must hold a stance model (``crossencoder.read_config``'s checks)."""
     from factseek.files import atomic_write
+    from factseek.stance.crossencoder import CONFIG_FILE, read_config
 
-    path = Path(folder) / "config.json"
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path}: not a stance model's config ({e})") from None
-    if not isinstance(cfg, dict) or not str(cfg.get("kind", "")).startswith("factseek-stance"):
-        raise InputError(f"{path}: not a stance model's config")
+    cfg = read_config(folder)
     cfg[CONFIG_KEY] = rel.to_dict()
+    path = Path(folder) / CONFIG_FILE
     atomic_write(path, json.dumps(cfg, indent=2, ensure_ascii=False) + "\n")
     return path
 

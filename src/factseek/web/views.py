@@ -254,5 +254,5 @@ def review(
         notes=out.notes[len(report.notes) :],
         carry=force.get(("carry", "")),
         report=out,
-        reliability="" if summary_cards else reliability_line(out),
+        reliability=reliability_line(out),  # "" without stance cards (summary-card runs)
     )
