@@ -863,3 +863,31 @@ def test_cli_predict_with_the_shipped_model():
     )
     assert r.exit_code == 0, r.output
     assert r.output.startswith("supports (supports ")
+
+
+def test_cli_trains_on_a_pair_set_as_on_the_data_it_was_built_from(tiny_base, tmp_path):
+    """`--pairs-out` writes the pairs `stance train` would train on (and no model); `--pairs`
+    trains on them: the same pairs, so the same fingerprint as training from the data root."""
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    _fever_root(tmp_path / "data")
+    common = ["--sources", "fever", "--base", str(tiny_base), "--layers", "2", "--max-length", "24", "--epochs", "1", "--batch-size", "16", "--quantize", "none", "--quiet"]  # fmt: skip
+    data = ["--data", str(tmp_path / "data")]
+    pairs = tmp_path / "pairs.jsonl"
+    r = runner.invoke(app, ["stance", "train", "--out", str(tmp_path / "no"), *common, *data, "--pairs-out", str(pairs)])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert f"pairs to {pairs}" in r.output and not (tmp_path / "no").exists()
+    direct, via = tmp_path / "direct", tmp_path / "via"
+    r = runner.invoke(app, ["stance", "train", "--out", str(direct), *common, *data])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["stance", "train", "--out", str(via), *common, "--pairs", str(pairs), "--device", "cpu"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    a, b = (json.loads((p / "config.json").read_text())["train"] for p in (direct, via))
+    assert a["fingerprint"] == b["fingerprint"] and a["sources"] == b["sources"] == ["fever"]
+    r = runner.invoke(app, ["stance", "train", "--out", str(via), *common, "--pairs", str(pairs), "--pairs-out", str(pairs)])  # fmt: skip
+    assert r.exit_code == 2 and "do not go together" in r.output
+    r = runner.invoke(app, ["stance", "train", "--out", str(via), *common, "--pairs", str(pairs), "--device", "tpu9"])  # fmt: skip
+    assert r.exit_code == 2 and "unknown torch device" in r.output

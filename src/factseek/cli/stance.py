@@ -6,7 +6,7 @@ import enum
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -85,6 +85,60 @@ def _model(model: str, quantize: str, engine: str | None = None) -> CrossEncoder
             f"unknown stance model {model!r}: one of {', '.join(STANCE_MODELS)}, or a folder written by `factseek stance train`"
         )
     return CrossEncoderStance.load(path, quantize=q, engine=engine)
+
+
+def _training_pairs(
+    data: Path | None,
+    names: list[str],
+    extra: list[Path] | None,
+    balance: bool,
+    seed: int,
+    contrast: bool,
+    max_train: int | None,
+    oversample: str,
+    question_share: float,
+) -> tuple[list[Any], list[Any], dict[str, Any]]:
+    """``stance train``'s train and validation pairs built from the data root, and the
+    ``info`` stored with the model (sources, contrast pairs, oversampling...)."""
+    from factseek.stance.contrast import contrast_pairs
+    from factseek.stance.data import (
+        SOURCES,
+        add_extra,
+        balance_nei,
+        build_pairs,
+        describe,
+        extra_pairs,
+        parse_oversample,
+        repeat_sources,
+        subsample,
+        with_form,
+    )
+
+    repeats = parse_oversample(oversample)
+    pairs = build_pairs(_data_root(data), names)
+    for path in extra or ():
+        pairs = add_extra(pairs, extra_pairs(path))
+    chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
+    generated = contrast_pairs(pairs["train"]) if contrast else []
+    chosen = repeat_sources([*subsample(chosen, max_train, seed), *generated], repeats)
+    train_pairs = with_form(chosen, "mixed", question_share=question_share)
+    dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
+    typer.echo(f"train: {describe(train_pairs)}")
+    typer.echo(f"validation: {describe(dev_pairs)}")
+    restricted = [n for n in names if not SOURCES[n].shareable]
+    if restricted:
+        typer.echo(f"note: {', '.join(restricted)} data do not allow sharing the trained weights")
+    info = {
+        "sources": list(names),
+        "shareable": not restricted,
+        "question_share": question_share,
+        "max_train": max_train,
+        "balance_nei": balance,
+        "contrast": len(generated),
+        "oversample": repeats,
+        "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
+    }
+    return train_pairs, dev_pairs, info
 
 
 @app.command()
@@ -213,23 +267,36 @@ def train(
             "answering the label shares scores: the network is not learning.",
         ),
     ] = D.stop_at_chance,
+    device: Annotated[
+        str,
+        typer.Option(
+            "--device", help="Where the training steps run: cpu, or a GPU torch sees (cuda)."
+        ),
+    ] = "cpu",
+    pairs_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs-out",
+            help="Only build the train and validation pairs (sources, contrast pairs, forms) "
+            "and write them to this JSON Lines file, to train on elsewhere with --pairs.",
+        ),
+    ] = None,
+    pairs_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--pairs",
+            help="Train on the pairs of a --pairs-out file instead of building them from --data "
+            "(--sources, --extra, --contrast, --balance, --max-train and the rest are then "
+            "those it was built with).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bars.")] = False,
 ) -> None:
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
     validation side."""
-    from factseek.stance.contrast import contrast_pairs
-    from factseek.stance.data import (
-        SOURCES,
-        add_extra,
-        balance_nei,
-        build_pairs,
-        describe,
-        extra_pairs,
-        parse_oversample,
-        repeat_sources,
-        subsample,
-        with_form,
-    )
+    from factseek.errors import ConfigError
+    from factseek.stance.data import describe
+    from factseek.stance.pairs import read_pair_set, write_pair_set
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     names = _sources(sources)
@@ -253,30 +320,23 @@ def train(
         weigh_sources=weigh_sources,
         stop_at_chance=stop_at_chance,
     )
-    repeats = parse_oversample(oversample)
-    pairs = build_pairs(_data_root(data), names)
-    for path in extra or ():
-        pairs = add_extra(pairs, extra_pairs(path))
-    chosen = balance_nei(pairs["train"], seed) if balance else pairs["train"]
-    generated = contrast_pairs(pairs["train"]) if contrast else []
-    chosen = repeat_sources([*subsample(chosen, max_train, seed), *generated], repeats)
-    train_pairs = with_form(chosen, "mixed", question_share=question_share)
-    dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
-    typer.echo(f"train: {describe(train_pairs)}")
-    typer.echo(f"validation: {describe(dev_pairs)}")
-    restricted = [n for n in names if not SOURCES[n].shareable]
-    if restricted:
-        typer.echo(f"note: {', '.join(restricted)} data do not allow sharing the trained weights")
-    info = {
-        "sources": list(names),
-        "shareable": not restricted,
-        "question_share": question_share,
-        "max_train": max_train,
-        "balance_nei": balance,
-        "contrast": len(generated),
-        "oversample": repeats,
-        "extra": [p.name for p in extra or ()],  # names only: no machine paths in the model
-    }
+    if pairs_file is not None:
+        if pairs_out is not None:
+            raise ConfigError("--pairs and --pairs-out do not go together")
+        built, info = read_pair_set(pairs_file)
+        train_pairs, dev_pairs = built["train"], built["validation"]
+        typer.echo(f"train: {describe(train_pairs)} (from {pairs_file.name})")
+        typer.echo(f"validation: {describe(dev_pairs)}")
+    else:
+        train_pairs, dev_pairs, info = _training_pairs(
+            data, names, extra, balance, seed, contrast, max_train, oversample, question_share
+        )
+    if pairs_file is not None and not info.get("shareable", False):
+        typer.echo("note: these pairs' data do not allow sharing the trained weights")
+    if pairs_out is not None:
+        n = write_pair_set(pairs_out, {"train": train_pairs, "validation": dev_pairs}, info)
+        typer.echo(f"wrote {n} pairs to {pairs_out}")
+        return
     result = train_stance(
         train_pairs,
         dev_pairs,
@@ -285,6 +345,7 @@ def train(
         info=info,
         progress=not quiet,
         threads=threads,
+        device=device,
         log=typer.echo,
     )
     typer.echo(

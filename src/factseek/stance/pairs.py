@@ -1,16 +1,26 @@
-"""One training or evaluation pair of the stance model, and the BM25 neighbour finder that
+"""One training or evaluation pair of the stance model, the BM25 neighbour finder that
 makes "not enough information" pairs (``stance.data`` for the Wikipedia sets, ``stance.realworld``
-for the real-world ones).
+for the real-world ones), and the pair-set file: the train and validation pairs that
+``factseek stance train`` built, written once (``--pairs-out``) and trained on elsewhere
+(``--pairs``, e.g. on a GPU machine without the data sets or spaCy).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
 
+from factseek.errors import DataError
 from factseek.text import tokenize
-from factseek.types import StanceLabel
+from factseek.types import STANCE_LABELS, StanceLabel
+
+#: The first line of a pair-set file.
+PAIR_SET_KIND = "factseek-stance-pairs"
+PAIR_SET_VERSION = 1
+PAIR_SET_SPLITS = ("train", "validation")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,3 +85,53 @@ def bm25_nearest(
             best = int(np.argmax(row))  # first index among ties
             out.append(best if row[best] > 0 else None)
     return out
+
+
+# ----------------------------------------------------------------------------- pair-set files
+
+
+def write_pair_set(
+    path: str | Path, splits: Mapping[str, Sequence[StancePair]], info: Mapping[str, Any]
+) -> int:
+    """Write the ``train`` and ``validation`` pairs and the training ``info`` as JSON Lines (a
+    header line, then one pair per line with its split), atomically; returns the pairs written."""
+    from factseek.files import atomic_write
+
+    header = {"kind": PAIR_SET_KIND, "format_version": PAIR_SET_VERSION, "info": dict(info)}
+    lines = [json.dumps(header, ensure_ascii=False)]
+    for split in PAIR_SET_SPLITS:
+        lines += [json.dumps({"split": split, **asdict(p)}, ensure_ascii=False) for p in splits[split]]  # fmt: skip
+    atomic_write(path, "\n".join(lines) + "\n")
+    return len(lines) - 1
+
+
+def read_pair_set(path: str | Path) -> tuple[dict[str, list[StancePair]], dict[str, Any]]:
+    """``({"train": [...], "validation": [...]}, info)`` from ``write_pair_set``'s file;
+    ``DataError`` naming the line for anything else."""
+    from factseek.datasets.guard import jsonl_objects
+
+    path = Path(path)
+    splits: dict[str, list[StancePair]] = {s: [] for s in PAIR_SET_SPLITS}
+    info: dict[str, Any] | None = None
+    for i, row in jsonl_objects(path):
+        if info is None:
+            if row.get("kind") != PAIR_SET_KIND or row.get("format_version") != PAIR_SET_VERSION:
+                raise DataError(f"not a stance pair set (version {PAIR_SET_VERSION})", str(path), i)  # fmt: skip
+            info = dict(row.get("info") or {})
+            continue
+        split, label = row.get("split"), row.get("label")
+        if split not in splits or label not in STANCE_LABELS:
+            raise DataError(f"bad split {split!r} or label {label!r}", str(path), i)
+        try:
+            fields = {k: row[k] for k in ("question", "evidence", "source", "group")}
+        except KeyError as e:
+            raise DataError(f"a pair needs {e.args[0]!r}", str(path), i) from None
+        if not all(isinstance(v, str) and v for v in fields.values()):
+            raise DataError("question, evidence, source and group must be non-empty text", str(path), i)  # fmt: skip
+        form = row.get("form", "statement")
+        if form not in ("statement", "question"):
+            raise DataError(f"bad form {form!r}", str(path), i)
+        splits[split].append(StancePair(**fields, label=label, form=form))
+    if info is None:
+        raise DataError("empty stance pair set", str(path))
+    return splits, info

@@ -241,7 +241,8 @@ def _lower_cache(
             ids, mask, types = encode(
                 tokenizer, [(pairs[i].question, pairs[i].evidence) for i in idx]
             )
-            states = net.lower(ids, mask, types).half()  # (b, t, hidden)
+            at = next(net.parameters()).device
+            states = net.lower(ids.to(at), mask.to(at), types.to(at)).half().cpu()  # (b, t, hidden)
             for row, i in enumerate(idx):
                 rows[i] = states[row, : int(mask[row].sum())].clone()
             bar.update(task, advance=len(idx))
@@ -390,13 +391,29 @@ def _load_checkpoint(work: Path, net: Any, optimizer: Any, fp: str) -> int:
         if f"opt/{name}/exp_avg" in tensors:
             optimizer.state[p] = {
                 "step": torch.tensor(float(meta["opt_step"])),
-                "exp_avg": tensors[f"opt/{name}/exp_avg"],
-                "exp_avg_sq": tensors[f"opt/{name}/exp_avg_sq"],
+                "exp_avg": tensors[f"opt/{name}/exp_avg"].to(p.device),
+                "exp_avg_sq": tensors[f"opt/{name}/exp_avg_sq"].to(p.device),
             }
     return int(meta["step"])
 
 
 # ----------------------------------------------------------------------------- public
+
+
+def training_device(name: str) -> Any:
+    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``...); ``ConfigError`` when
+    this torch cannot use it."""
+    import torch
+
+    try:
+        device = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise ConfigError(f"unknown torch device {name!r} (cpu, cuda, cuda:N, mps)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {name!r}: this torch build sees no CUDA GPU (a CPU wheel?)")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"device {name!r}: this machine has no MPS GPU")
+    return device
 
 
 def train_stance(
@@ -409,12 +426,14 @@ def train_stance(
     info: dict[str, Any] | None = None,
     progress: bool = True,
     threads: int | None = None,
+    device: str = "cpu",
     log: Callable[[str], None] = lambda _: None,
 ) -> StanceTrainResult:
     """Train on ``train``, tune thresholds on ``dev``, save the stance folder ``out``.
 
     ``info`` (sources, counts...) is stored under ``"train"`` in config.json; ``threads`` sets
-    torch's CPU threads."""
+    torch's CPU threads; ``device`` is where the training steps run (``"cpu"``, ``"cuda"``...):
+    the validation pairs are read and the model saved on the CPU either way."""
     import torch
 
     from factseek.stance.model import StanceNet, load_tokenizer
@@ -428,6 +447,8 @@ def train_stance(
     random.seed(config.seed)
     torch.manual_seed(config.seed)
     net = StanceNet.from_base(_net_config(config))
+    at = training_device(device)
+    net.to(at)
     tokenizer = load_tokenizer(config.base, config.max_length)
     params = net.trainable()
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
@@ -439,7 +460,7 @@ def train_stance(
         warmup=config.warmup,
         total_steps=total,
     )
-    targets = torch.tensor([STANCE_LABELS.index(p.label) for p in train], dtype=torch.long)
+    targets = torch.tensor([STANCE_LABELS.index(p.label) for p in train], dtype=torch.long).to(at)
     entropy = prior_entropy([p.label for p in train])
     fp = _fingerprint(config, train, dev)
     work = out / WORK_DIR
@@ -450,6 +471,7 @@ def train_stance(
         else:  # every layer learns: the whole network runs at each step
             cache = _token_cache(tokenizer, train)
         soft = _soft_targets(config, train, work, fp, bar, log) if config.teacher else None
+        soft = None if soft is None else soft.to(at)
         done = _load_checkpoint(work, net, optimizer, fp)
         if done:
             log(f"resuming after step {done} of {total}")
@@ -478,10 +500,10 @@ def train_stance(
                     continue
                 if isinstance(cache, LowerCache):
                     states, mask = cache.batch(idx)  # (b, t, hidden), (b, t)
-                    logits, _ = net.upper(states, mask)
+                    logits, _ = net.upper(states.to(at), mask.to(at))
                 else:
                     ids, mask, types = cache.batch(idx)  # (b, t) each
-                    logits, _ = net(ids, mask, types)  # (b, 3)
+                    logits, _ = net(ids.to(at), mask.to(at), types.to(at))  # (b, 3)
                 loss = distill_loss(
                     logits, targets[idx], None if soft is None else soft[idx], config
                 )
@@ -497,6 +519,7 @@ def train_stance(
                     raise ModelError(f"stopped: {why}")
                 if why:
                     log(f"warning: {why}")
+    net.to("cpu")
     log("scoring the validation pairs")
     raw = predict_probs(net, tokenizer, dev)
     fitted = fit_on_validation(raw, dev, config)
