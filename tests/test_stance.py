@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from factseek.errors import InputError, ModelError
+from factseek.errors import ConfigError, InputError, ModelError
 from factseek.stance import STANCE_MODELS, FunctionStance, StanceModel, load_stance
 from factseek.stance.evaluate import metrics_table, stance_metrics
 from factseek.stance.thresholds import GRID, decide, decide_many, tune_thresholds
@@ -891,3 +891,33 @@ def test_cli_trains_on_a_pair_set_as_on_the_data_it_was_built_from(tiny_base, tm
     assert r.exit_code == 2 and "do not go together" in r.output
     r = runner.invoke(app, ["stance", "train", "--out", str(via), *common, "--pairs", str(pairs), "--device", "tpu9"])  # fmt: skip
     assert r.exit_code == 2 and "unknown torch device" in r.output
+
+
+def test_several_teachers_give_their_mean_probability(tmp_path, monkeypatch):
+    """`--teacher a,b`: the soft target is softmax(log(mean of the teachers' p) / T), by hand."""
+    import types
+
+    import torch
+
+    import factseek.stance as stance_pkg
+    import factseek.stance.train as st
+    from factseek.stance.data import StancePair
+
+    table = {"a": [0.6, 0.2, 0.2], "b": [0.2, 0.2, 0.6]}
+    monkeypatch.setattr(
+        stance_pkg,
+        "load_stance",
+        lambda name: types.SimpleNamespace(probabilities=lambda pairs: [table[name]] * len(pairs)),
+    )
+    pairs = [StancePair(question="q", evidence="e", label="nei", source="s", group="g")] * 3
+    config = st.StanceTrainConfig(teacher="a, b", temperature=2.0)
+    logs: list[str] = []
+    with st.progress_bar(False) as bar:
+        soft = st._soft_targets(config, pairs, tmp_path, "fp", bar, logs.append)
+    mean = torch.tensor([0.4, 0.2, 0.4], dtype=torch.float64)
+    expected = torch.softmax(mean.log() / 2.0, -1).float()
+    assert soft.shape == (3, 3) and torch.allclose(soft, expected.expand(3, 3))
+    assert "2 teachers (their mean): reading 3 training pairs" in logs
+    assert st.teacher_names("default") == ["default"]
+    with pytest.raises(ConfigError, match="names no stance model"):
+        st.teacher_names(" , ")

@@ -211,8 +211,8 @@ def train(
         str | None,
         typer.Option(
             "--teacher",
-            help="Distil from this stance model ('default' or a folder): its probabilities are "
-            "soft targets beside the gold labels.",
+            help="Distil from this stance model ('default' or a folder), or from several "
+            "separated by commas (their mean probability): soft targets beside the gold labels.",
         ),
     ] = None,
     distill: Annotated[

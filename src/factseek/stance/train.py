@@ -75,7 +75,9 @@ class StanceTrainConfig:
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
     weigh_sources: bool = True  # every source weighs the same in calibration and thresholds
-    teacher: str = ""  # a stance model ("default" or a folder) whose probabilities are soft targets
+    teacher: str = (
+        ""  # stance models ("default", folders; comma-separated: their mean) as soft targets
+    )
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
     stop_at_chance: bool = (
@@ -296,8 +298,9 @@ def _soft_targets(
     bar: Any,
     log: Callable[[str], None],
 ) -> Any:
-    """The teacher's probabilities for every training pair, softened by ``temperature``
-    (``softmax(log p / T)``), as a float32 (n, 3) tensor; computed once and kept in ``work``."""
+    """The teacher's probabilities for every training pair (the mean of several teachers'),
+    softened by ``temperature`` (``softmax(log p / T)``), as a float32 (n, 3) tensor; computed
+    once and kept in ``work``."""
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -308,22 +311,27 @@ def _soft_targets(
     if path.is_file():
         log("teacher probabilities read from the previous run")
         return load_file(str(path))["soft"]
-    teacher = load_stance(config.teacher)
-    probabilities = getattr(teacher, "probabilities", None)
-    if probabilities is None:
-        raise ConfigError(f"teacher {config.teacher!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
-    log(f"teacher {config.teacher}: reading {len(pairs)} training pairs")
-    task = bar.add_task("teacher, once", total=len(pairs), loss="")
+    names = teacher_names(config.teacher)
+    readers = []
+    for name in names:
+        probabilities = getattr(load_stance(name), "probabilities", None)
+        if probabilities is None:
+            raise ConfigError(f"teacher {name!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
+        readers.append(probabilities)
+    which = f"teacher {names[0]}" if len(names) == 1 else f"{len(names)} teachers (their mean)"
+    log(f"{which}: reading {len(pairs)} training pairs")
+    task = bar.add_task("teacher, once", total=len(pairs) * len(names), loss="")
     chunks = range(0, len(pairs), TEACHER_CHUNK)
     tick = every_tenth(len(chunks))
     parts = []
     for k, start in enumerate(chunks, start=1):
-        chunk = pairs[start : start + TEACHER_CHUNK]
-        parts.append(torch.as_tensor(probabilities([(p.question, p.evidence) for p in chunk])))
-        bar.update(task, advance=len(chunk))
+        chunk = [(p.question, p.evidence) for p in pairs[start : start + TEACHER_CHUNK]]
+        mean = sum(np.asarray(read(chunk), dtype=np.float64) for read in readers) / len(readers)
+        parts.append(torch.as_tensor(mean))
+        bar.update(task, advance=len(chunk) * len(names))
         if bar.disable and tick(k):
             log(f"teacher: {start + len(chunk)}/{len(pairs)} pairs")
-    probs = torch.cat(parts)  # (n, 3)
+    probs = torch.cat(parts)  # (n, 3): the teachers' mean probabilities
     soft = torch.softmax(probs.clamp(min=1e-8).log() / config.temperature, -1).float()
     work.mkdir(parents=True, exist_ok=True)
     for old in work.glob("teacher-*.safetensors"):
@@ -331,6 +339,15 @@ def _soft_targets(
     with atomic_path(path, suffix=".safetensors") as tmp:
         save_file({"soft": soft.contiguous()}, str(tmp))
     return soft
+
+
+def teacher_names(teacher: str) -> list[str]:
+    """The stance models of a ``--teacher`` value: one name or folder, or several separated by
+    commas (an ensemble whose mean probability is the target)."""
+    names = [t.strip() for t in teacher.split(",") if t.strip()]
+    if not names:
+        raise ConfigError("--teacher names no stance model")
+    return names
 
 
 def distill_loss(logits: Any, targets: Any, soft: Any | None, config: StanceTrainConfig) -> Any:
@@ -534,7 +551,12 @@ def train_stance(
         "thresholds": fitted["thresholds"],
         "calibration": fitted["calibration"],
         # a teacher folder by its name only: no machine paths in a model that may be shared
-        "hyperparameters": {**asdict(config), "teacher": Path(config.teacher).name},
+        "hyperparameters": {
+            **asdict(config),
+            "teacher": ",".join(Path(t).name for t in teacher_names(config.teacher))
+            if config.teacher
+            else "",
+        },
         "train": {
             "n_train": len(train),
             "n_dev": len(dev),
