@@ -75,9 +75,7 @@ class StanceTrainConfig:
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
     weigh_sources: bool = True  # every source weighs the same in calibration and thresholds
-    teacher: str = (
-        ""  # stance models ("default", folders; comma-separated: their mean) as soft targets
-    )
+    teacher: str = ""  # stance model(s) as soft targets: "default", a folder, or "a,b" (their mean)
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
     stop_at_chance: bool = (
