@@ -63,7 +63,7 @@ def test_training_device_refuses_what_torch_cannot_use():
     pytest.importorskip("torch")
     import torch
 
-    from factseek.stance.train import training_device
+    from factseek.ml.training import training_device
 
     assert training_device("cpu") == torch.device("cpu")
     with pytest.raises(ConfigError, match="unknown torch device"):

@@ -6,6 +6,8 @@
   linear warm-up then linear decay schedule.
 - ``progress_bar``: the rich progress bar the trainers show (description, bar, n/total, elapsed,
   remaining, and a free ``loss`` field).
+- ``training_device``: the torch device a trainer's steps run on (``--device``), refused in one
+  line when this torch cannot use it.
 - ``train_step``: one optimiser step (backward, clip at 1.0, step, schedule, zero) returning the
   loss as a float, and ``smooth`` for the running loss the bar shows.
 
@@ -17,6 +19,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from factseek.errors import ConfigError
 
 #: Batches per pool of ``length_batches`` (a pool is sorted by length, then cut into batches).
 POOL_BATCHES = 50
@@ -110,3 +114,19 @@ def every_tenth(total: int) -> Callable[[int], bool]:
     """For logging without a bar: true on every ~10% of ``total`` steps."""
     step = max(1, total // 10)
     return lambda i: i % step == 0
+
+
+def training_device(name: str) -> Any:
+    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``...); ``ConfigError`` when
+    this torch cannot use it."""
+    import torch
+
+    try:
+        device = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise ConfigError(f"unknown torch device {name!r} (cpu, cuda, cuda:N, mps)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {name!r}: this torch build sees no CUDA GPU (a CPU wheel?)")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"device {name!r}: this machine has no MPS GPU")
+    return device

@@ -40,6 +40,7 @@ from factseek.ml.training import (
     progress_bar,
     smooth,
     train_step,
+    training_device,
 )
 from factseek.stance.calibrate import Calibration, fit_calibration
 from factseek.stance.crossencoder import QUANTIZE, encode, save_model
@@ -310,6 +311,8 @@ def _soft_targets(
         log("teacher probabilities read from the previous run")
         return load_file(str(path))["soft"]
     names = teacher_names(config.teacher)
+    if not names:
+        raise ConfigError(f"--teacher {config.teacher!r} names no stance model")
     readers = []
     for name in names:
         probabilities = getattr(load_stance(name), "probabilities", None)
@@ -341,11 +344,8 @@ def _soft_targets(
 
 def teacher_names(teacher: str) -> list[str]:
     """The stance models of a ``--teacher`` value: one name or folder, or several separated by
-    commas (an ensemble whose mean probability is the target)."""
-    names = [t.strip() for t in teacher.split(",") if t.strip()]
-    if not names:
-        raise ConfigError("--teacher names no stance model")
-    return names
+    commas (an ensemble whose mean probability is the target); none for ``""``."""
+    return [t.strip() for t in teacher.split(",") if t.strip()]
 
 
 def distill_loss(logits: Any, targets: Any, soft: Any | None, config: StanceTrainConfig) -> Any:
@@ -415,22 +415,6 @@ def _load_checkpoint(work: Path, net: Any, optimizer: Any, fp: str) -> int:
 # ----------------------------------------------------------------------------- public
 
 
-def training_device(name: str) -> Any:
-    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``...); ``ConfigError`` when
-    this torch cannot use it."""
-    import torch
-
-    try:
-        device = torch.device(name)
-    except (RuntimeError, ValueError):
-        raise ConfigError(f"unknown torch device {name!r} (cpu, cuda, cuda:N, mps)") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"device {name!r}: this torch build sees no CUDA GPU (a CPU wheel?)")
-    if device.type == "mps" and not torch.backends.mps.is_available():
-        raise ConfigError(f"device {name!r}: this machine has no MPS GPU")
-    return device
-
-
 def train_stance(
     train: Sequence[StancePair],
     dev: Sequence[StancePair],
@@ -446,9 +430,8 @@ def train_stance(
 ) -> StanceTrainResult:
     """Train on ``train``, tune thresholds on ``dev``, save the stance folder ``out``.
 
-    ``info`` (sources, counts...) is stored under ``"train"`` in config.json; ``threads`` sets
-    torch's CPU threads; ``device`` is where the training steps run (``"cpu"``, ``"cuda"``...):
-    the validation pairs are read and the model saved on the CPU either way."""
+    ``info`` goes under ``"train"`` in config.json; ``threads``: torch's CPU threads; ``device``:
+    where the training steps run ("cpu", "cuda"); validation and saving are on the CPU."""
     import torch
 
     from factseek.stance.model import StanceNet, load_tokenizer
@@ -462,7 +445,7 @@ def train_stance(
     random.seed(config.seed)
     torch.manual_seed(config.seed)
     net = StanceNet.from_base(_net_config(config))
-    at = training_device(device)
+    at = training_device(device)  # before any work: a device torch cannot use is one line
     net.to(at)
     tokenizer = load_tokenizer(config.base, config.max_length)
     params = net.trainable()
@@ -538,6 +521,8 @@ def train_stance(
     log("scoring the validation pairs")
     raw = predict_probs(net, tokenizer, dev)
     fitted = fit_on_validation(raw, dev, config)
+    # teacher folders by their names only: no machine paths in a model that may be shared
+    teachers = ",".join(Path(t).name for t in teacher_names(config.teacher))
     cfg = {
         "name": name or out.resolve().name,
         "net": _net_config(config).to_dict(),
@@ -548,13 +533,7 @@ def train_stance(
         "quantize": config.quantize,
         "thresholds": fitted["thresholds"],
         "calibration": fitted["calibration"],
-        # a teacher folder by its name only: no machine paths in a model that may be shared
-        "hyperparameters": {
-            **asdict(config),
-            "teacher": ",".join(Path(t).name for t in teacher_names(config.teacher))
-            if config.teacher
-            else "",
-        },
+        "hyperparameters": {**asdict(config), "teacher": teachers},
         "train": {
             "n_train": len(train),
             "n_dev": len(dev),
