@@ -236,13 +236,13 @@ def _lower_cache(
     task = bar.add_task("frozen layers, once", total=len(pairs), loss="")
     tick = every_tenth(math.ceil(len(pairs) / 64))
     net.eval()
+    at = next(net.parameters()).device
     with torch.inference_mode():
         for start in range(0, len(order), 64):
             idx = order[start : start + 64]
             ids, mask, types = encode(
                 tokenizer, [(pairs[i].question, pairs[i].evidence) for i in idx]
             )
-            at = next(net.parameters()).device
             states = net.lower(ids.to(at), mask.to(at), types.to(at)).half().cpu()  # (b, t, hidden)
             for row, i in enumerate(idx):
                 rows[i] = states[row, : int(mask[row].sum())].clone()
@@ -440,13 +440,12 @@ def train_stance(
         raise InputError("stance training needs training and validation pairs")
     started = time.perf_counter()
     out = Path(out)
+    at = training_device(device)  # before any work: a device torch cannot use is one line
     if threads is not None:
         torch.set_num_threads(threads)
     random.seed(config.seed)
     torch.manual_seed(config.seed)
-    net = StanceNet.from_base(_net_config(config))
-    at = training_device(device)  # before any work: a device torch cannot use is one line
-    net.to(at)
+    net = StanceNet.from_base(_net_config(config)).to(at)
     tokenizer = load_tokenizer(config.base, config.max_length)
     params = net.trainable()
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
