@@ -922,3 +922,32 @@ def test_several_teachers_give_their_mean_probability(tmp_path, monkeypatch):
     assert st.teacher_names(" , ") == st.teacher_names("") == []
     with pytest.raises(ConfigError, match="names no stance model"), st.progress_bar(False) as bar:
         st._soft_targets(st.StanceTrainConfig(teacher=" , "), pairs, tmp_path, "fp2", bar, print)
+
+
+def test_a_killed_teacher_read_goes_on_where_it_stopped(tmp_path, monkeypatch):
+    import types
+
+    import factseek.stance as stance_pkg
+    import factseek.stance.train as st
+    from factseek.stance.data import StancePair
+
+    calls: list[int] = []
+
+    def probabilities(texts):
+        calls.append(len(texts))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return [[0.5, 0.25, 0.25]] * len(texts)
+
+    monkeypatch.setattr(stance_pkg, "load_stance", lambda name: types.SimpleNamespace(probabilities=probabilities))  # fmt: skip
+    monkeypatch.setattr(st, "TEACHER_CHUNK", 2)
+    pairs = [StancePair(question=f"q{i}", evidence="e", label="nei", source="s", group="g") for i in range(5)]  # fmt: skip
+    config = st.StanceTrainConfig(teacher="a")
+    with pytest.raises(KeyboardInterrupt), st.progress_bar(False) as bar:
+        st._soft_targets(config, pairs, tmp_path, "fp", bar, print)
+    logs: list[str] = []
+    with st.progress_bar(False) as bar:
+        soft = st._soft_targets(config, pairs, tmp_path, "fp", bar, logs.append)
+    assert calls == [2, 2, 2, 1]  # the first chunk is not read again
+    assert "teacher a: reading 5 training pairs (going on)" in logs
+    assert soft.shape == (5, 3) and not list(tmp_path.glob("*.partial.npy"))

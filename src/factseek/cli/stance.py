@@ -331,7 +331,7 @@ def train(
         train_pairs, dev_pairs, info = _training_pairs(
             data, names, extra, balance, seed, contrast, max_train, oversample, question_share
         )
-    if pairs_file is not None and not info.get("shareable", False):
+    if pairs_file is not None and info.get("shareable") is False:
         typer.echo("note: these pairs' data do not allow sharing the trained weights")
     if pairs_out is not None:
         n = write_pair_set(pairs_out, {"train": train_pairs, "validation": dev_pairs}, info)

@@ -8,6 +8,8 @@
   remaining, and a free ``loss`` field).
 - ``training_device``: the torch device a trainer's steps run on (``--device``), refused in one
   line when this torch cannot use it.
+- ``read_in_chunks``: a long read over many items (a teacher's probabilities) that a killed run
+  continues instead of redoing.
 - ``train_step``: one optimiser step (backward, clip at 1.0, step, schedule, zero) returning the
   loss as a float, and ``smooth`` for the running loss the bar shows.
 
@@ -18,7 +20,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from factseek.errors import ConfigError
 
@@ -130,3 +135,30 @@ def training_device(name: str) -> Any:
     if device.type == "mps" and not torch.backends.mps.is_available():
         raise ConfigError(f"device {name!r}: this machine has no MPS GPU")
     return device
+
+
+def read_in_chunks(
+    items: Sequence[Any],
+    read: Callable[[Sequence[Any]], Any],
+    chunk: int,
+    keep: Path,
+    done: Callable[[int], None] = lambda _: None,
+) -> np.ndarray:
+    """``read(items[i : i + chunk])`` (one row per item) for every chunk, stacked in order as a
+    float64 array. After each chunk the rows so far are saved to ``keep`` (``.npy``, atomically);
+    a rerun with the same ``keep`` starts after them. ``done(n)`` gets the items read so far
+    (resumed ones included); the caller removes ``keep`` once it has kept the result."""
+    from factseek.files import atomic_path
+
+    rows = np.load(keep) if keep.is_file() else None
+    if rows is not None and (rows.ndim != 2 or len(rows) > len(items) or (len(rows) % chunk and len(rows) != len(items))):  # fmt: skip
+        rows = None  # not this read's: start again
+    parts = [] if rows is None else [rows]
+    start = 0 if rows is None else len(rows)
+    done(start)
+    for i in range(start, len(items), chunk):
+        parts.append(np.asarray(read(items[i : i + chunk]), dtype=np.float64))
+        with atomic_path(keep, suffix=".npy") as tmp:
+            np.save(tmp, np.concatenate(parts))
+        done(min(i + chunk, len(items)))
+    return np.concatenate(parts) if parts else np.zeros((0, 0))

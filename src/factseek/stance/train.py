@@ -38,6 +38,7 @@ from factseek.ml.training import (
     every_tenth,
     length_batches,
     progress_bar,
+    read_in_chunks,
     smooth,
     train_step,
     training_device,
@@ -313,29 +314,28 @@ def _soft_targets(
     names = teacher_names(config.teacher)
     if not names:
         raise ConfigError(f"--teacher {config.teacher!r} names no stance model")
-    readers = []
-    for name in names:
-        probabilities = getattr(load_stance(name), "probabilities", None)
-        if probabilities is None:
-            raise ConfigError(f"teacher {name!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
-        readers.append(probabilities)
+    readers = [getattr(load_stance(name), "probabilities", None) for name in names]
+    if None in readers:
+        raise ConfigError(f"teacher {names[readers.index(None)]!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
     which = f"teacher {names[0]}" if len(names) == 1 else f"{len(names)} teachers (their mean)"
-    log(f"{which}: reading {len(pairs)} training pairs")
-    task = bar.add_task("teacher, once", total=len(pairs) * len(names), loss="")
-    chunks = range(0, len(pairs), TEACHER_CHUNK)
-    tick = every_tenth(len(chunks))
-    parts = []
-    for k, start in enumerate(chunks, start=1):
-        chunk = [(p.question, p.evidence) for p in pairs[start : start + TEACHER_CHUNK]]
-        mean = sum(np.asarray(read(chunk), dtype=np.float64) for read in readers) / len(readers)
-        parts.append(torch.as_tensor(mean))
-        bar.update(task, advance=len(chunk) * len(names))
-        if bar.disable and tick(k):
-            log(f"teacher: {start + len(chunk)}/{len(pairs)} pairs")
-    probs = torch.cat(parts)  # (n, 3): the teachers' mean probabilities
-    soft = torch.softmax(probs.clamp(min=1e-8).log() / config.temperature, -1).float()
+    partial = work / f"teacher-{fp}.partial.npy"  # the pairs read so far: a killed run goes on
+    log(f"{which}: reading {len(pairs)} training pairs" + (" (going on)" if partial.is_file() else ""))  # fmt: skip
+    task = bar.add_task("teacher, once", total=len(pairs), loss="")
+    tick = every_tenth(math.ceil(len(pairs) / TEACHER_CHUNK))
+
+    def done(n: int) -> None:
+        bar.update(task, completed=n)
+        if bar.disable and n and tick(math.ceil(n / TEACHER_CHUNK)):
+            log(f"teacher: {n}/{len(pairs)} pairs")
+
+    def mean(chunk: Sequence[StancePair]) -> Any:
+        texts = [(p.question, p.evidence) for p in chunk]
+        return sum(np.asarray(read(texts), dtype=np.float64) for read in readers) / len(readers)
+
     work.mkdir(parents=True, exist_ok=True)
-    for old in work.glob("teacher-*.safetensors"):
+    probs = torch.as_tensor(read_in_chunks(pairs, mean, TEACHER_CHUNK, partial, done))  # (n, 3)
+    soft = torch.softmax(probs.clamp(min=1e-8).log() / config.temperature, -1).float()
+    for old in [*work.glob("teacher-*.safetensors"), *work.glob("teacher-*.partial.npy")]:
         old.unlink()
     with atomic_path(path, suffix=".safetensors") as tmp:
         save_file({"soft": soft.contiguous()}, str(tmp))
