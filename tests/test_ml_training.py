@@ -42,3 +42,5 @@ def test_a_kept_file_of_another_read_is_not_trusted(tmp_path):
     np.save(keep, np.ones((5, 2)))  # 5 rows: not a whole number of chunks of 3, nor all 4 items
     out = read_in_chunks([1, 2, 3, 4], _rows, 3, keep)
     assert np.array_equal(out, np.asarray(_rows([1, 2, 3, 4])))
+    keep.write_bytes(keep.read_bytes()[:20])  # cut short
+    assert np.array_equal(read_in_chunks([1, 2, 3, 4], _rows, 3, keep), out)

@@ -150,7 +150,10 @@ def read_in_chunks(
     (resumed ones included); the caller removes ``keep`` once it has kept the result."""
     from factseek.files import atomic_path
 
-    rows = np.load(keep) if keep.is_file() else None
+    try:
+        rows = np.load(keep) if keep.is_file() else None
+    except (OSError, ValueError, EOFError):  # a file cut short: read everything again
+        rows = None
     if rows is not None and (rows.ndim != 2 or len(rows) > len(items) or (len(rows) % chunk and len(rows) != len(items))):  # fmt: skip
         rows = None  # not this read's: start again
     parts = [] if rows is None else [rows]
