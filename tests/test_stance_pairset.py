@@ -66,8 +66,31 @@ def test_training_device_refuses_what_torch_cannot_use():
     from factseek.ml.training import training_device
 
     assert training_device("cpu") == torch.device("cpu")
+    assert training_device("auto") == torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    pytest.importorskip("transformers")
+    from factseek.judge.classifier import pick_device  # the judge's --device is the same check
+
+    assert pick_device("cpu") == "cpu"
+    with pytest.raises(ConfigError, match="unknown torch device"):
+        pick_device("gpu0")
     with pytest.raises(ConfigError, match="unknown torch device"):
         training_device("gpu0")
     if not torch.cuda.is_available():
         with pytest.raises(ConfigError, match="sees no CUDA GPU"):
             training_device("cuda")
+
+
+def test_training_on_a_pair_set_names_its_unshareable_sources(tmp_path):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    path = tmp_path / "pairs.jsonl"
+    info = {"sources": ["fever", "averitec"], "shareable": False}
+    write_pair_set(path, {"train": _pairs(3, "train"), "validation": _pairs(3, "validation")}, info)
+    r = CliRunner().invoke(
+        app,
+        ["stance", "train", "--pairs", str(path), "--out", str(tmp_path / "m"), "--device", "tpu9"],
+    )
+    assert "note: averitec data do not allow sharing the trained weights" in r.output
+    assert "train: 3 pairs" in r.output and r.exit_code == 2  # then the device is refused

@@ -106,7 +106,6 @@ def _training_pairs(
         add_extra,
         balance_nei,
         build_pairs,
-        describe,
         extra_pairs,
         parse_oversample,
         repeat_sources,
@@ -123,14 +122,9 @@ def _training_pairs(
     chosen = repeat_sources([*subsample(chosen, max_train, seed), *generated], repeats)
     train_pairs = with_form(chosen, "mixed", question_share=question_share)
     dev_pairs = with_form(pairs["validation"], "mixed", question_share=question_share)
-    typer.echo(f"train: {describe(train_pairs)}")
-    typer.echo(f"validation: {describe(dev_pairs)}")
-    restricted = [n for n in names if not SOURCES[n].shareable]
-    if restricted:
-        typer.echo(f"note: {', '.join(restricted)} data do not allow sharing the trained weights")
     info = {
         "sources": list(names),
-        "shareable": not restricted,
+        "shareable": all(SOURCES[n].shareable for n in names),
         "question_share": question_share,
         "max_train": max_train,
         "balance_nei": balance,
@@ -295,7 +289,7 @@ def train(
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
     validation side."""
     from factseek.errors import ConfigError
-    from factseek.stance.data import describe
+    from factseek.stance.data import SOURCES, describe
     from factseek.stance.pairs import read_pair_set, write_pair_set
     from factseek.stance.train import StanceTrainConfig, train_stance
 
@@ -325,14 +319,15 @@ def train(
             raise ConfigError("--pairs and --pairs-out do not go together")
         built, info = read_pair_set(pairs_file)
         train_pairs, dev_pairs = built["train"], built["validation"]
-        typer.echo(f"train: {describe(train_pairs)} (from {pairs_file.name})")
-        typer.echo(f"validation: {describe(dev_pairs)}")
     else:
         train_pairs, dev_pairs, info = _training_pairs(
             data, names, extra, balance, seed, contrast, max_train, oversample, question_share
         )
-    if pairs_file is not None and info.get("shareable") is False:
-        typer.echo("note: these pairs' data do not allow sharing the trained weights")
+    typer.echo(f"train: {describe(train_pairs)}")
+    typer.echo(f"validation: {describe(dev_pairs)}")
+    restricted = [n for n in info.get("sources", ()) if n in SOURCES and not SOURCES[n].shareable]
+    if restricted:
+        typer.echo(f"note: {', '.join(restricted)} data do not allow sharing the trained weights")
     if pairs_out is not None:
         n = write_pair_set(pairs_out, {"train": train_pairs, "validation": dev_pairs}, info)
         typer.echo(f"wrote {n} pairs to {pairs_out}")

@@ -68,12 +68,10 @@ def resolve_backbone(name: str) -> str:
 
 
 def pick_device(device: str = "auto") -> str:
-    torch, _ = import_torch_transformers()
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError("device 'cuda' asked for but no GPU is available")
-    return device
+    from factseek.ml.training import training_device
+
+    import_torch_transformers()  # MissingDependency first, naming the extra
+    return str(training_device(device))
 
 
 def encode_pairs(tokenizer: Any, examples: Sequence[Example], mode: Mode, max_length: int) -> Any:

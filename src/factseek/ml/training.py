@@ -6,8 +6,8 @@
   linear warm-up then linear decay schedule.
 - ``progress_bar``: the rich progress bar the trainers show (description, bar, n/total, elapsed,
   remaining, and a free ``loss`` field).
-- ``training_device``: the torch device a trainer's steps run on (``--device``), refused in one
-  line when this torch cannot use it.
+- ``training_device``: the torch device a trainer's steps run on (``--device``, or ``auto``),
+  refused in one line when this torch cannot use it.
 - ``read_in_chunks``: a long read over many items (a teacher's probabilities) that a killed run
   continues instead of redoing.
 - ``train_step``: one optimiser step (backward, clip at 1.0, step, schedule, zero) returning the
@@ -121,11 +121,14 @@ def every_tenth(total: int) -> Callable[[int], bool]:
     return lambda i: i % step == 0
 
 
-def training_device(name: str) -> Any:
-    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``...); ``ConfigError`` when
-    this torch cannot use it."""
+def training_device(name: str = "auto") -> Any:
+    """The torch device ``name`` (``"cpu"``, ``"cuda"``, ``"cuda:1"``..., or ``"auto"``: a GPU
+    when torch sees one, else the CPU); ``ConfigError`` when this torch cannot use it. Every
+    trainer's ``--device`` goes through here (stance, judge, rewriter)."""
     import torch
 
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
     try:
         device = torch.device(name)
     except (RuntimeError, ValueError):

@@ -301,9 +301,9 @@ class DecisionTransformer(nn.Module):
 
 
 def pick_device(requested: str | None = None) -> str:
-    if requested:
-        return requested
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    from factseek.ml.training import training_device
+
+    return str(training_device(requested or "auto"))
 
 
 def save_checkpoint(
