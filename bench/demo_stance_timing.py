@@ -36,6 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     if claim.speaker:
         base += ["--speaker", claim.speaker]
     env = {**os.environ, "FACTSEEK_CACHE": str(cache)}
+    if args.stance == "mpnet":  # its base is unpacked once, not into each run's fresh cache
+        from factseek.ml.encode import MPNET_ENV, mpnet_path
+
+        env[MPNET_ENV] = str(mpnet_path())
     times: dict[str, list[float]] = {"none": [], args.stance: []}
     cpu: dict[str, list[float]] = {k: [] for k in times}
     for _ in range(args.repeats):

@@ -27,10 +27,10 @@ class ConfigError(InputError):
 class MissingDependency(FactseekError):
     """An optional extra is not installed. The message says which ``pip install`` fixes it."""
 
-    def __init__(self, package: str, extra: str, purpose: str = "") -> None:
+    def __init__(self, package: str, extra: str, purpose: str = "", *, command: str = "") -> None:
         what = f" for {purpose}" if purpose else ""
-        target = f"'factseek[{extra}]'" if extra else "factseek"
-        super().__init__(f"{package} is needed{what}; install it with: pip install {target}")
+        target = f"pip install 'factseek[{extra}]'" if extra else "pip install factseek"
+        super().__init__(f"{package} is needed{what}; install it with: {command or target}")
         self.package = package
         self.extra = extra
 

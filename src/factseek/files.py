@@ -37,6 +37,15 @@ from typing import BinaryIO
 from factseek.errors import DataError, InputError
 
 
+def cache_root() -> Path:
+    """Where factseek keeps caches: ``$FACTSEEK_CACHE``, else ``$XDG_CACHE_HOME/factseek``, else
+    ``~/.cache/factseek``."""
+    if os.environ.get("FACTSEEK_CACHE"):
+        return Path(os.environ["FACTSEEK_CACHE"]).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "factseek"
+
+
 @contextmanager
 def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """A temporary path beside ``path`` to write to (for writers that take a file name: keep

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,6 +11,7 @@ import typer
 from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
 from factseek.constraints.temporal import DEFAULT_GUESSED
 from factseek.errors import InputError
+from factseek.files import cache_root
 from factseek.report import Format
 
 
@@ -24,14 +24,6 @@ class LLMName(StrEnum):
     none = "none"
     openai = "openai"
     llamacpp = "llamacpp"
-
-
-def cache_root() -> Path:
-    """``$FACTSEEK_CACHE``, else ``$XDG_CACHE_HOME/factseek``, else ``~/.cache/factseek``."""
-    if os.environ.get("FACTSEEK_CACHE"):
-        return Path(os.environ["FACTSEEK_CACHE"]).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "factseek"
 
 
 def _progress(quiet: bool) -> Any:
@@ -184,7 +176,8 @@ CardsOpt = Annotated[
 StanceOpt = Annotated[
     str,
     typer.Option(
-        "--stance", help="Evidence stance model: default (shipped), a trained folder, or none."
+        "--stance",
+        help="Evidence stance model: default (shipped), mpnet (shipped, stronger and slower; needs all-mpnet-base-v2: docs/stance.md), a trained folder, or none.",
     ),
 ]
 ScaleOpt = Annotated[

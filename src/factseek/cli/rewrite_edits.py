@@ -50,13 +50,13 @@ def train_edits(
     import torch
 
     from factseek.datasets.retrieval import load_retrieval
+    from factseek.files import cache_root
     from factseek.metrics.retrieval import parse_metric
     from factseek.ml.encode import encoder_from_name
     from factseek.rewrite.edits import model as edit_model
     from factseek.rewrite.edits import train as edit_train
     from factseek.rewrite.edits.features import Endpoint
     from factseek.rewrite.environment.env import BM25Retriever, KNNRetriever, corpus_info
-    from factseek.rewrite.environment.wordnet import cache_root
     from factseek.rewrite.splits import select_split
 
     torch.set_num_threads(threads)

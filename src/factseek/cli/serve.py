@@ -80,7 +80,7 @@ def serve(
     ] = None,
 ) -> None:
     """Start the web workbench: check, review, correct, rerun, keep a history, export."""
-    from factseek.cli.check import cache_root
+    from factseek.files import cache_root
     from factseek.review.ratings import load_ratings
     from factseek.web import require_web
 

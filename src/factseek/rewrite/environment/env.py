@@ -332,8 +332,8 @@ def make_retriever(
     if name == "bm25":
         return BM25Retriever.from_docs(docs)
     if name == "knn":
+        from factseek.files import cache_root
         from factseek.ml.encode import encoder_from_name
-        from factseek.rewrite.environment.wordnet import cache_root
 
         return KNNRetriever.build(
             docs, encoder_from_name(encoder), cache_dir=cache_dir or cache_root()

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from factseek.errors import MissingDependency
+from factseek.files import cache_root
 
 POS_FILES: dict[str, str] = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 #: The database files a lookup reads.
@@ -56,11 +57,6 @@ SUBSTITUTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "r": (),
 }  # fmt: skip
 _MARKER = re.compile(r"(.*?)(\([^()]*\))?$")  # an adjective's syntactic marker: "big(a)"
-
-
-def cache_root() -> Path:
-    base = os.environ.get("FACTSEEK_CACHE")
-    return Path(base) if base else Path.home() / ".cache" / "factseek"
 
 
 def _has_files(folder: Path) -> bool:

@@ -9,21 +9,19 @@ editor), so runs on overlapping trajectories share the work.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from factseek.files import atomic_path
+from factseek.files import atomic_path, cache_root
 from factseek.ml.encode import Encoder
 from factseek.rewrite.transformer.editor import Editor, WordVectors
 
 
 def _cache_dir() -> Path:
-    root = os.environ.get("FACTSEEK_CACHE") or Path.home() / ".cache" / "factseek"
-    return Path(root) / "rewrite-dt"
+    return cache_root() / "rewrite-dt"
 
 
 def _atomic_save_npy(path: Path, arr: np.ndarray) -> None:
