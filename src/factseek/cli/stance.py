@@ -193,7 +193,13 @@ def train(
         float,
         typer.Option("--question-share", min=0.0, max=1.0, help="Claims asked as questions."),
     ] = 0.5,
-    base: Annotated[str, typer.Option("--base", help="'minilm' or a local BERT folder.")] = D.base,
+    base: Annotated[
+        str,
+        typer.Option(
+            "--base",
+            help="'minilm', 'mpnet' (all-mpnet-base-v2 from its pip packages: docs/stance.md) or a local BERT or MPNet folder.",
+        ),
+    ] = D.base,
     quantize: Annotated[
         str,
         typer.Option(
