@@ -12,6 +12,7 @@ from factseek.stance import STANCE_MODELS, FunctionStance, StanceModel, load_sta
 from factseek.stance.evaluate import metrics_table, stance_metrics
 from factseek.stance.thresholds import GRID, decide, decide_many, tune_thresholds
 from factseek.types import STANCE_LABELS
+from stance_fixtures import tiny_checkpoint
 
 # ----------------------------------------------------------------------------- thresholds
 
@@ -123,57 +124,11 @@ def test_unknown_stance_model_lists_the_registry(tmp_path):
 
 torch = pytest.importorskip("torch")
 
-WORDS = ["the", "sky", "is", "blue", "not", "red", "grass", "green", "moon", "cheese", "made", "of"]
-
 
 @pytest.fixture(scope="module")
 def tiny_base(tmp_path_factory):
     """A random 2-layer BERT folder (config.json, model.safetensors, tokenizer.json)."""
-    from safetensors.torch import save_file
-    from tokenizers.implementations import BertWordPieceTokenizer
-
-    root = tmp_path_factory.mktemp("tiny-bert")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "?", "."]
-    BertWordPieceTokenizer({w: i for i, w in enumerate(vocab)}, lowercase=True).save(
-        str(root / "tokenizer.json")
-    )
-    h, ffn, layers = 16, 32, 2
-    cfg = {
-        "hidden_size": h,
-        "num_hidden_layers": layers,
-        "num_attention_heads": 2,
-        "intermediate_size": ffn,
-        "vocab_size": len(vocab),
-        "max_position_embeddings": 64,
-        "type_vocab_size": 2,
-        "layer_norm_eps": 1e-12,
-    }
-    (root / "config.json").write_text(json.dumps(cfg))
-    g = torch.Generator().manual_seed(0)
-    t = {
-        "embeddings.word_embeddings.weight": torch.randn(len(vocab), h, generator=g),
-        "embeddings.position_embeddings.weight": torch.randn(64, h, generator=g) * 0.1,
-        "embeddings.token_type_embeddings.weight": torch.randn(2, h, generator=g) * 0.1,
-        "embeddings.LayerNorm.weight": torch.ones(h),
-        "embeddings.LayerNorm.bias": torch.zeros(h),
-    }
-    shapes = {
-        "attention.self.query": (h, h),
-        "attention.self.key": (h, h),
-        "attention.self.value": (h, h),
-        "attention.output.dense": (h, h),
-        "intermediate.dense": (ffn, h),
-        "output.dense": (h, ffn),
-    }
-    for i in range(layers):
-        for name, shape in shapes.items():
-            t[f"encoder.layer.{i}.{name}.weight"] = torch.randn(*shape, generator=g) * 0.2
-            t[f"encoder.layer.{i}.{name}.bias"] = torch.zeros(shape[0])
-        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
-            t[f"encoder.layer.{i}.{norm}.weight"] = torch.ones(h)
-            t[f"encoder.layer.{i}.{norm}.bias"] = torch.zeros(h)
-    save_file(t, str(root / "model.safetensors"))
-    return root
+    return tiny_checkpoint(tmp_path_factory.mktemp("tiny-bert"), "bert")
 
 
 def _pairs():

@@ -4,7 +4,6 @@ its split pip packages."""
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 
 import numpy as np
@@ -14,61 +13,13 @@ torch = pytest.importorskip("torch")
 
 from factseek.errors import ConfigError, MissingDependency, ModelError  # noqa: E402
 from factseek.ml import encode  # noqa: E402
-
-WORDS = ["the", "sky", "is", "blue", "not", "red", "grass", "green", "moon", "cheese", "made", "of"]
+from stance_fixtures import tiny_checkpoint  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny_mpnet(tmp_path_factory):
     """A random 2-layer MPNet folder with Hugging Face's tensor names."""
-    from safetensors.torch import save_file
-    from tokenizers.implementations import BertWordPieceTokenizer
-
-    root = tmp_path_factory.mktemp("tiny-mpnet")
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "?", "."]
-    BertWordPieceTokenizer({w: i for i, w in enumerate(vocab)}, lowercase=True).save(
-        str(root / "tokenizer.json")
-    )
-    h, ffn, layers, heads = 16, 32, 2, 2
-    cfg = {
-        "model_type": "mpnet",
-        "hidden_size": h,
-        "num_hidden_layers": layers,
-        "num_attention_heads": heads,
-        "intermediate_size": ffn,
-        "vocab_size": len(vocab),
-        "max_position_embeddings": 64,
-        "relative_attention_num_buckets": 32,
-        "pad_token_id": 1,
-        "layer_norm_eps": 1e-5,
-        "hidden_act": "gelu",
-    }
-    (root / "config.json").write_text(json.dumps(cfg))
-    g = torch.Generator().manual_seed(0)
-    t = {
-        "embeddings.word_embeddings.weight": torch.randn(len(vocab), h, generator=g),
-        "embeddings.position_embeddings.weight": torch.randn(64, h, generator=g) * 0.3,
-        "embeddings.LayerNorm.weight": torch.ones(h),
-        "embeddings.LayerNorm.bias": torch.zeros(h),
-        "encoder.relative_attention_bias.weight": torch.randn(32, heads, generator=g),
-    }
-    shapes = {
-        "attention.attn.q": (h, h),
-        "attention.attn.k": (h, h),
-        "attention.attn.v": (h, h),
-        "attention.attn.o": (h, h),
-        "intermediate.dense": (ffn, h),
-        "output.dense": (h, ffn),
-    }
-    for i in range(layers):
-        for name, shape in shapes.items():
-            t[f"encoder.layer.{i}.{name}.weight"] = torch.randn(*shape, generator=g) * 0.3
-            t[f"encoder.layer.{i}.{name}.bias"] = torch.randn(shape[0], generator=g) * 0.1
-        for norm in ("attention.LayerNorm", "output.LayerNorm"):
-            t[f"encoder.layer.{i}.{norm}.weight"] = torch.ones(h)
-            t[f"encoder.layer.{i}.{norm}.bias"] = torch.zeros(h)
-    save_file(t, str(root / "model.safetensors"))
-    return root
+    return tiny_checkpoint(tmp_path_factory.mktemp("tiny-mpnet"), "mpnet")
 
 
 def _states(net, ids, mask):
@@ -205,7 +156,7 @@ def test_an_archive_member_outside_the_folder_is_refused(tmp_path, bad):
 
 def test_mpnet_from_the_environment_or_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv(encode.MPNET_ENV, str(tmp_path))
-    with pytest.raises(ConfigError, match="no config.json"):
+    with pytest.raises(ConfigError, match=r"no config\.json"):
         encode.mpnet_path()
     (tmp_path / "config.json").write_text("{}")
     assert encode.mpnet_path() == tmp_path
@@ -226,14 +177,12 @@ def test_mpnet_from_the_environment_or_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_int8_mixed_keeps_the_feed_forward_output_maps_in_fp32(tmp_path):
-    from factseek.stance.crossencoder import _torch_net
-    from factseek.stance.model import NetConfig
-
-    base = _tiny_bert(tmp_path)
     from safetensors.torch import save_file
 
-    from factseek.stance.model import StanceNet
+    from factseek.stance.crossencoder import _torch_net
+    from factseek.stance.model import NetConfig, StanceNet
 
+    base = tiny_checkpoint(tmp_path, "bert")
     config = NetConfig(base=str(base), layers=2, train_layers=2, lora_rank=2, lora_alpha=4.0)
     save_file(StanceNet.from_base(config).adapter_state(), str(tmp_path / "adapter.safetensors"))
     net = _torch_net(config, tmp_path / "adapter.safetensors", "int8-mixed")
@@ -243,35 +192,6 @@ def test_int8_mixed_keeps_the_feed_forward_output_maps_in_fp32(tmp_path):
     assert type(layer.ffn_out) is torch.nn.Linear
     for name in ("query", "key", "value", "attn_out", "ffn_in"):
         assert isinstance(getattr(layer, name), DynamicInt8Linear), name
-
-
-def _tiny_bert(root):
-    """A random one-layer BERT folder (config.json, model.safetensors, tokenizer.json)."""
-    from safetensors.torch import save_file
-    from tokenizers.implementations import BertWordPieceTokenizer
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
-    BertWordPieceTokenizer({w: i for i, w in enumerate(vocab)}).save(str(root / "tokenizer.json"))
-    h, ffn = 8, 16
-    (root / "config.json").write_text(json.dumps({"hidden_size": h, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": ffn, "vocab_size": len(vocab), "max_position_embeddings": 32, "type_vocab_size": 2}))  # fmt: skip
-    g = torch.Generator().manual_seed(1)
-    t = {
-        "embeddings.word_embeddings.weight": torch.randn(len(vocab), h, generator=g),
-        "embeddings.position_embeddings.weight": torch.randn(32, h, generator=g),
-        "embeddings.token_type_embeddings.weight": torch.randn(2, h, generator=g),
-        "embeddings.LayerNorm.weight": torch.ones(h),
-        "embeddings.LayerNorm.bias": torch.zeros(h),
-    }
-    shapes = {"attention.self.query": (h, h), "attention.self.key": (h, h), "attention.self.value": (h, h), "attention.output.dense": (h, h), "intermediate.dense": (ffn, h), "output.dense": (h, ffn)}  # fmt: skip
-    for i in range(2):
-        for name, shape in shapes.items():
-            t[f"encoder.layer.{i}.{name}.weight"] = torch.randn(*shape, generator=g)
-            t[f"encoder.layer.{i}.{name}.bias"] = torch.zeros(shape[0])
-        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
-            t[f"encoder.layer.{i}.{norm}.weight"] = torch.ones(h)
-            t[f"encoder.layer.{i}.{norm}.bias"] = torch.zeros(h)
-    save_file(t, str(root / "model.safetensors"))
-    return root
 
 
 # ----------------------------------------------------------------------------- the shipped model

@@ -262,7 +262,7 @@ def _evidence_parts(
         from factseek.judge.verdict import StanceRules
 
         chosen = opts.verdict_rules
-        rules = default_rules() if str(chosen) == "default" else load_rules(chosen)
+        rules = default_rules(str(opts.stance)) if str(chosen) == "default" else load_rules(chosen)
         evidence_judge = StanceRules(names["stance"], rules)
         if str(opts.verdict_rules) != "default":
             names["verdict_rules"] = Path(opts.verdict_rules).name

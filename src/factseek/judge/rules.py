@@ -18,10 +18,12 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
   train claims; ``factseek judge fit-rules``).
 
 None of it is a weight trained on text: a handful of thresholds and two numbers per label.
-``load_rules("default")`` reads the shipped file (``factseek/models/verdict/rules.json``); a path
-reads yours; the defaults below apply when the shipped file is absent. ``default_rules()`` is what
-a judge given no rules uses: the shipped file, or the one ``$FACTSEEK_VERDICT_RULES`` names
-("builtin" for the numbers below, with no calibration and no abstention).
+``load_rules("default")`` reads the shipped file (``factseek/models/verdict/rules.json``, fitted
+on the default stance model's readings; ``rules-mpnet.json`` for the ``mpnet`` one); a path
+reads yours; the defaults below apply when the shipped file is absent. ``default_rules(stance)``
+is what a judge given no rules uses: the shipped file of that stance model, or the one
+``$FACTSEEK_VERDICT_RULES`` names ("builtin" for the numbers below, with no calibration and no
+abstention).
 """
 
 from __future__ import annotations
@@ -110,13 +112,20 @@ def rules_from_dict(data: Mapping[str, Any], where: str = "verdict rules") -> Ve
         raise ModelError(f"{where}: {e}") from None
 
 
-def default_rules_path() -> Path:
-    return Path(str(resources.files("factseek") / "models" / "verdict" / "rules.json"))
+#: The shipped rules fitted on each shipped stance model's readings (``models/verdict/``); a
+#: stance model not named here (a folder of your own) gets the default model's.
+STANCE_RULES = {"default": "rules.json", "mpnet": "rules-mpnet.json"}
 
 
-def load_rules(name: str | Path = "default") -> VerdictRules:
-    """The shipped rules ("default"; the built-in defaults when the file is absent) or a file."""
-    path = default_rules_path() if str(name) == "default" else Path(name)
+def default_rules_path(stance: str = "default") -> Path:
+    name = STANCE_RULES.get(stance, STANCE_RULES["default"])
+    return Path(str(resources.files("factseek") / "models" / "verdict" / name))
+
+
+def load_rules(name: str | Path = "default", *, stance: str = "default") -> VerdictRules:
+    """The shipped rules ("default": those fitted on the readings of the shipped stance model
+    ``stance``; the built-in defaults when the file is absent) or a file."""
+    path = default_rules_path(stance) if str(name) == "default" else Path(name)
     if str(name) == "default" and not path.is_file():
         return VerdictRules()
     try:
@@ -132,10 +141,17 @@ BUILTIN = VerdictRules()  # the numbers above: no calibration, no abstention
 ENV = "FACTSEEK_VERDICT_RULES"
 
 
-def default_rules() -> VerdictRules:
+def default_rules(stance: str = "default") -> VerdictRules:
     """The rules a judge uses when given none: the file named by ``$FACTSEEK_VERDICT_RULES``
-    ("builtin": ``BUILTIN``; unset: the shipped file), read once per name."""
-    return _default(os.environ.get(ENV, "default"))
+    ("builtin": ``BUILTIN``; unset: the shipped file fitted on the stance model ``stance``'s
+    readings, ``STANCE_RULES``), read once per name."""
+    env = os.environ.get(ENV)
+    return _default(env) if env else _shipped(stance if stance in STANCE_RULES else "default")
+
+
+@functools.lru_cache(maxsize=4)
+def _shipped(stance: str) -> VerdictRules:
+    return load_rules("default", stance=stance)
 
 
 @functools.lru_cache(maxsize=4)
@@ -147,6 +163,7 @@ __all__ = [
     "BUILTIN",
     "ENV",
     "LABELS",
+    "STANCE_RULES",
     "VerdictRules",
     "default_rules",
     "load_rules",
