@@ -283,6 +283,39 @@ def test_cards_carry_their_pages_genre() -> None:
     assert [(c.url, c.genre) for c in cards] == [(DOCS[0].url, ""), (DOCS[1].url, "letter")]
 
 
+def test_each_shipped_stance_model_has_its_own_rules(monkeypatch) -> None:
+    """`check --stance mpnet` judges with the rules fitted on that model's readings; a stance
+    folder of your own gets the default model's; $FACTSEEK_VERDICT_RULES still wins."""
+    from factseek.judge.rules import ENV, STANCE_RULES, default_rules, load_rules
+    from factseek.stance import SHIPPED
+
+    assert set(STANCE_RULES) == set(SHIPPED)
+    mpnet = load_rules("default", stance="mpnet")
+    assert mpnet != load_rules("default")
+    assert "mpnet" in mpnet.precision_basis and "train" in mpnet.fitted_on
+    assert mpnet.calibration and mpnet.abstain
+    monkeypatch.delenv(ENV)
+    assert default_rules("mpnet") == mpnet
+    assert default_rules("some/folder") == default_rules() == load_rules("default")
+    monkeypatch.setenv(ENV, "builtin")
+    assert default_rules("mpnet") == VerdictRules()
+
+
+def test_a_check_with_the_mpnet_stance_model_judges_with_its_rules(monkeypatch) -> None:
+    from factseek import api
+    from factseek.judge.rules import ENV, load_rules
+    from factseek.stance import FunctionStance
+
+    monkeypatch.delenv(ENV)
+    import factseek.stance as stance_pkg
+
+    fake = FunctionStance(lambda q, e: "nei", name="stance:mpnet")
+    monkeypatch.setattr(stance_pkg, "load_stance", lambda name, engine=None: fake)
+    for name, stance in (("mpnet", "mpnet"), ("default", "default")):
+        _, judge, _ = api._evidence_parts(api.CheckOptions(stance=name), None, {}, [])
+        assert judge.rules == load_rules("default", stance=stance)
+
+
 def test_the_shipped_rules_load_and_abstain_below_their_levels(monkeypatch) -> None:
     from factseek.judge.rules import ENV, default_rules, load_rules
 
