@@ -4,6 +4,7 @@ its split pip packages."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 import numpy as np
@@ -257,3 +258,22 @@ def test_the_mpnet_model_reads_plain_pairs_offline(monkeypatch):
     )
     assert [r.label for r in results] == ["supports", "refutes", "nei"]
     assert all(r.model == "stance:mpnet" for r in results)
+
+
+@pytest.mark.slow
+def test_the_demo_with_the_mpnet_model(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    if not _mpnet_installed():
+        pytest.skip("all-mpnet-base-v2's packages are not installed")
+    monkeypatch.setenv(encode.MPNET_ENV, str(encode.mpnet_path()))  # not unpacked again below
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("FACTSEEK_VERDICT_RULES", raising=False)
+    out = tmp_path / "demo.json"
+    r = CliRunner().invoke(app, ["demo", "--stance", "mpnet", "--format", "json", "-o", str(out), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    report = json.loads(out.read_text())
+    assert report["verdict"]["judge"] == "stance-rules:stance:mpnet"
+    assert report["evidence"] and all(e["stance"]["model"] == "stance:mpnet" for e in report["evidence"])  # fmt: skip

@@ -382,6 +382,7 @@ def demo(
     fmt: FormatOpt = Format.md,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
     quiet: QuietOpt = False,
+    stance: StanceOpt = "default",
 ) -> None:
     """Build the bundled demo store (once, in the cache) and check its sample claim offline."""
     from factseek.api import check as api_check
@@ -389,7 +390,7 @@ def demo(
 
     store = demo_store(cache_root() / "demo-store", progress=not quiet)
     claim = demo_claim()
-    report = api_check(claim, store=store, progress=_progress(quiet))
+    report = api_check(claim, store=store, stance=stance, progress=_progress(quiet))
     _emit(report, fmt, out)
     if not quiet:
         from factseek.report import reason_words
