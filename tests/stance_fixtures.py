@@ -8,6 +8,19 @@ from pathlib import Path
 
 WORDS = ["the", "sky", "is", "blue", "not", "red", "grass", "green", "moon", "cheese", "made", "of"]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS, "?", "."]
+#: issue 23's two user cases: (question, evidence, the right label)
+USER_CASES = [
+    (
+        "The Elm Street Bridge reopened in May 2023 after being closed for 14 months.",
+        "The Elm Street Bridge reopened to traffic Monday afternoon, 14 months after it closed.",
+        "supports",
+    ),
+    (
+        "Have water bills risen 40 percent?",
+        "40 percent is the fixed charge, not the bill.",
+        "refutes",
+    ),
+]
 #: a layer's linear maps, by kind of checkpoint: our name's checkpoint name
 LAYER_MAPS = {
     "bert": (

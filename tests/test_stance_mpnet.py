@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 from factseek.errors import ConfigError, MissingDependency, ModelError  # noqa: E402
 from factseek.ml import encode  # noqa: E402
-from stance_fixtures import tiny_checkpoint  # noqa: E402
+from stance_fixtures import USER_CASES, tiny_checkpoint  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -277,3 +277,19 @@ def test_the_demo_with_the_mpnet_model(tmp_path, monkeypatch):
     report = json.loads(out.read_text())
     assert report["verdict"]["judge"] == "stance-rules:stance:mpnet"
     assert report["evidence"] and all(e["stance"]["model"] == "stance:mpnet" for e in report["evidence"])  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 23's two user cases: the mpnet model reads the bridge's confirmation as nei "
+    "(0.73) and the fixed-charge correction as a weak support (0.39 against refutes 0.37)",
+)
+@pytest.mark.parametrize(("question", "evidence", "label"), USER_CASES)
+def test_the_mpnet_model_on_the_two_user_cases(question, evidence, label):
+    from factseek.stance import load_stance
+
+    if not _mpnet_installed():
+        pytest.skip("all-mpnet-base-v2's packages are not installed")
+    (r,) = load_stance("mpnet").classify([(question, evidence)])
+    assert r.label == label
