@@ -46,6 +46,21 @@ def test_atomic_path_respects_the_umask_and_replaces(tmp_path, umask):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.bin"]
 
 
+@pytest.mark.parametrize("mask", [0o022, 0o077])
+def test_a_writer_that_makes_the_file_anew_still_gets_the_umasks_mode(tmp_path, umask, mask):
+    """safetensors' save_file replaces the temporary file with an owner-only (0600) one: the
+    file put in place has the mode any new file gets, so a trained model can be shared."""
+    umask(mask)
+    target = tmp_path / "adapter.safetensors"
+    with atomic_path(target, suffix=".safetensors") as tmp:
+        tmp.unlink()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, b"weights")
+        os.close(fd)
+    assert target.read_bytes() == b"weights"
+    assert mode(target) == 0o666 & ~mask
+
+
 def test_failed_write_leaves_no_temporary_file(tmp_path):
     target = tmp_path / "out.txt"
     with pytest.raises(RuntimeError), atomic_path(target) as tmp:

@@ -54,8 +54,13 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = _create_temp(path, suffix)
+    mode = os.stat(tmp).st_mode & 0o777  # what a new file gets here
     try:
         yield tmp
+        if (
+            os.stat(tmp).st_mode & 0o777 != mode
+        ):  # a writer that made the file anew (safetensors: 0600)
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
