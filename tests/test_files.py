@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from factseek.files import atomic_path, atomic_write
+from factseek.files import atomic_dir, atomic_path, atomic_write
 
 
 @pytest.fixture
@@ -67,3 +67,20 @@ def test_failed_write_leaves_no_temporary_file(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("boom")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_dir_replaces_an_unready_folder_and_leaves_nothing_on_failure(tmp_path, umask):
+    umask(0o022)
+    target = tmp_path / "cache"
+    target.mkdir()
+    (target / "old").write_text("stale")  # an older cache, not ready
+    ready = lambda p: (p / "done").is_file()  # noqa: E731
+    with atomic_dir(target, ready) as tmp:
+        assert tmp.parent == tmp_path and not ready(target)
+        (tmp / "done").write_text("1")
+    assert sorted(p.name for p in target.iterdir()) == ["done"]
+    assert mode(target) == 0o755
+    with pytest.raises(RuntimeError), atomic_dir(tmp_path / "other", ready) as tmp:
+        (tmp / "half").write_text("x")
+        raise RuntimeError("boom")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]

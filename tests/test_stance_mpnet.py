@@ -293,3 +293,26 @@ def test_the_mpnet_model_on_the_two_user_cases(question, evidence, label):
         pytest.skip("all-mpnet-base-v2's packages are not installed")
     (r,) = load_stance("mpnet").classify([(question, evidence)])
     assert r.label == label
+
+
+@pytest.mark.slow
+def test_the_real_mpnet_base_reads_as_hugging_face_reads_it():
+    """The figure docs/stance.md gives: our layers over all-mpnet-base-v2 agree with
+    Hugging Face's MPNetModel to 1e-5 (about 1e-6 measured)."""
+    transformers = pytest.importorskip("transformers")
+    if not _mpnet_installed():
+        pytest.skip("all-mpnet-base-v2's packages are not installed")
+    from factseek.stance.crossencoder import pad, tokenize
+    from factseek.stance.model import NetConfig, StanceNet, load_tokenizer
+
+    ours = StanceNet.from_base(NetConfig(base="mpnet", layers=12, train_layers=1)).eval()
+    theirs = transformers.MPNetModel.from_pretrained(str(encode.mpnet_path()), add_pooling_layer=False)  # fmt: skip
+    pairs = [
+        ("Was the bridge opened in 1932?", "The bridge opened in 1932 after two years of work."),
+        ("Short?", "A much longer piece of evidence about the city's budget of 2019 and 2020."),
+    ]
+    ids, mask, _ = pad(*tokenize(load_tokenizer("mpnet", 128), pairs))
+    with torch.no_grad():
+        got = _states(ours, ids, mask)
+        want = theirs.eval()(input_ids=torch.where(mask.bool(), ids, 1), attention_mask=mask)
+    assert torch.allclose(got[mask.bool()], want.last_hidden_state[mask.bool()], atol=1e-5)

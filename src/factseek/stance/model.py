@@ -27,6 +27,7 @@ needs no torch (``stance.npnet`` reads a trained model with numpy alone).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -35,6 +36,7 @@ from factseek.stance.netconfig import (
     BASES,
     LORA_TARGETS,
     NetConfig,
+    kind_of,
     load_tokenizer,
     read_base,
     resolve_base,
@@ -124,10 +126,12 @@ def prune_ffn(layer: Layer, keep: int) -> None:
     layer.ffn_in, layer.ffn_out = ffn_in, ffn_out
 
 
+@functools.lru_cache(maxsize=64)
 def relative_buckets(t: int, buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
     """MPNet's bucket of every relative distance ``key - query`` for ``t`` tokens, (t, t) long:
     half the buckets for each direction, exact up to a quarter of them, then logarithmic up to
-    ``max_distance`` (``MPNetEncoder.relative_position_bucket``)."""
+    ``max_distance`` (``MPNetEncoder.relative_position_bucket``). Kept per length: do not
+    change the tensor returned."""
     pos = torch.arange(t)
     n = pos[:, None] - pos[None, :]  # query - key
     half = buckets // 2
@@ -177,7 +181,7 @@ class StanceNet(nn.Module):
             raise ConfigError(
                 f"layers={config.layers} but the base has {base['num_hidden_layers']}"
             )
-        self.kind = "mpnet" if base.get("model_type") == "mpnet" else "bert"
+        self.kind = kind_of(base)
         self.word = nn.Embedding(int(base["vocab_size"]), hidden)
         self.position = nn.Embedding(int(base["max_position_embeddings"]), hidden)
         self.token_type: nn.Embedding | None = None

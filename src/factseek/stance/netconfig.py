@@ -66,13 +66,18 @@ def resolve_base(name: str) -> Path:
     return path
 
 
+def kind_of(config: dict[str, Any]) -> str:
+    """``"mpnet"`` or ``"bert"``: the architecture a base's config.json describes."""
+    return "mpnet" if config.get("model_type") == "mpnet" else "bert"
+
+
 def base_kind(name: str) -> str:
-    """``"mpnet"`` or ``"bert"``: the architecture of a base, from its config.json."""
+    """``kind_of`` the base ``name`` (a name in ``BASES`` or a folder)."""
     try:
         config = json.loads((resolve_base(name) / "config.json").read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as e:
         raise ModelError(f"cannot read the stance base {name!r} ({e})") from None
-    return "mpnet" if config.get("model_type") == "mpnet" else "bert"
+    return kind_of(config)
 
 
 def read_base(name: str, load_file: Callable[[str], dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:  # fmt: skip

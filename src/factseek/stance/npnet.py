@@ -40,7 +40,7 @@ import numpy as np
 
 from factseek.errors import MissingDependency, ModelError
 from factseek.ml.npbert import embed, layer, mask_bias
-from factseek.stance.netconfig import LORA_TARGETS, NetConfig, read_base
+from factseek.stance.netconfig import LORA_TARGETS, NetConfig, kind_of, read_base
 
 #: torch.finfo(torch.float32).eps: the smallest weight scale torch's observers allow.
 _EPS = np.float32(np.finfo(np.float32).eps)
@@ -127,13 +127,11 @@ class NumpyStanceNet:
         *,
         quantize: str,
     ) -> None:
-        if base.get("model_type") == "mpnet":
-            raise ModelError("the numpy engine reads BERT bases only: read an MPNet base with torch")  # fmt: skip
+        if not reads(kind_of(base), quantize):
+            raise ModelError(f"the numpy engine reads BERT bases only, with int8 or fp32 maps (not a {kind_of(base)} base, {quantize}): read it with torch")  # fmt: skip
         self.config = config
         self.heads = int(base["num_attention_heads"])
         self.eps = float(base.get("layer_norm_eps", 1e-12))
-        if quantize not in ("int8", "none"):
-            raise ModelError(f"the numpy engine reads int8 or fp32 maps, not {quantize!r}: read it with torch")  # fmt: skip
         self.int8 = quantize == "int8"
         t = {k.removeprefix("bert."): v.astype(np.float32) for k, v in tensors.items()}
         a = {k: v.astype(np.float32) for k, v in adapter.items()}
@@ -234,6 +232,12 @@ class NumpyStanceNet:
             z = self.logits(tok, typ, mask).astype(np.float64)
             z = np.exp(z - z.max(-1, keepdims=True))
             out[idx] = z / z.sum(-1, keepdims=True)
+
+
+def reads(kind: str, quantize: str) -> bool:
+    """Whether this engine reads a model of a ``kind`` of base (``netconfig.kind_of``) with
+    maps ``quantize``: BERT bases, int8 or fp32 (torch reads the rest)."""
+    return kind == "bert" and quantize in ("int8", "none")
 
 
 def adapter_shapes(config: NetConfig, base: dict[str, Any]) -> dict[str, tuple[int, ...]]:

@@ -28,8 +28,6 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import shutil
-import tempfile
 from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
@@ -37,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from factseek.errors import MissingDependency
-from factseek.files import cache_root
+from factseek.files import atomic_dir, cache_root
 
 POS_FILES: dict[str, str] = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 #: The database files a lookup reads.
@@ -115,25 +113,13 @@ def normalised_dir(source: Path | None = None) -> Path:
     target = cache_root() / "wordnet" / tag
     if _is_ready(target):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=target.parent))
-    try:
+    with atomic_dir(target, _is_ready) as tmp:  # an older cache without line offsets: replaced
         for name in FILES:
             data = (source / name).read_bytes().replace(b"\r\n", b"\n")
             (tmp / name).write_bytes(data)
             if name.startswith("index."):
                 pos = next(p for p, n in POS_FILES.items() if name == f"index.{n}")
                 np.save(_lines_file(tmp, pos), _line_starts(data))
-        if target.exists():  # an older cache without the line offsets: replace it
-            shutil.rmtree(target, ignore_errors=True)
-        try:
-            os.replace(tmp, target)
-        except OSError:  # another process won the race: use its copy
-            if not _is_ready(target):
-                raise
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
     return target
 
 
