@@ -753,8 +753,9 @@ def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
     assert cfg["calibration"]["temperature"] > 0  # a calibrated model
     weights = default_model_path() / "adapter.safetensors"
     assert weights.stat().st_size < 10_000_000
-    model = load_stance("default")
-    assert load_stance("default") is model  # loaded once per process
+    model = load_stance("small")
+    assert load_stance("small") is model  # loaded once per process
+    assert load_stance("default") is model  # the tests' default (conftest: $FACTSEEK_STANCE)
     paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
     results = model.classify(
         [
@@ -764,7 +765,7 @@ def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
         ]
     )
     assert [r.label for r in results[:2]] == ["supports", "nei"]
-    assert all(r.model == "stance:default" for r in results)
+    assert all(r.model == "stance:small" for r in results)
 
 
 def test_the_shipped_model_sees_a_plain_refutation():

@@ -261,18 +261,20 @@ def test_the_mpnet_model_reads_plain_pairs_offline(monkeypatch):
 
 
 @pytest.mark.slow
-def test_the_demo_with_the_mpnet_model(tmp_path, monkeypatch):
+def test_the_demo_reads_with_the_mpnet_model_by_default_where_it_is_installed(tmp_path, monkeypatch):  # fmt: skip
     from typer.testing import CliRunner
 
     from factseek.cli import app
+    from factseek.stance import STANCE_ENV
 
     if not _mpnet_installed():
         pytest.skip("all-mpnet-base-v2's packages are not installed")
     monkeypatch.setenv(encode.MPNET_ENV, str(encode.mpnet_path()))  # not unpacked again below
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     monkeypatch.delenv("FACTSEEK_VERDICT_RULES", raising=False)
+    monkeypatch.delenv(STANCE_ENV)  # as a user's machine: no model named
     out = tmp_path / "demo.json"
-    r = CliRunner().invoke(app, ["demo", "--stance", "mpnet", "--format", "json", "-o", str(out), "-q"])  # fmt: skip
+    r = CliRunner().invoke(app, ["demo", "--format", "json", "-o", str(out), "-q"])
     assert r.exit_code == 0, r.output
     report = json.loads(out.read_text())
     assert report["verdict"]["judge"] == "stance-rules:stance:mpnet"

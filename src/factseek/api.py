@@ -61,7 +61,9 @@ class CheckOptions:
     replay: str | Path | None = None
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
-    stance: str | Path = "default"  # "default" (shipped model), a trained folder, or "none"
+    stance: str | Path = (
+        "default"  # "default" (stance.default_stance), small, mpnet, a folder, or "none"
+    )
     stance_engine: str | None = None  # numpy, torch or auto (None: $FACTSEEK_STANCE_ENGINE, auto)
     scale: str = "auto"
     verdict_rules: str | Path = "default"  # the rules verdict's numbers (judge.rules)
@@ -239,10 +241,11 @@ def _evidence_parts(
     stance = None
     if str(opts.stance) != "none":
         from factseek.errors import MissingDependency
-        from factseek.stance import load_stance
+        from factseek.stance import DEFAULT, default_note, load_stance, resolve_stance
 
+        chosen_stance = resolve_stance(opts.stance)
         try:
-            stance = load_stance(opts.stance, engine=opts.stance_engine)
+            stance = load_stance(chosen_stance, engine=opts.stance_engine)
             names["stance"] = getattr(stance, "name", str(opts.stance))
             engine = getattr(stance, "config", {}).get("engine")
             if engine:  # the same engine reproduces a report's probabilities exactly
@@ -250,8 +253,10 @@ def _evidence_parts(
             reliability = _reliability_words(getattr(stance, "config", {}))
             if reliability:  # how often its readings held on real-world evidence
                 names["stance_reliability"] = reliability
+            if str(opts.stance) == DEFAULT and (note := default_note(chosen_stance)):
+                notes.append(note)  # the default fell back to the small model: say so
         except MissingDependency as e:
-            if str(opts.stance) != "default":
+            if str(opts.stance) != DEFAULT:
                 raise  # a model the user asked for by name: say what to install
             # the shipped default on a base install: run without cards, and say why
             names["stance"] = "none"
@@ -262,7 +267,9 @@ def _evidence_parts(
         from factseek.judge.verdict import StanceRules
 
         chosen = opts.verdict_rules
-        rules = default_rules(str(opts.stance)) if str(chosen) == "default" else load_rules(chosen)
+        rules = (
+            default_rules(str(chosen_stance)) if str(chosen) == "default" else load_rules(chosen)
+        )
         evidence_judge = StanceRules(names["stance"], rules)
         if str(opts.verdict_rules) != "default":
             names["verdict_rules"] = Path(opts.verdict_rules).name

@@ -177,7 +177,7 @@ StanceOpt = Annotated[
     str,
     typer.Option(
         "--stance",
-        help="Evidence stance model: default (shipped), mpnet (shipped, stronger and slower; needs all-mpnet-base-v2: docs/stance.md), a trained folder, or none.",
+        help="Evidence stance model: default (mpnet when installed, else small; $FACTSEEK_STANCE), mpnet (stronger, slower; needs all-mpnet-base-v2: docs/stance.md), small (fast), a trained folder, or none.",
     ),
 ]
 ScaleOpt = Annotated[

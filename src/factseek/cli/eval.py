@@ -174,7 +174,10 @@ def pipeline_cmd(
         typer.Option("--judge", help="Judge folder (default: rules over the evidence stance)."),
     ] = None,
     stance: Annotated[
-        str, typer.Option("--stance", help="Stance model: default, a trained folder, or none.")
+        str,
+        typer.Option(
+            "--stance", help="Stance model: default, small, mpnet, a trained folder, or none."
+        ),
     ] = "default",
     verdict_rules: Annotated[
         str,

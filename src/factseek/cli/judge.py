@@ -314,7 +314,7 @@ def train_evidence(
         str,
         typer.Option(
             "--stance",
-            help="Stance model for stance features: none (the measured default), default, folder.",
+            help="Stance model for stance features: none (the measured default), default, small, mpnet, folder.",
         ),
     ] = "none",
     encoder: Annotated[str, typer.Option("--encoder", help="Encoder name or folder.")] = "minilm",
@@ -398,8 +398,9 @@ def train_evidence(
             )
     model = None
     if stance != "none":
-        from factseek.stance import engine_for_many, load_stance
+        from factseek.stance import engine_for_many, load_stance, resolve_stance
 
+        stance = str(resolve_stance(stance))  # the judge records the model itself, not "default"
         model = load_stance(stance, engine=engine_for_many())  # every training claim's pairs
     judge = train_evidence_judge(
         examples,

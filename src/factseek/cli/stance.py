@@ -72,11 +72,19 @@ def _sources(text: str | None) -> tuple[str, ...]:
 
 def _model(model: str, quantize: str, engine: str | None = None) -> CrossEncoderStance:
     from factseek.errors import InputError
-    from factseek.stance import SHIPPED, STANCE_MODELS, resolve_engine, shipped_model_path
+    from factseek.stance import (
+        DEFAULT,
+        SHIPPED,
+        STANCE_MODELS,
+        resolve_engine,
+        resolve_stance,
+        shipped_model_path,
+    )
     from factseek.stance.crossencoder import CrossEncoderStance
 
     engine = resolve_engine(engine)
     q = None if quantize == "config" else quantize
+    model = str(resolve_stance(model))
     if model in SHIPPED:
         return CrossEncoderStance.load(
             shipped_model_path(model), quantize=q, name=f"stance:{model}", engine=engine
@@ -84,7 +92,7 @@ def _model(model: str, quantize: str, engine: str | None = None) -> CrossEncoder
     path = Path(model).expanduser()
     if not path.is_dir():
         raise InputError(
-            f"unknown stance model {model!r}: one of {', '.join(STANCE_MODELS)}, or a folder written by `factseek stance train`"
+            f"unknown stance model {model!r}: one of {', '.join([DEFAULT, *STANCE_MODELS])}, or a folder written by `factseek stance train`"
         )
     return CrossEncoderStance.load(path, quantize=q, engine=engine)
 
@@ -217,7 +225,7 @@ def train(
         str | None,
         typer.Option(
             "--teacher",
-            help="Distil from this stance model ('default' or a folder), or from several "
+            help="Distil from this stance model ('small', 'mpnet' or a folder), or from several "
             "separated by commas (their mean probability): soft targets beside the gold labels.",
         ),
     ] = None,
@@ -372,7 +380,7 @@ def eval_(
     model: Annotated[
         str,
         typer.Argument(
-            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+            help="'default' (mpnet when installed, else small), 'small', 'mpnet' or a stance model folder."
         ),
     ],
     data: DataOpt = None,
@@ -501,7 +509,7 @@ def calibrate(
     model: Annotated[
         str,
         typer.Argument(
-            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+            help="'default' (mpnet when installed, else small), 'small', 'mpnet' or a stance model folder."
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Folder to write the recalibrated model to.")],
@@ -591,7 +599,7 @@ def predict(
     model: Annotated[
         str,
         typer.Argument(
-            help="'default', 'mpnet' (stronger, slower: docs/stance.md) or a stance model folder."
+            help="'default' (mpnet when installed, else small), 'small', 'mpnet' or a stance model folder."
         ),
     ],
     question: Annotated[str, typer.Argument(help="A claim or a yes/no question.")],

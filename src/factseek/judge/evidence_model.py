@@ -429,7 +429,8 @@ class EvidenceModelJudge:
         if stance is None and cfg["stance"] != "none":
             from factseek.stance import load_stance
 
-            stance = load_stance(cfg["stance"])
+            # a judge trained before 4 December 2026 says "default" for the small model
+            stance = load_stance("small" if cfg["stance"] == "default" else cfg["stance"])
         wb = np.load(path / "weights.npy", allow_pickle=False)
         return cls(
             weights=wb[:-1],

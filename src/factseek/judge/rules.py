@@ -19,7 +19,7 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
 
 None of it is a weight trained on text: a handful of thresholds and two numbers per label.
 ``load_rules("default")`` reads the shipped file (``factseek/models/verdict/rules.json``, fitted
-on the default stance model's readings; ``rules-mpnet.json`` for the ``mpnet`` one); a path
+on the ``small`` stance model's readings; ``rules-mpnet.json`` for the ``mpnet`` one); a path
 reads yours; the defaults below apply when the shipped file is absent. ``default_rules(stance)``
 is what a judge given no rules uses: the shipped file of that stance model, or the one
 ``$FACTSEEK_VERDICT_RULES`` names ("builtin" for the numbers below, with no calibration and no
@@ -113,12 +113,20 @@ def rules_from_dict(data: Mapping[str, Any], where: str = "verdict rules") -> Ve
 
 
 #: The shipped rules fitted on each shipped stance model's readings (``models/verdict/``); a
-#: stance model not named here (a folder of your own) gets the default model's.
-STANCE_RULES = {"default": "rules.json", "mpnet": "rules-mpnet.json"}
+#: stance model not named here (a folder of your own) gets the small model's.
+STANCE_RULES = {"small": "rules.json", "mpnet": "rules-mpnet.json"}
+
+
+def _rules_key(stance: str) -> str:
+    """The ``STANCE_RULES`` key of a stance model's name (``"default"``: the model it names)."""
+    from factseek.stance import resolve_stance
+
+    name = str(resolve_stance(stance))
+    return name if name in STANCE_RULES else "small"
 
 
 def default_rules_path(stance: str = "default") -> Path:
-    name = STANCE_RULES.get(stance, STANCE_RULES["default"])
+    name = STANCE_RULES[_rules_key(stance)]
     return Path(str(resources.files("factseek") / "models" / "verdict" / name))
 
 
@@ -146,7 +154,7 @@ def default_rules(stance: str = "default") -> VerdictRules:
     ("builtin": ``BUILTIN``; unset: the shipped file fitted on the stance model ``stance``'s
     readings, ``STANCE_RULES``), read once per name."""
     env = os.environ.get(ENV)
-    return _default(env) if env else _shipped(stance if stance in STANCE_RULES else "default")
+    return _default(env) if env else _shipped(_rules_key(stance))
 
 
 @functools.lru_cache(maxsize=4)

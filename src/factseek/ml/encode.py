@@ -159,6 +159,25 @@ def mpnet_path() -> Path:
     return _unpack_mpnet(_mpnet_parts(), target)
 
 
+def mpnet_available() -> bool:
+    """Whether ``mpnet_path`` gives the base without installing anything, and torch (which
+    reads an MPNet network) is installed: ``$FACTSEEK_MPNET`` set, the base already unpacked, or
+    all five packages installed. Nothing is unpacked or read here (a few package lookups)."""
+    from importlib import metadata
+    from importlib.util import find_spec
+
+    from factseek.files import cache_root
+
+    if find_spec("torch") is None:
+        return False
+    if os.environ.get(MPNET_ENV) or (cache_root() / MPNET_FOLDER / "model.safetensors").is_file():
+        return True
+    try:
+        return all(metadata.distribution(name) for name in MPNET_PACKAGES)
+    except metadata.PackageNotFoundError:
+        return False
+
+
 def _mpnet_parts() -> list[Path]:
     """The five ``all-mpnet-base-v2.zip.00N`` files, in order, from the installed packages."""
     from importlib import metadata

@@ -2,9 +2,10 @@
 
 ``StanceModel.classify(pairs) -> list[StanceResult]`` over ``(question, evidence)`` pairs, where
 ``question`` is the claim or a subquestion and ``evidence`` a sentence or passage. Implementations
-sit behind one registry (``load_stance``): the model shipped in the package (``"default"``), a
-folder trained with ``factseek stance train``, or any function (``FunctionStance``, for tests and
-for plugging in anything else). A trained folder is read by numpy (``stance.npnet``, no torch
+sit behind one registry (``load_stance``): the two models shipped in the package (``"small"``
+and ``"mpnet"``; ``"default"`` names whichever ``default_stance`` picks), a folder trained with
+``factseek stance train``, or any function (``FunctionStance``, for tests and for plugging in
+anything else). A trained folder is read by numpy (``stance.npnet``, no torch
 import) or torch: ``resolve_engine`` says which (docs/stance.md, "Two engines").
 """
 
@@ -22,16 +23,21 @@ from factseek.errors import InputError
 from factseek.types import STANCE_LABELS, StanceLabel, StanceResult
 
 __all__ = [
+    "DEFAULT",
     "SHIPPED",
+    "STANCE_ENV",
     "STANCE_MODELS",
     "FunctionStance",
     "StanceModel",
     "StanceResult",
     "default_model_path",
+    "default_note",
+    "default_stance",
     "engine_for_many",
     "load_stance",
     "model_folder",
     "resolve_engine",
+    "resolve_stance",
     "shipped_model_path",
 ]
 
@@ -82,14 +88,55 @@ class FunctionStance:
 
 
 #: The stance models shipped inside the package: name -> folder under ``factseek/models/``.
-#: ``mpnet`` is the stronger, slower one over all-mpnet-base-v2, whose weights come from five
-#: pip packages installed apart (docs/stance.md, "The MPNet model").
-SHIPPED = {"default": "stance", "mpnet": "stance-mpnet"}
+#: ``small`` is the six-layer MiniLM model (called ``default`` before 4 December 2026); ``mpnet``
+#: the stronger, slower one over all-mpnet-base-v2, whose weights come from five pip packages
+#: installed apart (docs/stance.md, "The MPNet model").
+SHIPPED = {"small": "stance", "mpnet": "stance-mpnet"}
+#: The name that means "the default model" (``default_stance``) wherever a model is named.
+DEFAULT = "default"
+#: Names the default stance model (a key of ``SHIPPED`` or a trained folder) for this process.
+STANCE_ENV = "FACTSEEK_STANCE"
+
+
+def default_stance() -> str:
+    """The model ``"default"`` names: ``$FACTSEEK_STANCE`` when set, else ``mpnet`` when its
+    base can be had without installing anything (``ml.encode.mpnet_available``), else
+    ``small``. ``mpnet`` reads real-world evidence far better (docs/stance.md), so it is the
+    default wherever it is installed; ``small`` needs nothing beyond the ``dense`` extra and
+    reads a check's pairs about five times faster."""
+    env = os.environ.get(STANCE_ENV, "").strip()
+    if env:
+        if env == DEFAULT:
+            raise InputError(
+                f"${STANCE_ENV}={env}: name a model ({', '.join(SHIPPED)}) or a folder"
+            )
+        return env
+    from factseek.ml.encode import mpnet_available
+
+    return "mpnet" if mpnet_available() else "small"
+
+
+def default_note(chosen: str | Path) -> str | None:
+    """One line for a report whose ``"default"`` stance model resolved to ``chosen``: said when
+    the default fell back to ``small`` because ``mpnet`` is not installed (None otherwise)."""
+    if str(chosen) != "small" or os.environ.get(STANCE_ENV, "").strip():
+        return None
+    from factseek.ml.encode import MPNET_INSTALL
+
+    return (
+        "evidence read by the small stance model (the mpnet model reads real-world evidence "
+        f"better: docs/stance.md); to make it the default: {MPNET_INSTALL}"
+    )
+
+
+def resolve_stance(name_or_path: str | Path) -> str | Path:
+    """``name_or_path`` with ``"default"`` replaced by the model it names (``default_stance``)."""
+    return default_stance() if str(name_or_path) == DEFAULT else name_or_path
 
 
 def default_model_path() -> Path:
-    """The folder of the default stance model shipped inside the package."""
-    return shipped_model_path("default")
+    """The folder of the small stance model shipped inside the package."""
+    return shipped_model_path("small")
 
 
 def shipped_model_path(name: str) -> Path:
@@ -98,7 +145,8 @@ def shipped_model_path(name: str) -> Path:
 
 
 def model_folder(name_or_path: str | Path) -> Path:
-    """A shipped model's folder for its name, else the path itself."""
+    """A shipped model's folder for its name (``"default"``: the default's), else the path."""
+    name_or_path = resolve_stance(name_or_path)
     if isinstance(name_or_path, str) and name_or_path in SHIPPED:
         return shipped_model_path(name_or_path)
     return Path(name_or_path).expanduser()
@@ -137,17 +185,19 @@ def _shipped(name: str, engine: str) -> StanceModel:
     return CrossEncoderStance.load(shipped_model_path(name), name=f"stance:{name}", engine=engine)
 
 
-#: Named stance models; anything else given to ``load_stance`` must be a trained folder.
+#: Named stance models (and ``"default"``, ``default_stance``); anything else given to
+#: ``load_stance`` must be a trained folder.
 STANCE_MODELS: dict[str, Callable[[str], StanceModel]] = {
     name: functools.partial(_shipped, name) for name in SHIPPED
 }
 
 
-def load_stance(name_or_path: str | Path = "default", *, engine: str | None = None) -> StanceModel:
-    """A stance model by registry name (``STANCE_MODELS``) or from a folder written by
-    ``factseek stance train``, read by ``engine`` (``resolve_engine``). A shipped model is
-    loaded once per process and engine."""
+def load_stance(name_or_path: str | Path = DEFAULT, *, engine: str | None = None) -> StanceModel:
+    """A stance model by registry name (``STANCE_MODELS``; ``"default"``: ``default_stance``)
+    or from a folder written by ``factseek stance train``, read by ``engine``
+    (``resolve_engine``). A shipped model is loaded once per process and engine."""
     which = resolve_engine(engine)
+    name_or_path = resolve_stance(name_or_path)
     if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:
         return STANCE_MODELS[name_or_path](which)
     path = Path(name_or_path).expanduser()
@@ -156,6 +206,6 @@ def load_stance(name_or_path: str | Path = "default", *, engine: str | None = No
 
         return CrossEncoderStance.load(path, engine=which)
     raise InputError(
-        f"unknown stance model {str(name_or_path)!r}: one of {', '.join(STANCE_MODELS)}, "
+        f"unknown stance model {str(name_or_path)!r}: one of {', '.join([DEFAULT, *STANCE_MODELS])}, "
         "or a folder written by `factseek stance train`"
     )

@@ -78,7 +78,7 @@ class StanceTrainConfig:
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
     weigh_sources: bool = True  # every source weighs the same in calibration and thresholds
-    teacher: str = ""  # stance model(s) as soft targets: "default", a folder, or "a,b" (their mean)
+    teacher: str = ""  # stance model(s) as soft targets: "small", a folder, or "a,b" (their mean)
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
     stop_at_chance: bool = (
@@ -317,7 +317,7 @@ def _soft_targets(
         raise ConfigError(f"--teacher {config.teacher!r} names no stance model")
     readers = [getattr(load_stance(name), "probabilities", None) for name in names]
     if None in readers:
-        raise ConfigError(f"teacher {names[readers.index(None)]!r} gives no probabilities (a trained folder or 'default')")  # fmt: skip
+        raise ConfigError(f"teacher {names[readers.index(None)]!r} gives no probabilities (a trained folder or a shipped model)")  # fmt: skip
     which = f"teacher {names[0]}" if len(names) == 1 else f"{len(names)} teachers (their mean)"
     partial = work / f"teacher-{fp}.partial.npy"  # the pairs read so far: a killed run goes on
     log(f"{which}: reading {len(pairs)} training pairs" + (" (going on)" if partial.is_file() else ""))  # fmt: skip
