@@ -1,7 +1,7 @@
 """Which evidence selection decides real claims better? Candidates, cards and the rules verdict.
 
     python bench/bench_evidence_selection.py --data "$FACTSEEK_DATA" --run runs/dev-rules \
-        [--variants words,stems,quantities] [--stance default] [--limit N]
+        [--variants words,stems,quantities] [--stance small] [--limit N]
 
 ``--run`` is a run folder of ``factseek eval pipeline`` over ``averitec/dev.json`` (docs/verdicts.md,
 "Reproduce", step 1). Nothing is searched again: for every claim, the run's report gives the
@@ -56,7 +56,9 @@ def _args() -> argparse.Namespace:
     p.add_argument(
         "--variants", default=",".join(VARIANTS), help="comma-separated: " + ", ".join(VARIANTS)
     )
-    p.add_argument("--stance", default="default", help="stance model: 'default' or a folder")
+    p.add_argument(
+        "--stance", default="small", help="stance model: 'small', 'mpnet', 'default' or a folder"
+    )
     p.add_argument("--limit", type=int, default=0, help="first N claims only (0: all)")
     p.add_argument("--resamples", type=int, default=2000)
     return p.parse_args()

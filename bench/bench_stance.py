@@ -37,7 +37,7 @@ def _args() -> argparse.Namespace:
         default=os.environ.get("FACTSEEK_DATA"),
         help="data root (default: $FACTSEEK_DATA)",
     )
-    p.add_argument("--model", default="default", help="'default' or a stance model folder")
+    p.add_argument("--model", default="small", help="'small', 'mpnet' or a stance model folder")
     p.add_argument("--sources", default="fever,climate,fmt")
     p.add_argument("--max-pairs", type=int, default=1000, help="per source (0: all)")
     p.add_argument("--speed-pairs", type=int, default=512)
@@ -57,11 +57,11 @@ def _args() -> argparse.Namespace:
 
 
 def _load(args: argparse.Namespace, quantize: str, engine: str = "numpy"):
-    from factseek.stance import default_model_path
+    from factseek.stance import model_folder
     from factseek.stance.crossencoder import CrossEncoderStance
     from factseek.stance.model import load_tokenizer
 
-    path = default_model_path() if args.model == "default" else Path(args.model)
+    path = model_folder(args.model)
     model = CrossEncoderStance.load(
         path, quantize=quantize, name=f"{path.name}/{quantize}/{engine}", engine=engine
     )

@@ -1,7 +1,7 @@
 """Probe: does an int8 stance reading depend on the other pairs in its batch, and what does one
 pair per pass cost?
 
-    python experiments/probe_int8_batching.py --run runs/dev-rules [--pairs 1000] [--model default]
+    python experiments/probe_int8_batching.py --run runs/dev-rules [--pairs 1000] [--model small]
 
 ``--run`` is any ``factseek eval pipeline`` run folder (docs/verdicts.md, "Reproduce", step 1):
 its reports' questions and kept documents give the evidence candidates (``summarize.evidence``,
@@ -27,7 +27,7 @@ def _args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--run", type=Path, required=True, help="eval pipeline run folder")
     p.add_argument("--pairs", type=int, default=1000, help="distinct candidate pairs to read")
-    p.add_argument("--model", default="default", help="'default' or a stance model folder")
+    p.add_argument("--model", default="small", help="'small', 'mpnet' or a stance model folder")
     return p.parse_args()
 
 
@@ -40,7 +40,7 @@ def main() -> int:
     import torch
 
     from factseek.runs.evaluate import load_reports
-    from factseek.stance import default_model_path
+    from factseek.stance import model_folder
     from factseek.stance.crossencoder import CrossEncoderStance
     from factseek.stance.thresholds import decide_many
     from factseek.summarize.evidence import EvidenceConfig, evidence_candidates
@@ -54,7 +54,7 @@ def main() -> int:
             pairs.setdefault((c.question, c.text), None)
     chosen = list(pairs)[: args.pairs]
     print(f"{len(chosen)} distinct candidate pairs from {args.run}", file=sys.stderr)
-    path = default_model_path() if args.model == "default" else Path(args.model)
+    path = model_folder(args.model)
     int8 = CrossEncoderStance.load(path, quantize="int8")
     fp32 = CrossEncoderStance.load(path, quantize="none")
 

@@ -1,6 +1,6 @@
 """Probe: does the numpy stance engine read pairs as torch's int8 network does?
 
-    python experiments/probe_npnet_agreement.py --data DATA_ROOT [--per-source 200] [--model default]
+    python experiments/probe_npnet_agreement.py --data DATA_ROOT [--per-source 200] [--model small]
 
 Reads the test sides of the evaluation sources (``factseek stance eval``'s, statement form,
 ``--per-source`` seeded pairs each) with the same stance folder twice, once through
@@ -23,7 +23,7 @@ def _args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--data", type=Path, required=True, help="data root (fever_dev/, wice/, ...)")
     p.add_argument("--per-source", type=int, default=200, help="test pairs per source")
-    p.add_argument("--model", default="default", help="'default' or a stance model folder")
+    p.add_argument("--model", default="small", help="'small', 'mpnet' or a stance model folder")
     return p.parse_args()
 
 
@@ -35,13 +35,13 @@ def main() -> int:
     import numpy as np
 
     from factseek.ml.threads import use_threads
-    from factseek.stance import default_model_path
+    from factseek.stance import model_folder
     from factseek.stance.crossencoder import CrossEncoderStance
     from factseek.stance.data import EVAL_SOURCES, build_pairs, subsample, with_form
     from factseek.stance.thresholds import decide_many
 
     use_threads(1)
-    path = default_model_path() if args.model == "default" else Path(args.model)
+    path = model_folder(args.model)
     engines = {e: CrossEncoderStance.load(path, engine=e) for e in ("numpy", "torch")}
     import torch
 

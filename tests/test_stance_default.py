@@ -100,6 +100,10 @@ def test_the_rules_follow_the_model_the_default_names(monkeypatch):
     monkeypatch.setenv(STANCE_ENV, "small")
     assert rules.default_rules_path("default").name == "rules.json"
     assert rules.default_rules_path("/a/folder/of/yours").name == "rules.json"
+    # a shipped model's rules by its name, whatever model reads (table 1b's first row)
+    assert rules.load_rules("small", stance="mpnet") == rules.load_rules("default", stance="small")
+    assert rules.load_rules("mpnet") == rules.load_rules("default", stance="mpnet")
+    assert rules.load_rules("small") != rules.load_rules("mpnet")
 
 
 def test_default_is_a_name_every_model_argument_takes(monkeypatch):

@@ -183,8 +183,9 @@ def pipeline_cmd(
         str,
         typer.Option(
             "--verdict-rules",
-            help="The rules verdict's thresholds and confidence maps: default (shipped) or a "
-            "file from `factseek judge fit-rules`.",
+            help="The rules verdict's thresholds and confidence maps: default (those shipped "
+            "for the stance model), small or mpnet (those shipped for that model), or a file "
+            "from `factseek judge fit-rules`.",
         ),
     ] = "default",
     k: Annotated[int, typer.Option("--k", min=1, max=100, help="Documents per query.")] = 10,

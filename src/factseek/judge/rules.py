@@ -132,9 +132,11 @@ def default_rules_path(stance: str = "default") -> Path:
 
 def load_rules(name: str | Path = "default", *, stance: str = "default") -> VerdictRules:
     """The shipped rules ("default": those fitted on the readings of the shipped stance model
-    ``stance``; the built-in defaults when the file is absent) or a file."""
-    path = default_rules_path(stance) if str(name) == "default" else Path(name)
-    if str(name) == "default" and not path.is_file():
+    ``stance``; a shipped model's name, "small" or "mpnet": those fitted on its readings; the
+    built-in defaults when the file is absent) or a file."""
+    shipped = str(name) == "default" or str(name) in STANCE_RULES
+    path = default_rules_path(stance if str(name) == "default" else str(name)) if shipped else Path(name)  # fmt: skip
+    if shipped and not path.is_file():
         return VerdictRules()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
