@@ -5,7 +5,8 @@ and the AVeriTeC small world (``experiments/averitec_store.py``: every dev answe
 the first ``--claims`` dev claims, ``--undated keep``) when ``--data`` has ``averitec/dev.json``.
 
 Each mode runs in a fresh process (as a user's command would): ``local`` is one process with the
-parts built once (``batch.run_claims``, the default stance model; ``OMP_NUM_THREADS`` as given,
+parts built once (``batch.run_claims``, the default stance model: ``FACTSEEK_STANCE=small`` for
+docs/scale.md's figures; ``OMP_NUM_THREADS`` as given,
 1 in the command below, the thread count of a Ray worker); ``ray-N`` starts a local cluster and
 runs ``distributed.run_claims_ray`` with N workers. For each mode it prints:
 

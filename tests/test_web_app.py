@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -177,6 +178,7 @@ def test_check_form_chooses_the_date_basis_and_keeps_pdfs(client) -> None:
     default = client.app.state.history.get(int(check(client).rsplit("/", 1)[1]))
     assert default.report.config["temporal"]["date_basis"] == "modified"
     assert default.report.config["keep_pdf"] is False
+    assert built[-1].stance == "default"  # the stance model serve was started with
     r = client.post(
         "/check", data={"csrf_token": token(client), "claim": "x", "date_basis": "latest"}
     )
@@ -348,6 +350,11 @@ def test_serve_help_and_missing_extra_hint(monkeypatch) -> None:
 
     res = CliRunner().invoke(app, ["serve", "--help"])
     assert res.exit_code == 0 and "--store" in res.output and "127.0.0.1" in res.output
+    assert "--stance" in res.output
+    from factseek.web.app import WebSettings, check_options
+
+    chosen = WebSettings(db=Path("h.sqlite"), store=Path("s"), stance="small")
+    assert check_options(chosen, {}).stance == "small"
     import builtins
 
     real = builtins.__import__

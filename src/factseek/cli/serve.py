@@ -9,6 +9,8 @@ from typing import Annotated
 
 import typer
 
+from factseek.cli.check import StanceOpt
+
 
 def data_root() -> Path:
     """``$FACTSEEK_HOME``, else ``$XDG_DATA_HOME/factseek``, else ``~/.local/share/factseek``."""
@@ -74,6 +76,7 @@ def serve(
         str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL.")
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=16, help="Parallel checks.")] = 2,
+    stance: StanceOpt = "default",
     allow_host_header: Annotated[
         list[str] | None,
         typer.Option("--server-name", help="Extra Host name to answer to (with --host)."),
@@ -115,6 +118,7 @@ def serve(
         llm_base_url=llm_base_url,
         cache_dir=cache_root(),
         workers=workers,
+        stance=stance,
         hosts=tuple(allowed_hosts(host, allow_host_header or ())),
     )
     warning = exposure_warning(host)

@@ -79,6 +79,7 @@ class WebSettings:
     llm_base_url: str | None = None
     cache_dir: Path | None = None
     workers: int = 2
+    stance: str = "default"  # the stance model every check reads with (serve --stance)
     hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1", "[::1]")
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -113,6 +114,7 @@ def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions
         rewrite=settings.rewrite if chosen.get("rewrite") and settings.rewrite else None,
         cache_dir=settings.cache_dir,
         keep_pdf=bool(chosen.get("keep_pdf")),
+        stance=settings.stance,
         stance_engine=engine_for_many(),  # a server reads many pairs: torch's kernels
     )
 
