@@ -92,7 +92,8 @@ def accuracy(args: argparse.Namespace, results: dict) -> list[str]:
             scored = with_form(pairs, form)
             row = {}
             for q, model in models.items():
-                m, seconds = evaluate_pairs(model, scored)
+                ev = evaluate_pairs(model, scored)
+                m, seconds = ev.metrics, ev.seconds
                 row[q] = {**m.to_dict(), "seconds": round(seconds, 2)}
                 print(
                     f"{name} {form} {q}: acc {m.accuracy:.3f} macro-F1 {m.macro_f1:.3f} ({seconds:.0f}s)",

@@ -75,6 +75,23 @@ def test_label_ece_uses_the_label_the_thresholds_pick() -> None:
     assert got == pytest.approx((0.45 * 1 + 0.5 * 1) / 2, abs=1e-4)
 
 
+def test_a_two_way_side_is_calibrated_in_its_own_two_labels() -> None:
+    """WiCE's gold says supported or not: a refutes reading of an unsupported claim is right
+    there, with the probability 1 - p(supports); three-way sides are read as they are."""
+    from factseek.stance.evaluate import scored_confidence
+    from factseek.types import StanceResult
+
+    def r(label, s, f, n):
+        return StanceResult(label=label, probs={"supports": s, "refutes": f, "nei": n}, model="t")
+
+    results = [r("refutes", 0.1, 0.6, 0.3), r("supports", 0.7, 0.1, 0.2), r("nei", 0.2, 0.2, 0.6)]
+    gold = ["nei", "nei", "supports"]  # WiCE folds "not supported" into nei
+    conf, ok = scored_confidence("supported-vs-not", results, gold)
+    assert conf == pytest.approx([0.9, 0.7, 0.8]) and ok == [True, False, False]
+    conf, ok = scored_confidence("3way", results, gold)
+    assert conf == pytest.approx([0.6, 0.7, 0.6]) and ok == [False, False, False]
+
+
 def test_every_source_weighs_the_same_when_asked() -> None:
     # a big source that is always nei and a small one that is always supports, read at 50/50
     probs = np.array([[0.5, 0.0, 0.5]] * 90 + [[0.5, 0.0, 0.5]] * 10)

@@ -454,23 +454,27 @@ def eval_(
             continue
         for f in forms:
             scored = with_form(chosen, f)  # type: ignore[arg-type]
-            m, seconds, ece = evaluate_pairs(stance, scored, scoring(name))
+            ev = evaluate_pairs(stance, scored, scoring(name))
+            m, ece = ev.metrics, ev.ece
             results[f"{name}/{f}"] = {
                 **m.to_dict(),
                 "scoring": scoring(name),
                 "ece": ece,
-                "seconds": round(seconds, 2),
+                "ece_three_way": ev.ece_three_way,
+                "seconds": round(ev.seconds, 2),
             }
+            three = "" if ev.ece_three_way == ece else f" (three-way {ev.ece_three_way:.3f})"
             typer.echo(
-                f"{name} ({f}): {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}  [{len(scored) / seconds:.0f} pairs/s]"
+                f"{name} ({f}): {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}{three}  [{len(scored) / ev.seconds:.0f} pairs/s]"
             )
             md += [f"## {name}, {f} form ({scoring(name)})", "", metrics_table(m), ""]
-            md += [f"Expected calibration error of the label's probability: {ece:.3f}", ""]
+            md += [f"Expected calibration error of the label's probability: {ece:.3f}{three}", ""]
     for path in pairs_files or ():
         own = extra_pairs(path)
         if not own:
             raise InputError(f"{path}: no pairs")
-        m, seconds, ece = evaluate_pairs(stance, own)
+        ev = evaluate_pairs(stance, own)
+        m, ece = ev.metrics, ev.ece
         kinds = _by_kind(path, stance, own)
         results[f"file:{path.name}"] = {**m.to_dict(), "ece": ece, "by_kind": kinds}
         typer.echo(f"{path.name}: {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}")

@@ -94,12 +94,22 @@ def metrics_table(metrics: StanceMetrics) -> str:
     return "\n".join(lines)
 
 
-def evaluate_pairs(
-    model: Any, pairs: Sequence[Any], scoring: str = "3way"
-) -> tuple[StanceMetrics, float, float]:
-    """``(metrics, seconds, ece)`` of a ``StanceModel`` on labelled pairs
-    (``stance.data.StancePair``), scored as ``score_pairs(scoring, ...)``; ``ece`` is the
-    expected calibration error of the probability each reading gives its own label."""
+@dataclass(frozen=True, kw_only=True)
+class Evaluation:
+    """A model scored on one side: its metrics, the seconds it read for, and the expected
+    calibration error of each reading's own label as the side is scored (``scored_confidence``)
+    and as read in three labels (the same but on a two-way side; figures before 4 December 2026
+    are the three-way one)."""
+
+    metrics: StanceMetrics
+    seconds: float
+    ece: float
+    ece_three_way: float
+
+
+def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> Evaluation:
+    """A ``StanceModel`` on labelled pairs (``stance.data.StancePair``), scored as
+    ``score_pairs(scoring, ...)``, with its calibration error (``Evaluation``)."""
     import time
 
     from factseek.metrics.calibration import expected_calibration_error
@@ -107,12 +117,35 @@ def evaluate_pairs(
     started = time.perf_counter()
     results = model.classify([(p.question, p.evidence) for p in pairs])
     seconds = time.perf_counter() - started
-    ece = expected_calibration_error(
-        [float(r.probs.get(r.label, 0.0)) for r in results],
-        [r.label == p.label for r, p in zip(results, pairs, strict=True)],
+    gold = [p.label for p in pairs]
+    ece = [
+        round(float(expected_calibration_error(*scored_confidence(way, results, gold))), 4)
+        for way in (scoring, "3way")
+    ]
+    return Evaluation(
+        metrics=score_pairs(scoring, gold, [r.label for r in results]),
+        seconds=seconds,
+        ece=ece[0],
+        ece_three_way=ece[1],
     )
-    metrics = score_pairs(scoring, [p.label for p in pairs], [r.label for r in results])
-    return metrics, seconds, round(float(ece), 4)
+
+
+def scored_confidence(
+    scoring: str, results: Sequence[Any], gold: Sequence[str]
+) -> tuple[list[float], list[bool]]:
+    """Each reading's probability of its own label and whether that label is right, in the
+    labels the side is scored in: three-way and supports-vs-refutes sides as read (a ``nei``
+    reading of a supports-vs-refutes pair is a miss, as ``score_pairs`` counts it); on a
+    ``supported-vs-not`` side (WiCE: its gold does not tell refutes from not enough
+    information) a reading says "supported" with p(supports) or "not supported" with
+    1 - p(supports), so a ``refutes`` reading of an unsupported claim is right, as scored."""
+    if scoring == "supported-vs-not":
+        said = [r.label == "supports" for r in results]
+        p = [float(r.probs.get("supports", 0.0)) for r in results]
+        confidence = [x if s else 1.0 - x for x, s in zip(p, said, strict=True)]
+        return confidence, [s == (g == "supports") for s, g in zip(said, gold, strict=True)]
+    confidence = [float(r.probs.get(r.label, 0.0)) for r in results]
+    return confidence, [r.label == g for r, g in zip(results, gold, strict=True)]
 
 
 def label_ece(probs: Any, gold: Sequence[str], thresholds: Any = None) -> float:
