@@ -61,9 +61,7 @@ class CheckOptions:
     replay: str | Path | None = None
     allow_hosts: tuple[str, ...] = ()
     cache_dir: str | Path | None = None
-    stance: str | Path = (
-        "default"  # "default" (stance.default_stance), small, mpnet, a folder, or "none"
-    )
+    stance: str | Path = "default"  # default_stance's pick, small, mpnet, a folder, or none
     stance_engine: str | None = None  # numpy, torch or auto (None: $FACTSEEK_STANCE_ENGINE, auto)
     scale: str = "auto"
     verdict_rules: str | Path = "default"  # the rules verdict's numbers (judge.rules)
