@@ -628,6 +628,9 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
         sum(res["confusion"][i][i] for i in range(3)) / res["n"]
     )
     assert "## fever, statement form" in (out / "results.md").read_text()
+    # the reliability table behind the calibration error: its bins hold every reading
+    assert sum(b["n"] for b in res["reliability"]) == res["n"]
+    assert "| confidence | readings | mean confidence | right |" in (out / "results.md").read_text()
 
     pairs = tmp_path / "contrast.jsonl"  # a hand-made pair file with kinds, as in tests/data
     pairs.write_text(

@@ -428,7 +428,7 @@ def eval_(
     from factseek.errors import InputError
     from factseek.files import atomic_write
     from factseek.stance.data import EVAL_SOURCES, build_pairs, extra_pairs, subsample, with_form
-    from factseek.stance.evaluate import evaluate_pairs, metrics_table
+    from factseek.stance.evaluate import evaluate_pairs, metrics_table, reliability_table
     from factseek.stance.realworld import scoring
 
     names = EVAL_SOURCES if sources is None else _sources(sources)
@@ -461,6 +461,7 @@ def eval_(
                 "scoring": scoring(name),
                 "ece": ece,
                 "ece_three_way": ev.ece_three_way,
+                "reliability": list(ev.bins),
                 "seconds": round(ev.seconds, 2),
             }
             three = "" if ev.ece_three_way == ece else f" (three-way {ev.ece_three_way:.3f})"
@@ -469,6 +470,7 @@ def eval_(
             )
             md += [f"## {name}, {f} form ({scoring(name)})", "", metrics_table(m), ""]
             md += [f"Expected calibration error of the label's probability: {ece:.3f}{three}", ""]
+            md += [reliability_table(ev.bins), ""]
     for path in pairs_files or ():
         own = extra_pairs(path)
         if not own:

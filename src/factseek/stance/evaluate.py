@@ -105,6 +105,7 @@ class Evaluation:
     seconds: float
     ece: float
     ece_three_way: float
+    bins: tuple[dict[str, Any], ...] = ()  # the reliability table behind ``ece``
 
 
 def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> Evaluation:
@@ -112,7 +113,7 @@ def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> E
     ``score_pairs(scoring, ...)``, with its calibration error (``Evaluation``)."""
     import time
 
-    from factseek.metrics.calibration import expected_calibration_error
+    from factseek.metrics.calibration import expected_calibration_error, reliability
 
     started = time.perf_counter()
     results = model.classify([(p.question, p.evidence) for p in pairs])
@@ -127,7 +128,18 @@ def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> E
         seconds=seconds,
         ece=ece[0],
         ece_three_way=ece[1],
+        bins=tuple(reliability(*scored_confidence(scoring, results, gold))),
     )
+
+
+def reliability_table(bins: Sequence[dict[str, Any]]) -> str:
+    """Markdown rows of a reliability table: how often readings of each confidence were right."""
+    rows = ["| confidence | readings | mean confidence | right |", "|---|---:|---:|---:|"]
+    rows += [
+        f"| {b['low']:.1f}-{b['high']:.1f} | {b['n']} | {b['confidence']:.2f} | {b['accuracy']:.2f} |"
+        for b in bins
+    ]
+    return "\n".join(rows)
 
 
 def scored_confidence(
