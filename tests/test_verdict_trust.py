@@ -119,6 +119,10 @@ def test_abstains_below_the_calibrated_level_and_shows_both_sides() -> None:
     assert not v.abstained and v.label == "refuted"
     assert v.confidence == pytest.approx(1 / (1 + math.exp(-(math.log(0.97 / 0.03) - 1))), abs=1e-4)
     assert (v.precision, v.precision_basis) == (0.83, "a hand-made test")
+    # just under the level: as many digits as it takes not to read as the level itself
+    near = VerdictRules(calibration=rules.calibration, abstain={"refuted": round(p + 0.002, 4)})
+    _, v = verdict(cards, near)
+    assert v.abstained and f"probability {p:.3f}, below the {p + 0.002:.2f}" in v.rationale
 
 
 def test_rules_files_round_trip_and_bad_ones_are_refused(tmp_path) -> None:

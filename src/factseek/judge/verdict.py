@@ -61,6 +61,17 @@ from factseek.judge.rules import VerdictRules, default_rules
 from factseek.labels import AVERITEC
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
+
+def _short_below(value: float, level: float) -> str:
+    """``value`` with two decimals, or as many more (up to four) as it takes not to read as
+    ``level`` or above it: 0.798 against 0.80 is "0.798", not "0.80"."""
+    for digits in (2, 3, 4):
+        text = f"{value:.{digits}f}"
+        if float(text) < level:
+            return text
+    return f"{value:.4f}"
+
+
 __all__ = ["StanceRules", "aggregate", "answer_questions", "question_masses"]
 
 NO_EVIDENCE = "no evidence found"
@@ -223,7 +234,7 @@ def aggregate(
             )
             rationale = (
                 f"not enough evidence to decide: the evidence leans {label} with probability "
-                f"{confidence:.2f}, below the {level:.2f} at which factseek says {label}{seen} "
+                f"{_short_below(confidence, level)}, below the {level:.2f} at which factseek says {label}{seen} "
                 f"({rationale})" + (f"; best cards: {sides}" if sides else "")
             )
             label, confidence, abstained = "not-enough-evidence", None, True
