@@ -688,6 +688,7 @@ def test_cli_train_eval_predict_on_a_tiny_fixture(tiny_base, tmp_path, monkeypat
     assert r.exit_code == 0, r.output
     label, _, rest = r.output.strip().partition(" ")
     assert label in STANCE_LABELS and "supports" in rest and "nei" in rest
+    assert rest.endswith(f"[stance:{model.name}]")  # which model read it
 
     student = tmp_path / "student"  # distilled from the model above, half its feed-forward units
     args = [

@@ -72,29 +72,18 @@ def _sources(text: str | None) -> tuple[str, ...]:
 
 def _model(model: str, quantize: str, engine: str | None = None) -> CrossEncoderStance:
     from factseek.errors import InputError
-    from factseek.stance import (
-        DEFAULT,
-        SHIPPED,
-        STANCE_MODELS,
-        resolve_engine,
-        resolve_stance,
-        shipped_model_path,
-    )
+    from factseek.stance import DEFAULT, SHIPPED, model_folder, resolve_engine, resolve_stance
     from factseek.stance.crossencoder import CrossEncoderStance
 
-    engine = resolve_engine(engine)
-    q = None if quantize == "config" else quantize
-    model = str(resolve_stance(model))
-    if model in SHIPPED:
-        return CrossEncoderStance.load(
-            shipped_model_path(model), quantize=q, name=f"stance:{model}", engine=engine
-        )
-    path = Path(model).expanduser()
+    name = str(resolve_stance(model))
+    path = model_folder(name)
     if not path.is_dir():
         raise InputError(
-            f"unknown stance model {model!r}: one of {', '.join([DEFAULT, *STANCE_MODELS])}, or a folder written by `factseek stance train`"
+            f"unknown stance model {model!r}: one of {', '.join([DEFAULT, *SHIPPED])}, or a folder written by `factseek stance train`"
         )
-    return CrossEncoderStance.load(path, quantize=q, engine=engine)
+    q = None if quantize == "config" else quantize
+    shown = f"stance:{name}" if name in SHIPPED else None
+    return CrossEncoderStance.load(path, quantize=q, name=shown, engine=resolve_engine(engine))
 
 
 def _training_pairs(
@@ -455,21 +444,12 @@ def eval_(
         for f in forms:
             scored = with_form(chosen, f)  # type: ignore[arg-type]
             ev = evaluate_pairs(stance, scored, scoring(name))
-            m, ece = ev.metrics, ev.ece
-            results[f"{name}/{f}"] = {
-                **m.to_dict(),
-                "scoring": scoring(name),
-                "ece": ece,
-                "ece_three_way": ev.ece_three_way,
-                "reliability": list(ev.bins),
-                "seconds": round(ev.seconds, 2),
-            }
-            three = "" if ev.ece_three_way == ece else f" (three-way {ev.ece_three_way:.3f})"
+            results[f"{name}/{f}"] = {**ev.to_dict(), "scoring": scoring(name)}
             typer.echo(
-                f"{name} ({f}): {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}{three}  [{len(scored) / ev.seconds:.0f} pairs/s]"
+                f"{name} ({f}): {metrics_table(ev.metrics).splitlines()[0]}  ECE {ev.ece_words()}  [{len(scored) / ev.seconds:.0f} pairs/s]"
             )
-            md += [f"## {name}, {f} form ({scoring(name)})", "", metrics_table(m), ""]
-            md += [f"Expected calibration error of the label's probability: {ece:.3f}{three}", ""]
+            md += [f"## {name}, {f} form ({scoring(name)})", "", metrics_table(ev.metrics), ""]
+            md += [f"Expected calibration error of the label's probability: {ev.ece_words()}", ""]
             md += [reliability_table(ev.bins), ""]
     for path in pairs_files or ():
         own = extra_pairs(path)
@@ -623,4 +603,4 @@ def predict(
     stance = _model(model, quantize.value, engine.value if engine else None)
     (r,) = stance.classify([(question, evidence)])
     probs = "  ".join(f"{k} {v:.3f}" for k, v in r.probs.items())
-    typer.echo(f"{r.label} ({probs})")
+    typer.echo(f"{r.label} ({probs})  [{r.model}]")

@@ -107,6 +107,20 @@ class Evaluation:
     ece_three_way: float
     bins: tuple[dict[str, Any], ...] = ()  # the reliability table behind ``ece``
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.metrics.to_dict(),
+            "ece": self.ece,
+            "ece_three_way": self.ece_three_way,
+            "reliability": list(self.bins),
+            "seconds": round(self.seconds, 2),
+        }
+
+    def ece_words(self) -> str:
+        """ "0.249 (three-way 0.105)", or "0.118" where the two are one."""
+        three = self.ece_three_way
+        return f"{self.ece:.3f}" + ("" if three == self.ece else f" (three-way {three:.3f})")
+
 
 def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> Evaluation:
     """A ``StanceModel`` on labelled pairs (``stance.data.StancePair``), scored as
