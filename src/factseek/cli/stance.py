@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -456,11 +457,10 @@ def eval_(
         if not own:
             raise InputError(f"{path}: no pairs")
         ev = evaluate_pairs(stance, own)
-        m, ece = ev.metrics, ev.ece
-        kinds = _by_kind(path, stance, own)
-        results[f"file:{path.name}"] = {**m.to_dict(), "ece": ece, "by_kind": kinds}
-        typer.echo(f"{path.name}: {metrics_table(m).splitlines()[0]}  ECE {ece:.3f}")
-        md += [f"## {path.name}", "", metrics_table(m), ""]
+        kinds = _by_kind(path, own, ev.predicted)
+        results[f"file:{path.name}"] = {**ev.to_dict(), "by_kind": kinds}
+        typer.echo(f"{path.name}: {metrics_table(ev.metrics).splitlines()[0]}  ECE {ev.ece:.3f}")
+        md += [f"## {path.name}", "", metrics_table(ev.metrics), ""]
         if kinds:
             md += ["| kind | pairs | right |", "|---|---:|---:|"]
             md += [f"| {k} | {v['n']} | {100 * v['accuracy']:.1f}% |" for k, v in kinds.items()]
@@ -564,19 +564,19 @@ def _summary(results: dict[str, dict]) -> list[str]:
     return [*lines, ""]
 
 
-def _by_kind(path: Path, stance: CrossEncoderStance, pairs: list) -> dict[str, dict]:
-    """Accuracy per ``kind`` field of a pair file (empty when the file has none)."""
+def _by_kind(path: Path, pairs: list, predicted: Sequence[str]) -> dict[str, dict]:
+    """Accuracy per ``kind`` field of a pair file, from the labels the model gave its pairs
+    (empty when the file has none)."""
     from factseek.datasets.guard import jsonl_objects
 
     kinds = [str(row.get("kind", "")) for _, row in jsonl_objects(path)]
     if not any(kinds) or len(kinds) != len(pairs):
         return {}
-    results = stance.classify([(p.question, p.evidence) for p in pairs])
     out: dict[str, dict] = {}
-    for kind, p, r in zip(kinds, pairs, results, strict=True):
+    for kind, p, label in zip(kinds, pairs, predicted, strict=True):
         row = out.setdefault(kind, {"n": 0, "right": 0})
         row["n"] += 1
-        row["right"] += int(r.label == p.label)
+        row["right"] += int(label == p.label)
     return {k: {**v, "accuracy": v["right"] / v["n"]} for k, v in out.items()}
 
 

@@ -135,7 +135,8 @@ def load_rules(name: str | Path = "default", *, stance: str = "default") -> Verd
     ``stance``; a shipped model's name, "small" or "mpnet": those fitted on its readings; the
     built-in defaults when the file is absent) or a file."""
     shipped = str(name) == "default" or str(name) in STANCE_RULES
-    path = default_rules_path(stance if str(name) == "default" else str(name)) if shipped else Path(name)  # fmt: skip
+    model = stance if str(name) == "default" else str(name)  # whose readings they were fitted on
+    path = default_rules_path(model) if shipped else Path(name)
     if shipped and not path.is_file():
         return VerdictRules()
     try:

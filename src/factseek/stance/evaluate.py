@@ -106,6 +106,7 @@ class Evaluation:
     ece: float
     ece_three_way: float
     bins: tuple[dict[str, Any], ...] = ()  # the reliability table behind ``ece``
+    predicted: tuple[str, ...] = ()  # each pair's label, in order
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -143,6 +144,7 @@ def evaluate_pairs(model: Any, pairs: Sequence[Any], scoring: str = "3way") -> E
         ece=ece[0],
         ece_three_way=ece[1],
         bins=tuple(reliability(*scored_confidence(scoring, results, gold))),
+        predicted=tuple(r.label for r in results),
     )
 
 
