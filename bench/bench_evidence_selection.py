@@ -15,7 +15,9 @@ gives the verdict. Variants are choices of ``EvidenceConfig`` (``VARIANTS``):
 - ``quantities``: stems plus quantity slots ("40 percent" matches "18 percent");
 - ``typed``: and up to 2 more units per question that state the figure, date or name it asks
   for, sharing one of its rarer words;
-- ``quoted``: and up to 4 more that the report's summaries quote (the default).
+- ``quoted``: and up to 4 more that the report's summaries quote;
+- ``figures``: and up to 2 more that state the question's own figure ("about $61.8 million" for
+  "$62 million"), in a document that shares one of its rarer words (the default).
 
 Per variant: stance pairs per claim (the cost), the share of claims whose candidates / cards hold
 a gold answer's page (of the claims with a gold page among the kept documents), the refuting
@@ -36,11 +38,12 @@ from typing import Any
 
 #: Variant -> what it changes in the run's evidence settings.
 VARIANTS: dict[str, dict[str, Any]] = {
-    "words": {"terms": "words", "typed": 0, "quoted": 0},
-    "stems": {"terms": "stems", "typed": 0, "quoted": 0},
-    "quantities": {"terms": "quantities", "typed": 0, "quoted": 0},
-    "typed": {"terms": "quantities", "quoted": 0, "typed": 2},
-    "quoted": {"terms": "quantities", "typed": 2, "quoted": 4},
+    "words": {"terms": "words", "typed": 0, "quoted": 0, "figures": 0},
+    "stems": {"terms": "stems", "typed": 0, "quoted": 0, "figures": 0},
+    "quantities": {"terms": "quantities", "typed": 0, "quoted": 0, "figures": 0},
+    "typed": {"terms": "quantities", "quoted": 0, "typed": 2, "figures": 0},
+    "quoted": {"terms": "quantities", "typed": 2, "quoted": 4, "figures": 0},
+    "figures": {"terms": "quantities", "typed": 2, "quoted": 4, "figures": 2},
 }
 
 
@@ -94,10 +97,11 @@ def main() -> int:
     rows_out = measure(items, variants, stance, resamples=args.resamples)
     print(
         "| selection | pairs / claim | gold page among candidates | among cards "
-        "| refuting cards / claim | rules verdict acc / F1 | Δ acc vs words [95% CI] "
-        "| Δ F1 vs words [95% CI] | verdicts (S / R / N / C) |"
+        "| refuting cards / claim | rules verdict acc / F1 "
+        f"| Δ acc vs {variants[0]} [95% CI] | Δ F1 vs {variants[0]} [95% CI] "
+        "| verdicts (S / R / N / C) | right when S / R |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows_out:
         delta = {
             k: f"{100 * d[0]:+.1f} [{100 * d[1]:+.1f}, {100 * d[2]:+.1f}]" if d else ""
@@ -109,7 +113,7 @@ def main() -> int:
             f"| {100 * row['gold_in_candidates']:.1f}% | {100 * row['gold_in_cards']:.1f}% "
             f"| {row['refuting_cards_per_claim']:.2f} "
             f"| {100 * row['accuracy']:.1f} / {100 * row['macro_f1']:.1f} | {delta['accuracy']} "
-            f"| {delta['macro_f1']} | {short} |"
+            f"| {delta['macro_f1']} | {short} | {row['right']} |"
         )
     has_gold = rows_out[0]["claims_with_gold_page"] if rows_out else 0
     print(f"({has_gold} of {len(items)} claims have a gold page among their kept documents)")
@@ -173,6 +177,10 @@ def measure(
                 in_cands += bool(pages & {rep.documents[c.doc].url for c in cands})
                 in_cards += bool(pages & {e.url for e in cards})
         m = veracity_metrics(gold, preds[v], AVERITEC)
+        right = []
+        for label in ("supported", "refuted"):
+            said = [g for g, p in zip(gold, preds[v], strict=True) if p == label]
+            right.append(f"{100 * sum(g == label for g in said) / len(said):.1f}%" if said else "-")
         delta: dict[str, tuple[float, float, float] | None] = {"accuracy": None, "macro_f1": None}
         if v != variants[0]:
             for metric in delta:
@@ -198,6 +206,7 @@ def measure(
                 "macro_f1": m.macro_f1,
                 "delta": delta,
                 "verdicts": dict(Counter(preds[v])),
+                "right": " / ".join(right),
                 "predictions": preds[v],
             }
         )

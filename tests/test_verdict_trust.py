@@ -225,11 +225,46 @@ def test_a_deciding_sentence_with_few_shared_words_becomes_a_candidate() -> None
     from factseek.summarize.evidence import EvidenceConfig
 
     q = [Question(text="Did the water plant cost $62 million?")]
-    cfg = EvidenceConfig(candidates=2, cards=1, typed=0, quoted=0)
+    cfg = EvidenceConfig(candidates=2, cards=1, typed=0, quoted=0, figures=0)
     texts = [c.text for c in evidence_candidates(CLAIM, q, DOCS[:1], cfg)]
     assert not any("61.8" in t for t in texts)  # two more relevant sentences take the places
     texts = [c.text for c in evidence_candidates(CLAIM, q, DOCS[:1], replace(cfg, typed=2))]
     assert any("61.8" in t for t in texts)  # it states the figure asked for: a candidate
+
+
+def test_a_sentence_stating_the_questions_own_figure_becomes_a_candidate() -> None:
+    from factseek.summarize.evidence import EvidenceConfig, figures, same_figure
+
+    assert figures("about $61.8 million, 5,000 gallons, 40% in 2019") == [
+        (61.8, "#milli"),
+        (5000.0, "#gallo"),
+        (40.0, "#perce"),
+    ]
+    assert same_figure(figures("$62 million"), figures("about $61.8 million"))
+    assert not same_figure(figures("$62 million"), figures("$44.5 million"))
+    assert not same_figure(figures("62 percent"), figures("62 million"))
+    doc = Document(
+        url="https://ledger.example/news/plant-budget",
+        title="Plant budget",
+        text=(
+            "The plant cost debate took most of the council meeting on Tuesday. "
+            "Members said the plant cost questions would come back next month. "
+            "Construction came in at $44.5 million, the finance director said. "
+            "If you add every dollar of interest through 2041, it is about $61.8 million. "
+            f"{FILLER}"
+        ),
+    )
+    q = [Question(text="Did the plant end up costing taxpayers $62 million?")]
+    cfg = EvidenceConfig(candidates=2, cards=1, typed=2, quoted=0, figures=0)
+    texts = [c.text for c in evidence_candidates(CLAIM, q, [doc], cfg)]
+    assert not any("61.8" in t for t in texts)  # it shares no word with the question, only a unit
+    texts = [c.text for c in evidence_candidates(CLAIM, q, [doc], replace(cfg, figures=1))]
+    assert sum("61.8" in t for t in texts) == 1 and not any("44.5" in t for t in texts)
+    elsewhere = replace(doc, text=doc.text.replace("plant cost", "school"))  # another subject
+    one = replace(cfg, candidates=1, figures=1)
+    assert [c.text[:12] for c in evidence_candidates(CLAIM, q, [doc], one)] == ["The plant co", "If you add e"]  # fmt: skip
+    texts = [c.text for c in evidence_candidates(CLAIM, q, [elsewhere], one)]
+    assert len(texts) == 1 and "44.5" in texts[0]  # first of a tie; the page shares no rarer word
 
 
 def test_a_summary_quoted_sentence_becomes_a_candidate() -> None:

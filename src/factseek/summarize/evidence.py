@@ -37,9 +37,14 @@ pipeline calls it between the two):
       that states another one;
    c. up to ``cfg.quoted`` more units that a **summary quotes** (``quoted`` spans of the kept
       documents, at least half of the unit), when they share a term with the question, so a
-      sentence the report's summaries put forward is read for its stance too.
+      sentence the report's summaries put forward is read for its stance too;
+   d. up to ``cfg.figures`` more units that **state the question's own figure** (``figures``:
+      a number of the same unit within ``FIGURE_TOLERANCE``, 5%, of the question's: "about
+      $61.8 million" for "$62 million") in a document that shares one of the question's
+      anchors: the sentence that confirms or qualifies the figure may share no word with the
+      question but the unit ("If you add every dollar of interest, it's about $61.8 million").
 
-   Within b and c the order is ``(-relevance, document order, start)``.
+   Within b, c and d the order is ``(-relevance, document order, start)``.
 
 ``select_evidence(claim, candidates, stances, documents, cfg) -> [Evidence]``
 
@@ -107,6 +112,7 @@ class EvidenceConfig:
     top_docs: int | None = None  # documents searched for evidence (None: every kept document)
     candidates: int = 6  # most relevant units per question sent to the stance model
     typed: int = 2  # more units per question that state a figure, date or name it asks for
+    figures: int = 2  # more units per question that state its own figure (rule 3d)
     quoted: int = 4  # more units per question that the summaries quote
     terms: str = "quantities"  # what relevance matches: "quantities", "stems" or "words"
     cards: int = 3  # cards shown per question
@@ -123,8 +129,8 @@ class EvidenceConfig:
             raise ConfigError(f"top_docs must be >= 1, got {self.top_docs}")
         if min(self.candidates, self.cards, self.min_words, self.max_chars) < 1:
             raise ConfigError("candidates, cards, min_words and max_chars must be >= 1")
-        if min(self.typed, self.quoted) < 0:
-            raise ConfigError("typed and quoted must be >= 0")
+        if min(self.typed, self.quoted, self.figures) < 0:
+            raise ConfigError("typed, quoted and figures must be >= 0")
         if self.terms not in TERMS:
             raise ConfigError(f"terms must be one of {', '.join(TERMS)}, got {self.terms!r}")
         if self.cards > self.candidates:
@@ -180,6 +186,36 @@ def _quantities(text: str) -> list[tuple[list[str], str]]:
             continue
         out.append((WORD_RE.findall(number), "#" + stem("percent" if word == "%" else word)))
     return out
+
+
+FIGURE_TOLERANCE = 0.05  # two figures of one unit this close (relative) are the same figure
+
+
+def figures(text: str) -> list[tuple[float, str]]:
+    """``(value, slot)`` of every quantity in ``text``: "$61.8 million" is ``(61.8, "#million")``.
+    A comma before three digits groups thousands ("5,000"); any other is a decimal point."""
+    out = []
+    for m in _QUANTITY.finditer(text.lower()):
+        number, word = m.group(1), m.group(2)
+        if _YEAR.fullmatch(number) or word in STOPWORDS:
+            continue
+        digits = re.sub(r",(?=\d{3}(?!\d))", "", number).replace(",", ".")
+        try:
+            value = float(digits)
+        except ValueError:  # "1.2.3": not one number
+            continue
+        out.append((value, "#" + stem("percent" if word == "%" else word)))
+    return out
+
+
+def same_figure(a: Sequence[tuple[float, str]], b: Sequence[tuple[float, str]]) -> bool:
+    """Whether a figure of ``a`` and one of ``b`` have one unit and values within
+    ``FIGURE_TOLERANCE`` of each other ("$62 million" and "about $61.8 million")."""
+    return any(
+        sa == sb and abs(va - vb) <= FIGURE_TOLERANCE * max(abs(va), abs(vb))
+        for va, sa in a
+        for vb, sb in b
+    )
 
 
 def match_terms(text: str, terms: str = "quantities", *, question: bool = False) -> frozenset[str]:
@@ -292,6 +328,9 @@ def evidence_candidates(
         return []
     weights = _weights(units)
     cited = _quoted_units(units, quoted)
+    doc_terms: dict[int, set[str]] = {}
+    for u in units:
+        doc_terms.setdefault(u.doc, set()).update(u.terms)
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
         qterms = match_terms(q.text, cfg.terms, question=True)
@@ -300,7 +339,8 @@ def evidence_candidates(
         total = math.fsum(weights.get(t, 2.0) for t in sorted(qterms))
         anchors = _anchors(qterms, weights)
         kinds = answer_types(q.text)
-        relevant, typed, quotes = [], [], []
+        own = figures(q.text) if cfg.figures else []
+        relevant, typed, quotes, same = [], [], [], []
         for k, u in enumerate(units):
             shared = qterms & u.terms
             if not shared:
@@ -312,8 +352,10 @@ def evidence_candidates(
                 typed.append((-rel, k))
             if k in cited:
                 quotes.append((-rel, k))
+            if own and anchors & doc_terms[u.doc] and same_figure(own, figures(u.text)):
+                same.append((-rel, k))
         chosen = sorted(relevant)[: cfg.candidates]
-        for extra, cap in ((typed, cfg.typed), (quotes, cfg.quoted)):
+        for extra, cap in ((typed, cfg.typed), (quotes, cfg.quoted), (same, cfg.figures)):
             taken = {k for _, k in chosen}
             chosen += [x for x in sorted(extra) if x[1] not in taken][:cap]
         for neg, k in chosen:
