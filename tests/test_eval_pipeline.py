@@ -143,6 +143,28 @@ def test_metrics_are_the_hand_computed_ones(result) -> None:
     assert by["claim-only"].predicted == {"not-enough-evidence": 10}
     assert sum(by["retrieved"].predicted.values()) == 10
     assert by["retrieved"].predicted["not-enough-evidence"] == 2  # claim 7 and claim 8
+    # the claim's own question: yes for the four supported claims, no for the three refuted
+    # ones with a page, conflicting for claim 9; claims 7 and 8 have nothing to answer from
+    assert res.claim_answers == {
+        "yes": {"precision": 1.0, "right": 4, "n": 4},
+        "no": {"precision": 1.0, "right": 3, "n": 3},
+    }
+
+
+def test_the_claims_own_answer_is_wrong_where_the_label_is_not_its_side(result) -> None:
+    from dataclasses import replace
+
+    from factseek.runs.evaluate import claim_answers, load_reports
+
+    _, out, rows, _ = result
+    reports = load_reports(out)
+    flipped = [replace(r, label="refuted") if i == 0 else r for i, r in enumerate(rows)]
+    flipped[9] = replace(flipped[9], label="supported")  # answered conflicting: not counted
+    assert claim_answers(flipped, reports) == {
+        "yes": {"precision": 0.75, "right": 3, "n": 4},
+        "no": {"precision": 1.0, "right": 3, "n": 3},
+    }
+    assert claim_answers(rows[7:9], reports) == {}  # nothing answered yes or no
 
 
 def test_outputs_and_resume(result) -> None:
@@ -271,6 +293,8 @@ def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> No
     got = json.loads(rules.read_text())
     assert got["precision"] == {"supported": 1.0, "refuted": 1.0, "conflicting-evidence": 1.0}
     assert got["precision_basis"] == "the fixture"
+    assert got["answer_precision"]["yes"] == {"precision": 1.0, "right": 4, "n": 4}
+    assert "the claim answered yes: 100.0%" in r.output
     r = runner.invoke(
         app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]
     )

@@ -471,3 +471,16 @@ def test_the_review_page_says_how_far_to_trust_a_cards_stance(client) -> None:
     assert "&lt;b&gt;" in page and line < page.index('id="card-E1"')
     plain = client.get(stored(client, report)).text
     assert 'id="stance-reliability"' not in plain
+
+
+def test_the_review_page_says_how_far_to_trust_the_claims_answer(client) -> None:
+    from dataclasses import replace
+
+    said = "where it was measured (dev), when the claim itself was answered “no” it was <b>"
+    report = carded_report()
+    assert any(a.answer in ("yes", "no") for a in report.answers)
+    url = stored(client, replace(report, config={**report.config, "answer_reliability": said}))
+    page = client.get(url).text
+    assert 'id="answer-reliability"' in page and "How far to trust an answer: where" in page
+    assert "&lt;b&gt;" in page and "<b>." not in page
+    assert 'id="answer-reliability"' not in client.get(stored(client, report)).text

@@ -261,7 +261,7 @@ def _evidence_parts(
             notes.append(f"no evidence cards or verdict: {e}")
     evidence_judge = None
     if stance is not None and opts.scale in ("auto", "averitec"):
-        from factseek.judge.rules import default_rules, load_rules
+        from factseek.judge.rules import answer_words, default_rules, load_rules
         from factseek.judge.verdict import StanceRules
 
         chosen = opts.verdict_rules
@@ -269,6 +269,8 @@ def _evidence_parts(
             default_rules(str(chosen_stance)) if str(chosen) == "default" else load_rules(chosen)
         )
         evidence_judge = StanceRules(names["stance"], rules)
+        if answered := answer_words(rules):  # how often the claim's own answer held
+            names["answer_reliability"] = answered
         if str(opts.verdict_rules) != "default":
             names["verdict_rules"] = Path(opts.verdict_rules).name
     answerer = None

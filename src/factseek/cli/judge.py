@@ -508,10 +508,12 @@ def rules_precision(
     ],
     out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
 ) -> None:
-    """Record in a rules file how often each verdict label was right in a run.
+    """Record in a rules file how often each verdict label was right in a run, and how often
+    the claim's own question was answered rightly.
 
     The run's "retrieved" system is read, so reports can say it beside each verdict;
-    not-enough-evidence is left out (the judge declining is not a finding)."""
+    not-enough-evidence is left out (the judge declining is not a finding). The claim's
+    answers ("yes": supported, "no": refuted) are shown above a report's answers."""
     from factseek.errors import InputError
     from factseek.judge.rules import load_rules
 
@@ -524,11 +526,14 @@ def rules_precision(
             for k, v in system["precision"].items()
             if k != "not-enough-evidence"  # the judge declining is not a finding to vouch for
         }
+        answers = {k: dict(v) for k, v in (results.get("claim_answers") or {}).items()}
     except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
         raise InputError(f"{run}: no measured precision of a 'retrieved' system ({e})") from None
     from dataclasses import replace
 
     target = out or rules
-    replace(verdict_rules, precision=measured, precision_basis=basis).save(target)
+    fixed = {"precision": measured, "precision_basis": basis, "answer_precision": answers}
+    replace(verdict_rules, **fixed).save(target)
     shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in measured.items())
+    shown += "".join(f"; the claim answered {k}: {100 * v['precision']:.1f}%" for k, v in answers.items())  # fmt: skip
     typer.echo(f"{shown}; wrote {target}")

@@ -14,6 +14,10 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
   probability that the label is right (labels without a map keep the raw strength).
 - ``precision`` and ``precision_basis``: how often each label was right, and on what
   ("AVeriTeC dev, 500 claims"); shown beside a verdict.
+- ``answer_precision``: on the same claims, how often the claim's own question was answered
+  rightly: ``{"yes": {"precision": p, "right": r, "n": n}, "no": ...}`` ("yes" is right when
+  the claim was supported, "no" when it was refuted); shown above a report's answers
+  (``answer_words``). Subquestions have no gold answers, so they are not measured.
 - ``fitted_on``: how the numbers were chosen (the shipped ones: cross-validation on AVeriTeC
   train claims; ``factseek judge fit-rules``).
 
@@ -43,6 +47,7 @@ from factseek.errors import ConfigError, ModelError
 FORMAT_VERSION = 1
 KIND = "factseek-verdict-rules"
 LABELS = ("supported", "refuted", "conflicting-evidence", "not-enough-evidence")
+ANSWERS = ("yes", "no")  # the answers of the claim's own question whose precision is measured
 COMBINE = ("noisy-or", "max")
 
 
@@ -58,6 +63,7 @@ class VerdictRules:
     calibration: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     precision: Mapping[str, float] = field(default_factory=dict)
     precision_basis: str = ""
+    answer_precision: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     fitted_on: str = ""
 
     def __post_init__(self) -> None:
@@ -78,6 +84,10 @@ class VerdictRules:
         for label, p in self.precision.items():
             if label not in LABELS or not 0.0 <= p <= 1.0:
                 raise ConfigError(f"verdict rules: bad precision entry {label!r}")
+        for answer, m in self.answer_precision.items():
+            ok = answer in ANSWERS and isinstance(m, Mapping) and set(m) == {"precision", "right", "n"}  # fmt: skip
+            if not ok or not 0 <= m["right"] <= m["n"] or not 0.0 <= m["precision"] <= 1.0:
+                raise ConfigError(f"verdict rules: bad answer_precision entry {answer!r}")
 
     def calibrated(self, label: str) -> bool:
         return label in self.calibration
@@ -100,6 +110,27 @@ class VerdictRules:
         path = Path(path)
         atomic_write(path, json.dumps(self.to_dict(), indent=2) + "\n")
         return path
+
+
+def answer_words(rules: VerdictRules) -> str:
+    """ "where it was measured (BASIS), when the claim itself was answered “yes” it was
+    supported 56% of the time (31 of 55), and when answered “no” refuted 85% (67 of 79); the
+    subquestions' answers were not measured", or "" when the rules hold no such measurement."""
+    said = []
+    for answer, what in (("yes", "supported"), ("no", "refuted")):
+        m = rules.answer_precision.get(answer)
+        if m and m["n"]:
+            said.append(
+                f"answered “{answer}” it was {what} {100 * m['precision']:.0f}% of the time"
+                f" ({int(m['right'])} of {int(m['n'])})"
+            )
+    if not said:
+        return ""
+    where = f"where it was measured ({rules.precision_basis}), " if rules.precision_basis else ""
+    return (
+        f"{where}when the claim itself was {', and when '.join(said)};"
+        " the subquestions' answers were not measured"
+    )
 
 
 def rules_from_dict(data: Mapping[str, Any], where: str = "verdict rules") -> VerdictRules:
@@ -171,11 +202,13 @@ def _default(name: str) -> VerdictRules:
 
 
 __all__ = [
+    "ANSWERS",
     "BUILTIN",
     "ENV",
     "LABELS",
     "STANCE_RULES",
     "VerdictRules",
+    "answer_words",
     "default_rules",
     "load_rules",
     "rules_from_dict",

@@ -23,6 +23,7 @@ from factseek.report.words import (
     abstained_words,
     answer_cell,
     answer_kind,
+    answer_reliability_line,
     by_reviewer,
     filter_words,
     machine_answers,
@@ -119,6 +120,8 @@ def _html_evidence(report: Report) -> list[str]:
                 f"<td>{conf}</td><td>{cited}</td></tr>"
             )
         out.append("</table>")
+        if line := answer_reliability_line(report):
+            out.append(f"<p class='small' id='answer-reliability'>{_e(line)}</p>")
     out.append("<h2>Evidence cards</h2>")
     if line := reliability_line(report):
         out.append(f"<p class='small' id='stance-reliability'>{_e(line)}</p>")

@@ -23,6 +23,7 @@ from factseek.report.common import (
 from factseek.report.words import (
     abstained_words,
     answer_cell,
+    answer_reliability_line,
     by_reviewer,
     filter_words,
     machine_answers,
@@ -88,6 +89,8 @@ def _md_evidence(report: Report) -> list[str]:
             cell = _md(answer_cell(a, machine.get(a.question)))
             out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
+        if line := answer_reliability_line(report):
+            out.append(f"_{_md(line)}_\n")
     out.append("## Evidence cards\n")
     if line := reliability_line(report):
         out.append(f"_{_md(line)}_\n")

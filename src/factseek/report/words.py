@@ -12,6 +12,8 @@
   the reviewer's stance is certain by construction).
 - ``reliability_line``: how often the stance model's readings were right on real-world evidence
   (``stance.reliability``), shown above the cards.
+- ``answer_reliability_line``: how often the claim's own question was answered rightly where
+  the verdict rules were measured (``judge.rules.answer_words``), shown with the answers.
 """
 
 from __future__ import annotations
@@ -32,6 +34,16 @@ def reliability_line(report: Report) -> str:
     if not said or not any(e.stance for e in report.evidence):
         return ""
     return f"How far to trust a card's stance: {said}."
+
+
+def answer_reliability_line(report: Report) -> str:
+    """ "How far to trust an answer: where it was measured (...), when the claim itself was
+    answered “yes” it was supported 56% of the time ...", or "" when the report's rules
+    measured none or nothing was answered yes or no."""
+    said = str(report.config.get("answer_reliability") or "")
+    if not said or not any(a.answer in ("yes", "no") for a in report.answers):
+        return ""
+    return f"How far to trust an answer: {said}."
 
 
 def by_reviewer(report: Report, ids: Sequence[str]) -> bool:

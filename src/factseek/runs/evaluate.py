@@ -24,11 +24,15 @@
    confidence). Each system against claim-only: the difference and its 95%
    paired-bootstrap interval (``resamples`` resamples, seed 0), and for ``retrieved`` the share
    of the claim-only-to-gold gap it closes (and of the claim-only-to-gold-pages gap).
-4. **Evidence recall** (when gold evidence pages are known): per claim, the share of its gold
+4. **The claim's own answer** (AVeriTeC labels): of the reports whose answer to the claim's own
+   question is "yes" or "no", how often the claim was supported, or refuted
+   (``claim_answers``; ``judge rules-precision`` records it in a rules file, and reports show it
+   above their answers).
+5. **Evidence recall** (when gold evidence pages are known): per claim, the share of its gold
    pages among the documents the pipeline kept, and among its evidence cards; averaged over the
    claims with at least one gold page; and the share of those claims with at least one gold
    page among the kept documents, and among the cards.
-5. **Output**: ``OUT/results.json``, ``OUT/results.md`` (the table) and
+6. **Output**: ``OUT/results.json``, ``OUT/results.md`` (the table) and
    ``OUT/predictions-<system>.jsonl`` (``judge.evaluate`` format).
 """
 
@@ -88,6 +92,7 @@ class EvalResult:
     gap_closed: dict[str, float] = field(default_factory=dict)
     gap_closed_pages: dict[str, float] = field(default_factory=dict)  # vs gold-pages
     evidence_recall: dict[str, float] = field(default_factory=dict)
+    claim_answers: dict[str, dict[str, float]] = field(default_factory=dict)  # claim_answers()
     notes: tuple[str, ...] = ()
 
 
@@ -192,6 +197,31 @@ def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[st
         "cards": round(sum(cards) / len(cards), 4),
         "claims_with_gold_document": round(sum(any_doc) / len(docs), 4),
         "claims_with_gold_card": round(sum(any_card) / len(docs), 4),
+    }
+
+
+#: The answer to the claim's own question that each gold label makes right.
+RIGHT_ANSWER = {"supported": "yes", "refuted": "no"}
+
+
+def claim_answers(
+    rows: Sequence[LabeledClaim], reports: dict[str, Report]
+) -> dict[str, dict[str, float]]:
+    """``{"yes": {"precision", "right", "n"}, "no": ...}``: of the reports that answer the
+    claim's own question "yes" (or "no"), how many claims were supported (refuted); any other
+    gold label makes the answer wrong. Empty when no report answers so."""
+    counts = {a: [0, 0] for a in RIGHT_ANSWER.values()}  # answer -> [right, n]
+    for r in rows:
+        report = reports.get(claim_id(r.claim))
+        own = [q.text for q in report.questions if q.kind == "claim"] if report else []
+        given = [a.answer for a in report.answers if a.question in own] if report else []
+        if given and given[0] in counts:
+            counts[given[0]][1] += 1
+            counts[given[0]][0] += RIGHT_ANSWER.get(str(r.label)) == given[0]
+    return {
+        a: {"precision": round(right / n, 4), "right": right, "n": n}
+        for a, (right, n) in counts.items()
+        if n
     }
 
 
@@ -349,6 +379,7 @@ def evaluate_pipeline(
         gap_closed=gap,
         gap_closed_pages=gap_pages,
         evidence_recall=_recall(done, reports),
+        claim_answers=claim_answers(done, reports) if labels.name == "averitec" else {},
         notes=tuple(notes),
     )
     atomic_write(out / "results.json", json.dumps(asdict(result), indent=2) + "\n")
@@ -476,5 +507,14 @@ def results_table(r: EvalResult) -> str:
                 f"Claims with a gold page among kept documents: {100 * e['claims_with_gold_document']:.1f}%;"
                 f" among evidence cards: {100 * e['claims_with_gold_card']:.1f}%"
             )
+    if r.claim_answers:
+        lines.append(
+            "The claim's own question: "
+            + "; ".join(
+                f"answered {a} {int(m['n'])} times, right {_pct(m['precision'])}%"
+                f" ({int(m['right'])}: the claim was {'supported' if a == 'yes' else 'refuted'})"
+                for a, m in r.claim_answers.items()
+            )
+        )
     lines.extend(f"\nNote: {n}" for n in r.notes)
     return "\n".join(lines) + "\n"

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from factseek.report.words import answer_kind as report_answer_kind
-from factseek.report.words import by_reviewer, precision_words, reliability_line
+from factseek.report.words import (
+    answer_reliability_line,
+    by_reviewer,
+    precision_words,
+    reliability_line,
+)
 from factseek.review.apply import Card, Reviewed, cards, review_state
 from factseek.review.claimreview import refusal
 from factseek.review.feedback import Correction, in_force
@@ -110,6 +115,7 @@ class Review:
     carry: Correction | None = None  # what this rerun brought forward
     report: Report | None = None  # the reviewed report
     reliability: str = ""  # how often the stance model's readings held on real-world evidence
+    answer_reliability: str = ""  # how often the claim's own answer held where it was measured
 
 
 def _strongest(cs: Sequence[Card], label: str) -> Card | None:
@@ -255,4 +261,5 @@ def review(
         carry=force.get(("carry", "")),
         report=out,
         reliability=reliability_line(out),  # "" without stance cards (summary-card runs)
+        answer_reliability=answer_reliability_line(out),
     )
