@@ -18,7 +18,7 @@ MEASURED = {
 
 
 def test_the_rules_carry_and_say_it() -> None:
-    rules = VerdictRules(answer_precision=MEASURED, precision_basis="AVeriTeC dev, 500 claims")
+    rules = VerdictRules(answer_precision=MEASURED, answer_basis="AVeriTeC dev, 500 claims")
     assert rules_from_dict(rules.to_dict()) == rules
     said = answer_words(rules)
     assert said.startswith("where it was measured (AVeriTeC dev, 500 claims), when the claim")
@@ -55,7 +55,7 @@ def _report(said: str, answer: str = "no") -> Report:
 
 
 def test_every_report_view_says_it_with_the_answers() -> None:
-    said = answer_words(VerdictRules(answer_precision=MEASURED, precision_basis="dev <b>"))
+    said = answer_words(VerdictRules(answer_precision=MEASURED, answer_basis="dev <b>"))
     md = render_markdown(_report(said))
     line = md.index("How far to trust an answer: where it was measured (dev &lt;b&gt;)")
     assert md.index("| question | answer |") < line < md.index("## Evidence cards")
@@ -70,11 +70,11 @@ def test_a_check_carries_its_rules_measurement(tmp_path, monkeypatch) -> None:
     from factseek.api import CheckOptions, _evidence_parts
     from factseek.judge.rules import ENV
 
-    path = VerdictRules(answer_precision=MEASURED, precision_basis="here").save(tmp_path / "r.json")
+    path = VerdictRules(answer_precision=MEASURED, answer_basis="here").save(tmp_path / "r.json")
     monkeypatch.setenv(ENV, str(path))
     names: dict[str, str] = {}
     _evidence_parts(CheckOptions(stance="small"), None, names, [])
-    assert names["answer_reliability"] == answer_words(VerdictRules(answer_precision=MEASURED, precision_basis="here"))  # fmt: skip
+    assert names["answer_reliability"] == answer_words(VerdictRules(answer_precision=MEASURED, answer_basis="here"))  # fmt: skip
     monkeypatch.setenv(ENV, "builtin")
     names = {}
     _evidence_parts(CheckOptions(stance="small"), None, names, [])

@@ -294,6 +294,7 @@ def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> No
     assert got["precision"] == {"supported": 1.0, "refuted": 1.0, "conflicting-evidence": 1.0}
     assert got["precision_basis"] == "the fixture"
     assert got["answer_precision"]["yes"] == {"precision": 1.0, "right": 4, "n": 4}
+    assert got["answer_basis"] == "the fixture"  # --answer-basis: the --basis unless given
     assert "the claim answered yes: 100.0%" in r.output
     r = runner.invoke(
         app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]

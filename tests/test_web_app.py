@@ -482,5 +482,6 @@ def test_the_review_page_says_how_far_to_trust_the_claims_answer(client) -> None
     url = stored(client, replace(report, config={**report.config, "answer_reliability": said}))
     page = client.get(url).text
     assert 'id="answer-reliability"' in page and "How far to trust an answer: where" in page
+    assert "· strength 0." in page  # an answer's mass, not a percentage that reads as measured
     assert "&lt;b&gt;" in page and "<b>." not in page
     assert 'id="answer-reliability"' not in client.get(stored(client, report)).text

@@ -507,6 +507,10 @@ def rules_precision(
         str, typer.Option("--basis", help="Where it was measured, e.g. 'AVeriTeC dev, 500 claims'.")
     ],
     out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
+    answer_basis: Annotated[
+        str | None,
+        typer.Option("--answer-basis", help="Where the claim's answers were measured [--basis]."),
+    ] = None,
 ) -> None:
     """Record in a rules file how often each verdict label was right in a run, and how often
     the claim's own question was answered rightly.
@@ -533,6 +537,7 @@ def rules_precision(
 
     target = out or rules
     fixed = {"precision": measured, "precision_basis": basis, "answer_precision": answers}
+    fixed["answer_basis"] = (basis if answer_basis is None else answer_basis) if answers else ""
     replace(verdict_rules, **fixed).save(target)
     shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in measured.items())
     shown += "".join(f"; the claim answered {k}: {100 * v['precision']:.1f}%" for k, v in answers.items())  # fmt: skip

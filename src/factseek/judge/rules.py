@@ -16,8 +16,9 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
   ("AVeriTeC dev, 500 claims"); shown beside a verdict.
 - ``answer_precision``: on the same claims, how often the claim's own question was answered
   rightly: ``{"yes": {"precision": p, "right": r, "n": n}, "no": ...}`` ("yes" is right when
-  the claim was supported, "no" when it was refuted); shown above a report's answers
-  (``answer_words``). Subquestions have no gold answers, so they are not measured.
+  the claim was supported, "no" when it was refuted), and ``answer_basis``, on what; shown
+  with a report's answers (``answer_words``). Subquestions have no gold answers, so they are
+  not measured.
 - ``fitted_on``: how the numbers were chosen (the shipped ones: cross-validation on AVeriTeC
   train claims; ``factseek judge fit-rules``).
 
@@ -64,6 +65,7 @@ class VerdictRules:
     precision: Mapping[str, float] = field(default_factory=dict)
     precision_basis: str = ""
     answer_precision: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    answer_basis: str = ""
     fitted_on: str = ""
 
     def __post_init__(self) -> None:
@@ -126,7 +128,7 @@ def answer_words(rules: VerdictRules) -> str:
             )
     if not said:
         return ""
-    where = f"where it was measured ({rules.precision_basis}), " if rules.precision_basis else ""
+    where = f"where it was measured ({rules.answer_basis}), " if rules.answer_basis else ""
     return (
         f"{where}when the claim itself was {', and when '.join(said)};"
         " the subquestions' answers were not measured"

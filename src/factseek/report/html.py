@@ -103,7 +103,7 @@ def _html_evidence(report: Report) -> list[str]:
     out = ["<h2>Subquestions and answers</h2>"]
     if report.answers:
         out.append(
-            "<table><tr><th>question</th><th>answer</th><th>confidence</th><th>evidence</th></tr>"
+            "<table><tr><th>question</th><th>answer</th><th>strength</th><th>evidence</th></tr>"
         )
         machine = machine_answers(report)
         for a in report.answers:

@@ -81,7 +81,7 @@ def _md_evidence(report: Report) -> list[str]:
     out = ["## Subquestions and answers\n"]
     if report.answers:
         machine = machine_answers(report)
-        out.append("| question | answer | confidence | evidence |\n|---|---|---|---|")
+        out.append("| question | answer | strength | evidence |\n|---|---|---|---|")
         for a in report.answers:
             confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
             conf = f"{confidence:.2f}" if confidence is not None else ""

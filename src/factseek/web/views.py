@@ -185,7 +185,8 @@ def _split(cs: Sequence[Card]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
 
 def _answer_text(a: Answer) -> str:
     words = answer_kind(a)[1]
-    return f"{words} · {100 * a.confidence:.0f}%" if a.confidence is not None else words
+    # the strength of its cards (docs/verdicts.md), not a measured probability: no percent sign
+    return f"{words} · strength {a.confidence:.2f}" if a.confidence is not None else words
 
 
 def review(
