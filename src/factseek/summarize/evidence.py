@@ -192,8 +192,9 @@ FIGURE_TOLERANCE = 0.05  # two figures of one unit this close (relative) are the
 
 
 def figures(text: str) -> list[tuple[float, str]]:
-    """``(value, slot)`` of every quantity in ``text``: "$61.8 million" is ``(61.8, "#million")``.
-    A comma before three digits groups thousands ("5,000"); any other is a decimal point."""
+    """``(value, slot)`` of every quantity in ``text``, the slot as ``match_terms`` writes it
+    (the stemmed unit): "$61.8 million" is ``(61.8, "#milli")``. A comma before three digits
+    groups thousands ("5,000"); any other is a decimal point."""
     out = []
     for m in _QUANTITY.finditer(text.lower()):
         number, word = m.group(1), m.group(2)
@@ -331,6 +332,7 @@ def evidence_candidates(
     doc_terms: dict[int, set[str]] = {}
     for u in units:
         doc_terms.setdefault(u.doc, set()).update(u.terms)
+    stated: dict[int, list[tuple[float, str]]] = {}  # a unit's figures, parsed once
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
         qterms = match_terms(q.text, cfg.terms, question=True)
@@ -352,8 +354,11 @@ def evidence_candidates(
                 typed.append((-rel, k))
             if k in cited:
                 quotes.append((-rel, k))
-            if own and anchors & doc_terms[u.doc] and same_figure(own, figures(u.text)):
-                same.append((-rel, k))
+            if own and anchors & doc_terms[u.doc]:
+                if k not in stated:
+                    stated[k] = figures(u.text)
+                if same_figure(own, stated[k]):
+                    same.append((-rel, k))
         chosen = sorted(relevant)[: cfg.candidates]
         for extra, cap in ((typed, cfg.typed), (quotes, cfg.quoted), (same, cfg.figures)):
             taken = {k for _, k in chosen}
