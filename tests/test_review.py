@@ -358,6 +358,13 @@ def test_an_abstained_verdict_shows_the_best_card_on_each_side() -> None:
     md = render(report, "md")
     assert "not enough evidence to decide (strongest for: E1 (site1.example, 0.60);" in md
     assert "against: E3 (site3.example, 0.70))" in md
+    # a surer card from a letter to the editor is named after one that counts fully
+    letter = replace(card(4, 1, "supports", 0.9), genre="letter")
+    report = replace(report, evidence=(*report.evidence, letter))
+    assert review(report, []).verdict.best_for.id == "E1"
+    assert "strongest for: E1 (site1.example, 0.60)" in render(report, "md")
+    alone = replace(report, evidence=(letter, *report.evidence[1:]))
+    assert "strongest for: E4 (site4.example, letter, 0.90)" in render(alone, "md")
 
 
 def test_verdict_prints_one_readable_line() -> None:

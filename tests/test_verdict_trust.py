@@ -281,6 +281,24 @@ def test_a_summary_quoted_sentence_becomes_a_candidate() -> None:
     assert sum("weather" in c.text for c in got) == 1  # quoted and relevant: read once
 
 
+def test_an_abstentions_best_card_is_one_that_counts_fully() -> None:
+    from factseek.judge.verdict import named, strongest
+
+    letter = card(1, 1, "supports", 0.89, genre="letter")
+    news = card(2, 1, "supports", 0.7)
+    own = replace(card(3, 1, "supports", 0.95), independent=False, note="the claimant's own")
+    assert strongest([letter, news, own], "supports") is news  # counts fully, though less sure
+    assert strongest([letter, own], "supports") is own  # the most probable of the rest
+    assert strongest([news], "refutes") is None
+    assert named(letter, "supports") == "E1 (site1.example, letter, 0.89)"
+    assert named(own, "supports") == "E3 (site3.example, not independent, 0.95)"
+    assert named(news, "supports") == "E2 (site2.example, 0.70)"
+    abstaining = replace(RULES, abstain={"supported": 0.99})
+    louder = replace(letter, stance=card(1, 1, "supports", 0.95).stance)  # surer than E4
+    _, v = verdict([louder, news, card(4, 2, "supports", 0.9)], abstaining)
+    assert v.abstained and v.explanation.endswith("best cards: supports E4 (site4.example, 0.90)")
+
+
 def test_genre_of_pages() -> None:
     assert genre(DOCS[1]) == "letter"
     assert genre(DOCS[0]) == ""

@@ -285,14 +285,32 @@ def aggregate(
     return verdict("not-enough-evidence", why, cited, None)
 
 
+def counts_fully(e: Evidence) -> bool:
+    """A card that counts fully toward an answer: independent, and not from a letter, an opinion
+    piece or a blog."""
+    return e.independent and not e.genre
+
+
+def strongest(cards: Sequence[Evidence], label: str) -> Evidence | None:
+    """The card of ``label`` to name first (an abstention's best card on a side): one that
+    counts fully before one that does not, as cards are ranked, then the most probable."""
+    mine = [e for e in cards if e.stance and e.stance.label == label]
+    return max(mine, key=lambda e: (counts_fully(e), _p(e, label), e.id), default=None)
+
+
+def named(e: Evidence, label: str) -> str:
+    """ "E4 (ledger.example, 0.74)", with what keeps it from counting fully: "E15
+    (ledger.example, letter, 0.89)", "E8 (tribune.example, not independent, 0.60)"."""
+    kind = e.genre or ("" if e.independent else "not independent")
+    return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_p(e, label):.2f})"
+
+
 def _best_cards(evidence: Sequence[Evidence]) -> str:
     """The strongest supporting and refuting card of the whole report, for an abstention."""
     out = []
     for label in ("supports", "refutes"):
-        cards = [e for e in evidence if e.stance and e.stance.label == label]
-        if cards:
-            e = max(cards, key=lambda c: (_p(c, label), c.id))
-            out.append(f"{label} {e.id} ({e.domain or e.url}, {_p(e, label):.2f})")
+        if (e := strongest(evidence, label)) is not None:
+            out.append(f"{label} {named(e, label)}")
     return "; ".join(out)
 
 

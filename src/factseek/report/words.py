@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factseek.constraints.hits import PAGE_REMOVED
-from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK
+from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK, named, strongest
 from factseek.review.ratings import label_words
 from factseek.types import Answer, Report, Verdict
 
@@ -57,11 +57,8 @@ def abstained_words(report: Report) -> str:
     """ "not enough evidence to decide", with the strongest card for the claim and against it."""
 
     def best(label: str) -> str:
-        cards = [e for e in report.evidence if e.stance and e.stance.label == label]
-        if not cards:
-            return "none"
-        e = max(cards, key=lambda e: float(e.stance.probs.get(label, 0.0)))  # type: ignore[union-attr]
-        return f"{e.id} ({e.domain or e.url}, {e.stance.probs.get(label, 0.0):.2f})"  # type: ignore[union-attr]
+        e = strongest(report.evidence, label)
+        return "none" if e is None else named(e, label)
 
     return (
         f"not enough evidence to decide (strongest for: {best('supports')};"

@@ -118,9 +118,18 @@ class Review:
     answer_reliability: str = ""  # how often the claim's own answer held where it was measured
 
 
-def _strongest(cs: Sequence[Card], label: str) -> Card | None:
+def _strongest(cs: Sequence[Card], label: str, genres: dict[str, str]) -> Card | None:
+    """As ``judge.verdict.strongest``: a card that counts fully (independent, not a letter,
+    opinion piece or blog: ``genres`` by card id) first, then the most probable."""
     mine = [c for c in cs if c.relevant and c.stance and c.stance.label == label]
-    return max(mine, key=lambda c: float(c.stance.probs.get(label, 0.0)), default=None)  # type: ignore[union-attr]
+    return max(
+        mine,
+        key=lambda c: (
+            c.independent and not genres.get(c.id),
+            float(c.stance.probs.get(label, 0.0)),
+        ),  # type: ignore[union-attr]
+        default=None,
+    )
 
 
 def verdict_view(
@@ -138,6 +147,7 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
     now = state.machine_now
     approve = ratings.for_machine(now.scale, now.label or "") if now.judged else None
     v = out.verdict
+    genres = {e.id: e.genre for e in out.evidence}
     if rec.status in ("set", "approved"):
         label, words = rec.label, rec.rating_name or label_words(rec.label)
         t = tone(rec.label, rec.scale, ratings)
@@ -167,8 +177,8 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         rationale=v.rationale or v.explanation,
         evidence_ids=v.evidence_ids,
         abstained=v.abstained and rec.status != "set",
-        best_for=_strongest(all_cards, "supports") if v.abstained else None,
-        best_against=_strongest(all_cards, "refutes") if v.abstained else None,
+        best_for=_strongest(all_cards, "supports", genres) if v.abstained else None,
+        best_against=_strongest(all_cards, "refutes", genres) if v.abstained else None,
         machine=machine,
         machine_now=now,
         changed=(now.judged, now.label) != (machine.judged, machine.label),
