@@ -126,8 +126,8 @@ def _strongest(cs: Sequence[Card], label: str, genres: dict[str, str]) -> Card |
         mine,
         key=lambda c: (
             c.independent and not genres.get(c.id),
-            float(c.stance.probs.get(label, 0.0)),
-        ),  # type: ignore[union-attr]
+            float(c.stance.probs.get(label, 0.0)),  # type: ignore[union-attr]
+        ),
         default=None,
     )
 
