@@ -209,9 +209,34 @@ def test_merged_adapter_equals_the_training_network(tiny_base, tiny_model):
         logits, _ = net(*encode(model.tokenizer, pairs))
     raw = torch.softmax(logits, -1).numpy()
     assert np.allclose(raw, model.raw_probabilities(pairs), atol=1e-5)
+    # torch folds each adapter into its base map in place: the same reading
+    folded = CrossEncoderStance.load(out, engine="torch")
+    assert np.allclose(raw, folded.raw_probabilities(pairs), atol=1e-5)
     # what a caller gets is the same reading through the folder's calibration map
     assert np.allclose(model.calibration.apply(raw), model.probabilities(pairs), atol=1e-5)
     assert cfg["calibration"]["fitted_on"].startswith("validation side")
+
+
+def test_a_network_from_its_base_holds_the_base_and_a_random_head(tiny_base):
+    """Built without a random start (model._Unstarted), every tensor but the head's is the
+    checkpoint's, the head starts at random by the seed, and torch's own starts work after."""
+    from safetensors.torch import load_file
+
+    from factseek.stance.model import NetConfig, StanceNet
+
+    config = NetConfig(base=str(tiny_base), layers=2, train_layers=2)
+    torch.manual_seed(0)
+    a = StanceNet.from_base(config)
+    torch.manual_seed(1)
+    b = StanceNet.from_base(config)
+    checkpoint = load_file(str(tiny_base / "model.safetensors"))
+    word = checkpoint["embeddings.word_embeddings.weight"]
+    assert torch.equal(a.word.weight, word) and torch.equal(b.word.weight, word)
+    q = checkpoint["encoder.layer.0.attention.self.query.weight"]
+    assert torch.equal(a.layers[0].query.base.weight, q)
+    head_a, head_b = a.head[1].weight, b.head[1].weight
+    assert head_a.abs().sum() > 0 and not torch.equal(head_a, head_b)
+    assert torch.nn.Linear(8, 8).weight.abs().sum() > 0  # the mode ended with the build
 
 
 def test_batches_equal_one_by_one(tiny_model):

@@ -52,6 +52,29 @@ except ImportError as e:  # pragma: no cover - exercised without the extra only
 __all__ = ["BASES", "LORA_TARGETS", "LoRALinear", "NetConfig", "StanceNet", "load_tokenizer", "resolve_base"]  # fmt: skip
 
 
+class _Unstarted(torch.overrides.TorchFunctionMode):
+    """Modules built inside skip their random start (``nn.init`` and the in-place fills it
+    uses return the tensor as it is): for tensors filled from a checkpoint right after, where
+    starting 85 million numbers at random costs half a second of every load. A torch function
+    mode is local to the thread that enters it. (A meta device would do the same, but its
+    first use imports about a second of torch's compiler.)"""
+
+    SKIP = frozenset(
+        {
+            *(getattr(nn.init, n) for n in ("kaiming_uniform_", "uniform_", "normal_", "ones_", "zeros_")),  # fmt: skip
+            *(getattr(torch.Tensor, n) for n in ("uniform_", "normal_", "fill_", "zero_")),
+        }
+    )
+
+    def __torch_function__(
+        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
+        kwargs = kwargs or {}
+        if func in self.SKIP:
+            return args[0] if args else kwargs["tensor"]
+        return func(*args, **kwargs)
+
+
 class LoRALinear(nn.Module):
     """A frozen ``nn.Linear`` plus a trainable low-rank update (scale ``alpha / rank``)."""
 
@@ -71,12 +94,11 @@ class LoRALinear(nn.Module):
         return self.base(x) + self.scale * update
 
     def merged(self) -> nn.Linear:
-        """A plain linear map with the update folded into its weight."""
-        out = nn.Linear(self.base.in_features, self.base.out_features)
+        """The base map with the update folded into its weight, in place (no copy, no new
+        map to initialise): the adapter is spent, and only the returned map may be used."""
         with torch.no_grad():
-            out.weight.copy_(self.base.weight + self.scale * (self.lora_b @ self.lora_a))
-            out.bias.copy_(self.base.bias)
-        return out
+            self.base.weight += self.scale * (self.lora_b @ self.lora_a)
+        return self.base
 
 
 class Layer(nn.Module):
@@ -214,8 +236,12 @@ class StanceNet(nn.Module):
         from safetensors.torch import load_file
 
         base_cfg, tensors = read_base(config.base, load_file)
-        net = cls(config, base_cfg)
-        net.load_base(tensors)
+        with _Unstarted():  # no random start for tensors the base fills next
+            net = cls(config, base_cfg)
+        net.load_base(tensors)  # every tensor but the head's, or it raises
+        for module in net.head:
+            if isinstance(module, nn.Linear):
+                module.reset_parameters()
         if config.ffn and config.ffn != int(base_cfg["intermediate_size"]):
             for layer in net.layers:
                 prune_ffn(layer, config.ffn)
