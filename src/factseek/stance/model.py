@@ -59,15 +59,18 @@ class _Unstarted(torch.overrides.TorchFunctionMode):
     mode is local to the thread that enters it. (A meta device would do the same, but its
     first use imports about a second of torch's compiler.)"""
 
+    INIT = ("kaiming_uniform_", "uniform_", "normal_", "ones_", "zeros_")
+    FILLS = ("uniform_", "normal_", "fill_", "zero_")
     SKIP = frozenset(
-        {
-            *(getattr(nn.init, n) for n in ("kaiming_uniform_", "uniform_", "normal_", "ones_", "zeros_")),  # fmt: skip
-            *(getattr(torch.Tensor, n) for n in ("uniform_", "normal_", "fill_", "zero_")),
-        }
+        [*(getattr(nn.init, n) for n in INIT), *(getattr(torch.Tensor, n) for n in FILLS)]
     )
 
     def __torch_function__(
-        self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
     ) -> Any:
         kwargs = kwargs or {}
         if func in self.SKIP:
