@@ -367,7 +367,7 @@ def test_a_check_with_the_mpnet_stance_model_judges_with_its_rules(monkeypatch) 
     import factseek.stance as stance_pkg
 
     fake = FunctionStance(lambda q, e: "nei", name="stance:mpnet")
-    monkeypatch.setattr(stance_pkg, "load_stance", lambda name, engine=None: fake)
+    monkeypatch.setattr(stance_pkg, "load_stance", lambda name, engine=None, readings=None: fake)
     for name, stance in (("mpnet", "mpnet"), ("default", "default")):
         _, judge, _ = api._evidence_parts(api.CheckOptions(stance=name), None, {}, [])
         assert judge.rules == load_rules("default", stance=stance)

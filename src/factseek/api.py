@@ -243,7 +243,8 @@ def _evidence_parts(
 
         chosen_stance = resolve_stance(opts.stance)
         try:
-            stance = load_stance(chosen_stance, engine=opts.stance_engine)
+            readings = opts.cache_dir if opts.use_cache else None  # pairs read before
+            stance = load_stance(chosen_stance, engine=opts.stance_engine, readings=readings)
             names["stance"] = getattr(stance, "name", str(opts.stance))
             engine = getattr(stance, "config", {}).get("engine")
             if engine:  # the same engine reproduces a report's probabilities exactly

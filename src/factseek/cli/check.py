@@ -127,7 +127,10 @@ LLMModelOpt = Annotated[
 LLMUrlOpt = Annotated[
     str | None, typer.Option("--llm-base-url", help="OpenAI-compatible base URL.")
 ]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Bypass the LLM response cache.")]
+NoCacheOpt = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Bypass the caches of LLM responses and of stance readings."),
+]
 JudgeOpt = Annotated[
     Path | None, typer.Option("--judge", help="Trained judge folder (factseek judge train).")
 ]
@@ -390,7 +393,9 @@ def demo(
 
     store = demo_store(cache_root() / "demo-store", progress=not quiet)
     claim = demo_claim()
-    report = api_check(claim, store=store, stance=stance, progress=_progress(quiet))
+    report = api_check(
+        claim, store=store, stance=stance, progress=_progress(quiet), cache_dir=cache_root()
+    )
     _emit(report, fmt, out)
     if not quiet:
         from factseek.report import reason_words

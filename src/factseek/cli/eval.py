@@ -233,6 +233,7 @@ def pipeline_cmd(
     rows = with_ids(spec.load(claims))
     rows = rows[:limit] if limit is not None else rows
     settings = ray_settings(ray, ray_workers)
+    from factseek.files import cache_root
     from factseek.stance import engine_for_many
 
     options = CheckOptions(
@@ -241,6 +242,7 @@ def pipeline_cmd(
         scale="auto",
         verdict_rules=verdict_rules,
         stance_engine=engine_for_many(),
+        cache_dir=cache_root(),  # stance readings: a re-run reads only pairs it has not read
     )
     parts = build_parts(options)
     the_judge = None

@@ -192,20 +192,30 @@ STANCE_MODELS: dict[str, Callable[[str], StanceModel]] = {
 }
 
 
-def load_stance(name_or_path: str | Path = DEFAULT, *, engine: str | None = None) -> StanceModel:
+def load_stance(
+    name_or_path: str | Path = DEFAULT,
+    *,
+    engine: str | None = None,
+    readings: str | Path | None = None,
+) -> StanceModel:
     """A stance model by registry name (``STANCE_MODELS``; ``"default"``: ``default_stance``)
     or from a folder written by ``factseek stance train``, read by ``engine``
-    (``resolve_engine``). A shipped model is loaded once per process and engine."""
+    (``resolve_engine``). A shipped model is loaded once per process and engine. With
+    ``readings`` (a folder, e.g. ``files.cache_root()``) it keeps what it reads there and reads
+    a pair it has read before from there (``stance.readings``)."""
     which = resolve_engine(engine)
     name_or_path = resolve_stance(name_or_path)
     if isinstance(name_or_path, str) and name_or_path in STANCE_MODELS:
-        return STANCE_MODELS[name_or_path](which)
-    path = Path(name_or_path).expanduser()
-    if path.is_dir():
+        model = STANCE_MODELS[name_or_path](which)
+    else:
+        path = Path(name_or_path).expanduser()
+        if not path.is_dir():
+            raise InputError(
+                f"unknown stance model {str(name_or_path)!r}: one of "
+                f"{', '.join([DEFAULT, *STANCE_MODELS])}, or a folder written by `factseek stance train`"
+            )
         from factseek.stance.crossencoder import CrossEncoderStance
 
-        return CrossEncoderStance.load(path, engine=which)
-    raise InputError(
-        f"unknown stance model {str(name_or_path)!r}: one of {', '.join([DEFAULT, *STANCE_MODELS])}, "
-        "or a folder written by `factseek stance train`"
-    )
+        model = CrossEncoderStance.load(path, engine=which)
+    keeps = getattr(model, "with_readings", None)
+    return keeps(readings) if readings is not None and keeps is not None else model

@@ -30,10 +30,12 @@ with one-by-one reading to float precision.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -47,6 +49,7 @@ from factseek.ml.folder import read_model_config
 from factseek.ml.npbert import blas_threads
 from factseek.ml.threads import current_threads, spread
 from factseek.stance.calibrate import Calibration
+from factseek.stance.readings import ReadingCache
 from factseek.stance.thresholds import Thresholds, check_thresholds, decide_many
 from factseek.types import STANCE_LABELS, StanceResult
 
@@ -242,6 +245,33 @@ def _torch_net(config: Any, weights: Path, mode: str) -> Any:
     return quantize_int8(net, mode) if mode in INT8_MODES else net
 
 
+class Deferred:
+    """A network built on its first use, once, whichever copy of a model asks first (a model
+    whose every pair is in its reading cache never builds it: ``stance.readings``)."""
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build: Callable[[], Any] | None = build
+        self._net: Any = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def ready(cls, net: Any) -> Deferred:
+        made = cls(lambda: net)
+        made.get()
+        return made
+
+    @property
+    def built(self) -> bool:
+        return self._build is None
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._build is not None:
+                self._net = self._build()  # an error leaves it unbuilt: the next use retries
+                self._build = None
+            return self._net
+
+
 class CrossEncoderStance:
     """``StanceModel`` over a trained stance folder (see the module docstring)."""
 
@@ -256,8 +286,12 @@ class CrossEncoderStance:
         config: dict[str, Any] | None = None,
         batch_size: int = BATCH_SIZE,
         calibration: Calibration | None = None,
+        readings: ReadingCache | None = None,
+        folder: Path | None = None,
     ) -> None:
-        self.net = net
+        self._net = net if isinstance(net, Deferred) else Deferred.ready(net)
+        self.readings = readings
+        self.folder = folder
         self.tokenizer = tokenizer
         self.max_length = int(max_length)
         self.thresholds = check_thresholds(thresholds)
@@ -298,8 +332,11 @@ class CrossEncoderStance:
             engine = "torch"  # an MPNet base, or int8-mixed maps
         if engine == "numpy":
             net: Any = NumpyStanceNet.load(net_config, path / WEIGHTS_FILE, quantize=mode)
-        else:
-            net = _torch_net(net_config, path / WEIGHTS_FILE, mode)
+        else:  # built on the first pair it must read (2-3 s with torch's import, for MPNet)
+            for module in ("torch", "safetensors"):
+                if importlib.util.find_spec(module) is None:
+                    raise MissingDependency(module, "dense", "the stance model")
+            net = Deferred(partial(_torch_net, net_config, path / WEIGHTS_FILE, mode))
         tokenizer = load_tokenizer(net_config.base, int(cfg["max_length"]))
         return cls(
             net=net,
@@ -310,29 +347,68 @@ class CrossEncoderStance:
             config={**cfg, "quantize": mode, "engine": engine},
             batch_size=INT8_BATCH_SIZE if mode in INT8_MODES else BATCH_SIZE,
             calibration=Calibration.from_dict(cfg.get("calibration")),
+            folder=path,
         )
+
+    @property
+    def net(self) -> Any:
+        """The network (built now if it was not yet: ``Deferred``)."""
+        return self._net.get()
+
+    def with_readings(self, directory: str | Path | None) -> CrossEncoderStance:
+        """The same model keeping its readings under ``directory`` (``stance.readings``; None:
+        none kept). A model not loaded from a folder has no key to keep them under: itself."""
+        if directory is None:
+            return self._copy(readings=None) if self.readings is not None else self
+        if self.folder is None:
+            return self
+        from factseek.stance.netconfig import NetConfig, resolve_base
+        from factseek.stance.readings import model_key
+
+        base = resolve_base(NetConfig(**self.config["net"]).base)
+        key = model_key(self.folder, self.config, base, str(self.config.get("engine", "")))
+        return self._copy(readings=ReadingCache(directory, key))
+
+    def _copy(self, **changes: Any) -> CrossEncoderStance:
+        kwargs: dict[str, Any] = {
+            "net": self._net,
+            "tokenizer": self.tokenizer,
+            "max_length": self.max_length,
+            "thresholds": self.thresholds,
+            "name": self.name,
+            "config": self.config,
+            "batch_size": self.batch_size,
+            "calibration": self.calibration,
+            "readings": self.readings,
+            "folder": self.folder,
+        }
+        return CrossEncoderStance(**{**kwargs, **changes})
 
     def with_thresholds(
         self, thresholds: Thresholds | None, calibration: Calibration | None = None
     ) -> CrossEncoderStance:
         """The same network with other thresholds (None: arg-max) and, when given, another
         calibration map."""
-        return CrossEncoderStance(
-            net=self.net,
-            tokenizer=self.tokenizer,
-            max_length=self.max_length,
-            thresholds=thresholds,
-            name=self.name,
-            config=self.config,
-            batch_size=self.batch_size,
-            calibration=calibration or self.calibration,
-        )
+        return self._copy(thresholds=thresholds, calibration=calibration or self.calibration)
 
     def raw_probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
         """float64 (len(pairs), 3) softmax of (supports, refutes, nei) before calibration."""
         if not pairs:
             return np.zeros((0, len(STANCE_LABELS)))
-        return read_probabilities(self.net, *tokenize(self.tokenizer, pairs), self.batch_size)
+        ids, types = tokenize(self.tokenizer, pairs)
+        if self.readings is None:
+            return read_probabilities(self.net, ids, types, self.batch_size)
+        keys = self.readings.keys(ids, types)
+        kept = self.readings.get(keys)
+        todo = list({key: k for k, key in enumerate(keys) if key not in kept}.values())
+        if todo:
+            read = read_probabilities(
+                self.net, [ids[k] for k in todo], [types[k] for k in todo], self.batch_size
+            )
+            new = {keys[k]: row for k, row in zip(todo, read, strict=True)}
+            self.readings.put(new)
+            kept.update(new)
+        return np.stack([kept[key] for key in keys])
 
     def probabilities(self, pairs: Sequence[Pair]) -> np.ndarray:
         """float64 (len(pairs), 3) calibrated probabilities of (supports, refutes, nei), in
