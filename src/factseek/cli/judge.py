@@ -401,7 +401,10 @@ def train_evidence(
         from factseek.stance import engine_for_many, load_stance, resolve_stance
 
         stance = str(resolve_stance(stance))  # the judge records the model itself, not "default"
-        model = load_stance(stance, engine=engine_for_many())  # every training claim's pairs
+        from factseek.files import cache_root
+
+        # every training claim's pairs, many of them read already by the run's own pipeline
+        model = load_stance(stance, engine=engine_for_many(), readings=cache_root())
     judge = train_evidence_judge(
         examples,
         df.labels,
