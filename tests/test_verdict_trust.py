@@ -340,6 +340,42 @@ def test_cards_carry_their_pages_genre() -> None:
     assert [(c.url, c.genre) for c in cards] == [(DOCS[0].url, ""), (DOCS[1].url, "letter")]
 
 
+def test_a_card_whose_figure_differs_from_the_questions_says_so() -> None:
+    """The note compares figures of one unit (a currency mark counts), says nothing when one
+    matches within 5%, and shows in the reports and on the review page."""
+    from factseek.report import render_html, render_markdown
+    from factseek.review.apply import cards as review_cards
+    from factseek.summarize.evidence import Candidate, figure_note
+
+    q = "Have water bills risen 40 percent?"
+    assert figure_note(q, "The typical bill rose 18% in two years.") == (
+        "this says 18%; the question, 40 percent"
+    )
+    assert figure_note(q, "The service charge went up 40 percent.") == ""  # the same figure
+    assert figure_note(q, "Bills went up in 2022 and 2023.") == ""  # no figure of its unit
+    cost = "Did the plant cost $62 million?"
+    assert figure_note(cost, "About $61.8 million, with interest.") == ""  # within 5%
+    assert figure_note(cost, "It treats 6 million gallons a day.") == ""  # not dollars
+    assert figure_note(cost, "The $44.5 million plant treats 6 million gallons.") == (
+        "this says $44.5 million; the question, $62 million"
+    )
+    doc = Document(url="https://ledger.example/a", text="The $44.5 million plant opened.")
+    cand = Candidate(
+        question=Q[1].text, question_index=1, doc=0, start=0, end=31, text=doc.text, relevance=1
+    )
+    s = StanceResult(label="refutes", probs={"supports": 0.1, "refutes": 0.8, "nei": 0.1})
+    (got,) = select_evidence(CLAIM, [cand], [s], [doc])
+    assert got.figures == "this says $44.5 million; the question, $62 million"
+    from factseek.types import Report
+
+    report = Report(claim=CLAIM, questions=tuple(Q), evidence=(got,))
+    assert "compare the figures: this says $44.5 million; the question, $62 million" in (
+        render_markdown(report).replace("\\$", "$")
+    )
+    assert "compare the figures: this says $44.5 million" in render_html(report)
+    assert review_cards(report)[0].figures == got.figures
+
+
 def test_each_shipped_stance_model_has_its_own_rules(monkeypatch) -> None:
     """`check --stance mpnet` judges with the rules fitted on that model's readings; a stance
     folder of your own gets the default model's; $FACTSEEK_VERDICT_RULES still wins."""

@@ -485,3 +485,14 @@ def test_the_review_page_says_how_far_to_trust_the_claims_answer(client) -> None
     assert "· strength 0." in page  # an answer's mass, not a percentage that reads as measured
     assert "&lt;b&gt;" in page and "<b>." not in page
     assert 'id="answer-reliability"' not in client.get(stored(client, report)).text
+
+
+def test_the_review_page_says_when_a_cards_figure_differs(client) -> None:
+    from dataclasses import replace
+
+    report = carded_report()
+    first = replace(report.evidence[0], figures="this says <18%>; the question, 40 percent")
+    page = client.get(stored(client, replace(report, evidence=(first, *report.evidence[1:])))).text
+    card = page[page.index('id="card-E1"') :]
+    assert "compare the figures: this says &lt;18%&gt;; the question, 40 percent" in card
+    assert "compare the figures" not in client.get(stored(client, report)).text

@@ -103,6 +103,8 @@ def _md_evidence(report: Report) -> list[str]:
             flag = "" if e.independent else f" — not independent: {_md(e.note)}"
             if e.genre in GENRE_NOTE:
                 flag += f" — {GENRE_NOTE[e.genre]}"
+            if e.figures:
+                flag += f" — compare the figures: {_md(e.figures)}"
             out.append(
                 f"- {e.id} `{badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(card_meta(e))}): "
                 f"“{_md(clip(e.text, 400))}” [chars {e.start_char}-{e.end_char}]{flag}"

@@ -79,6 +79,7 @@ class Card:
     stance: StanceResult | None = None
     independent: bool = True
     note: str = ""
+    figures: str = ""  # its figure differs from the question's (Evidence.figures)
     relevant: bool = True
     relevance_by: str = ""  # the user who marked relevance ("" = the pipeline's opinion)
     stance_by: str = ""  # the user who set the stance ("" = the model's)
@@ -112,6 +113,7 @@ def _base_cards(report: Report) -> list[Card]:
                 stance=e.stance,
                 independent=e.independent,
                 note=e.note,
+                figures=e.figures,
             )
             for e in report.evidence
         ]

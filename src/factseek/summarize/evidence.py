@@ -191,13 +191,11 @@ def _quantities(text: str) -> list[tuple[list[str], str]]:
 FIGURE_TOLERANCE = 0.05  # two figures of one unit this close (relative) are the same figure
 
 
-def figures(text: str) -> list[tuple[float, str]]:
-    """``(value, slot)`` of every quantity in ``text``, the slot as ``match_terms`` writes it
-    (the stemmed unit): "$61.8 million" is ``(61.8, "#milli")``. A comma before three digits
-    groups thousands ("5,000"); any other is a decimal point."""
+def _figure_spans(text: str) -> list[tuple[float, str, str]]:
+    """``(value, slot, as written)`` of every quantity in ``text`` (``figures``)."""
     out = []
-    for m in _QUANTITY.finditer(text.lower()):
-        number, word = m.group(1), m.group(2)
+    for m in _QUANTITY.finditer(text):
+        number, word = m.group(1), m.group(2).lower()
         if _YEAR.fullmatch(number) or word in STOPWORDS:
             continue
         digits = re.sub(r",(?=\d{3}(?!\d))", "", number).replace(",", ".")
@@ -205,8 +203,35 @@ def figures(text: str) -> list[tuple[float, str]]:
             value = float(digits)
         except ValueError:  # "1.2.3": not one number
             continue
-        out.append((value, "#" + stem("percent" if word == "%" else word)))
+        out.append((value, "#" + stem("percent" if word == "%" else word), m.group(0)))
     return out
+
+
+def figures(text: str) -> list[tuple[float, str]]:
+    """``(value, slot)`` of every quantity in ``text``, the slot as ``match_terms`` writes it
+    (the stemmed unit): "$61.8 million" is ``(61.8, "#milli")``. A comma before three digits
+    groups thousands ("5,000"); any other is a decimal point."""
+    return [(value, slot) for value, slot, _ in _figure_spans(text)]
+
+
+def figure_note(question: str, text: str) -> str:
+    """What a reviewer should compare when a card states a figure in the question's unit but
+    none within ``FIGURE_TOLERANCE`` of the question's ("this says 18 percent; the question, 40
+    percent"), else "". It says nothing of what the figures belong to: "a 40 percent increase"
+    of another charge matches "40 percent" all the same."""
+
+    def spans(text: str) -> list[tuple[float, str, str]]:  # "$6 million" is not "6 million"
+        return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]  # fmt: skip
+
+    asked = spans(question)
+    units = {slot for _, slot, _ in asked}
+    said = [f for f in spans(text) if f[1] in units]
+    if not said or same_figure([f[:2] for f in asked], [f[:2] for f in said]):
+        return ""
+    shown = {slot for _, slot, _ in said}
+    ours = list(dict.fromkeys(w for _, _, w in said))[:3]
+    theirs = list(dict.fromkeys(w for _, slot, w in asked if slot in shown))
+    return f"this says {', '.join(ours)}; the question, {', '.join(theirs)}"
 
 
 def same_figure(a: Sequence[tuple[float, str]], b: Sequence[tuple[float, str]]) -> bool:
@@ -460,6 +485,7 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
+            figures=figure_note(c.question, c.text),
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
