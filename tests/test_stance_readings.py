@@ -112,3 +112,18 @@ def test_check_keeps_readings_unless_told_not_to(tiny_folder, tmp_path):
     second = check(claim, store=store, stance=str(tiny_folder), cache_dir=cache)
     assert len(ReadingCache(cache, "any")) == kept  # nothing new read
     assert [c.stance for c in first.evidence] == [c.stance for c in second.evidence]
+
+
+def test_threads_share_one_model_and_its_readings(tiny_folder, tmp_path):
+    """The web app reads on several threads: one network is built, and each thread gets the
+    readings it would get alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    plain = _load(tiny_folder).raw_probabilities(PAIRS)
+    model = _load(tiny_folder, tmp_path)
+    copies = [model.with_readings(tmp_path) for _ in range(4)]  # one network behind them all
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda m: m.raw_probabilities(PAIRS), copies))
+    assert all(np.array_equal(g, plain) for g in got)
+    assert all(c._net is model._net for c in copies) and model._net.built
+    assert len(model.readings) == len(PAIRS)
