@@ -1,0 +1,87 @@
+"""Probe: how often is a stance reading right when the card's figure is not the question's?
+
+    python experiments/probe_figure_notes.py --data "$FACTSEEK_DATA" [--model mpnet]
+        [--sources checkcovid,wice,averitec-dev,liarplus] [--max-pairs 300]
+
+An evidence card that states a figure in the question's unit but none within 5% of the
+question's carries a note for the reviewer (``summarize.evidence.figure_note``, docs/verdicts.md
+"Evidence cards", rule 6). This reads the validation and test sides of the real-world sources
+(statement form, ``--max-pairs`` seeded pairs per source and side) with the model as it ships
+(calibration map and thresholds) and prints, for its ``supports`` and its ``refutes`` readings,
+how often they were right (the side's own labels; on WiCE, "supported" or not) among the pairs
+whose evidence would carry the note, the pairs whose question states a figure that the evidence
+repeats, and the pairs whose question states no figure. About 3 minutes for ``mpnet`` on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from pathlib import Path
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--data", type=Path, default=os.environ.get("FACTSEEK_DATA"))
+    p.add_argument("--model", default="mpnet", help="a shipped stance model's name or a folder")
+    p.add_argument("--sources", default="checkcovid,wice,averitec-dev,liarplus")
+    p.add_argument("--max-pairs", type=int, default=300, help="per source and side")
+    args = p.parse_args()
+    if args.data is None or not Path(args.data).is_dir():
+        print("skipped: no data (pass --data DIR or set FACTSEEK_DATA)")
+        return
+
+    from factseek.stance import engine_for_many, load_stance
+    from factseek.stance.data import build_pairs, parse_sources, subsample
+    from factseek.stance.realworld import scoring
+    from factseek.summarize.evidence import figure_note, figures, same_figure
+
+    names = parse_sources(args.sources)
+    model = load_stance(args.model, engine=engine_for_many())
+    sides = build_pairs(args.data, names)
+    pairs = [
+        q
+        for side in ("validation", "test")
+        for name in names
+        for q in subsample([x for x in sides[side] if x.source == name], args.max_pairs)
+    ]
+    print(f"reading {len(pairs)} pairs with {model.name} ...", flush=True)
+    read = model.classify([(q.question, q.evidence) for q in pairs])
+    tally: Counter[tuple[str, str, bool]] = Counter()
+    for q, r in zip(pairs, read, strict=True):
+        if r.label == "nei":
+            continue
+        asked = figures(q.question)
+        if figure_note(q.question, q.evidence):
+            kind = "figure differs (noted)"
+        elif asked and same_figure(asked, figures(q.evidence)):
+            kind = "figure repeated"
+        elif asked:
+            kind = "figure asked, no figure of its unit"
+        else:
+            kind = "no figure asked"
+        gold = q.label
+        if scoring(q.source) == "supported-vs-not":  # WiCE: supported or not
+            right = (r.label == "supports") == (gold == "supports")
+        else:
+            right = r.label == gold
+        tally[(kind, r.label, right)] += 1
+    print(f"\n{model.name}: how often its readings were right, by what the evidence's figures say")
+    print("| evidence | supports: right / readings | refutes: right / readings |")
+    print("|---|---:|---:|")
+    for kind in (
+        "figure differs (noted)",
+        "figure repeated",
+        "figure asked, no figure of its unit",
+        "no figure asked",
+    ):
+        cells = []
+        for label in ("supports", "refutes"):
+            ok, n = tally[(kind, label, True)], tally[(kind, label, True)] + tally[(kind, label, False)]  # fmt: skip
+            cells.append(f"{100 * ok / n:.0f}% ({ok} / {n})" if n else "-")
+        print(f"| {kind} | {cells[0]} | {cells[1]} |")
+
+
+if __name__ == "__main__":
+    main()
