@@ -352,6 +352,10 @@ def test_a_card_whose_figure_differs_from_the_questions_says_so() -> None:
         "this says 18%; the question, 40 percent"
     )
     assert figure_note(q, "The service charge went up 40 percent.") == ""  # the same figure
+    assert figure_note(q, "Bills went up 40 percent.", "supports") == ""
+    assert figure_note(q, "Bills did not go up 40 percent.", "refutes") == (
+        "this repeats the question's 40 percent, yet reads as refuting"
+    )
     assert figure_note(q, "Bills went up in 2022 and 2023.") == ""  # no figure of its unit
     cost = "Did the plant cost $62 million?"
     assert figure_note(cost, "About $61.8 million, with interest.") == ""  # within 5%

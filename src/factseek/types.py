@@ -211,8 +211,9 @@ class Evidence:
     as independent confirmation (the claimant's own words, a syndicated copy of another card);
     ``note`` says why. ``genre`` marks letters, opinion pieces and blogs, which never confirm a
     claim on their own. ``figures`` says when the card states a figure in the question's unit
-    but not the question's figure ("this says 18 percent; the question, 40 percent"), for the
-    reviewer to compare (``summarize.evidence.figure_note``).
+    but not the question's figure ("this says 18 percent; the question, 40 percent"), or
+    repeats it yet reads as refuting, for the reviewer to compare
+    (``summarize.evidence.figure_note``).
     """
 
     id: str
@@ -228,7 +229,7 @@ class Evidence:
     independent: bool = True
     note: str = ""
     genre: str = ""  # "" (reporting), "letter", "opinion" or "blog" (summarize.genre)
-    figures: str = ""  # its figure differs from the question's (summarize.evidence.figure_note)
+    figures: str = ""  # a figure to compare with the question's (summarize.evidence.figure_note)
 
 
 AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]

@@ -214,11 +214,17 @@ def figures(text: str) -> list[tuple[float, str]]:
     return [(value, slot) for value, slot, _ in _figure_spans(text)]
 
 
-def figure_note(question: str, text: str) -> str:
-    """What a reviewer should compare when a card states a figure in the question's unit but
-    none within ``FIGURE_TOLERANCE`` of the question's ("this says 18 percent; the question, 40
-    percent"), else "". It says nothing of what the figures belong to: "a 40 percent increase"
-    of another charge matches "40 percent" all the same."""
+def figure_note(question: str, text: str, label: str = "") -> str:
+    """What a reviewer should compare, else "":
+
+    - a card that states a figure in the question's unit but none within ``FIGURE_TOLERANCE``
+      of the question's: "this says 18 percent; the question, 40 percent";
+    - a card read as refuting (``label``) that repeats the question's own figure: "this
+      repeats the question's $31 million, yet reads as refuting" (such readings were right
+      less than half the time on the real-world sides: docs/verdicts.md, rule 6).
+
+    It says nothing of what the figures belong to: "a 40 percent increase" of another charge
+    matches "40 percent" all the same."""
 
     def spans(text: str) -> list[tuple[float, str, str]]:  # "$6 million" is not "6 million"
         return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]  # fmt: skip
@@ -226,12 +232,17 @@ def figure_note(question: str, text: str) -> str:
     asked = spans(question)
     units = {slot for _, slot, _ in asked}
     said = [f for f in spans(text) if f[1] in units]
-    if not said or same_figure([f[:2] for f in asked], [f[:2] for f in said]):
+    if not said:
         return ""
-    shown = {slot for _, slot, _ in said}
-    ours = list(dict.fromkeys(w for _, _, w in said))[:3]
-    theirs = list(dict.fromkeys(w for _, slot, w in asked if slot in shown))
-    return f"this says {', '.join(ours)}; the question, {', '.join(theirs)}"
+    if not same_figure([f[:2] for f in asked], [f[:2] for f in said]):
+        shown = {slot for _, slot, _ in said}
+        ours = list(dict.fromkeys(w for _, _, w in said))[:3]
+        theirs = list(dict.fromkeys(w for _, slot, w in asked if slot in shown))
+        return f"this says {', '.join(ours)}; the question, {', '.join(theirs)}"
+    if label == "refutes":
+        repeated = [w for v, slot, w in asked if same_figure([(v, slot)], [f[:2] for f in said])]
+        return f"this repeats the question's {', '.join(dict.fromkeys(repeated))}, yet reads as refuting"
+    return ""
 
 
 def same_figure(a: Sequence[tuple[float, str]], b: Sequence[tuple[float, str]]) -> bool:
@@ -485,7 +496,7 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=figure_note(c.question, c.text),
+            figures=figure_note(c.question, c.text, s.label if s is not None else ""),
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
