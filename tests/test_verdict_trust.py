@@ -378,6 +378,10 @@ def test_a_card_whose_figure_differs_from_the_questions_says_so() -> None:
     )
     assert "compare the figures: this says $44.5 million" in render_html(report)
     assert review_cards(report)[0].figures == got.figures
+    # a verdict or an answer that cites it says so where it names it
+    answers, v = verdict([replace(card(1, 1, "refutes", 0.9), figures=got.figures)])
+    assert "refuted by E1 (site1.example, 0.90; compare its figures)" in answers[1].rationale
+    assert "; compare its figures" in v.rationale
 
 
 def test_each_shipped_stance_model_has_its_own_rules(monkeypatch) -> None:

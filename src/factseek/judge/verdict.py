@@ -132,7 +132,10 @@ def question_masses(
 
 
 def _cite(cards: Sequence[Evidence], label: str) -> str:
-    return ", ".join(f"{e.id} ({e.domain or e.url}, {_p(e, label):.2f})" for e in cards)
+    return ", ".join(
+        f"{e.id} ({e.domain or e.url}, {_p(e, label):.2f}{FIGURES_FLAG if e.figures else ''})"
+        for e in cards
+    )
 
 
 def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> Answer:
@@ -285,6 +288,12 @@ def aggregate(
     return verdict("not-enough-evidence", why, cited, None)
 
 
+#: After a cited card whose figure a reviewer should compare with the question's
+#: (``Evidence.figures``): its reading rests on a figure that is not the question's, or on one
+#: that is yet reads as refuting it (docs/verdicts.md, rule 6).
+FIGURES_FLAG = "; compare its figures"
+
+
 def counts_fully(e: Evidence) -> bool:
     """A card that counts fully toward an answer: independent, and not from a letter, an opinion
     piece or a blog."""
@@ -300,9 +309,11 @@ def strongest(cards: Sequence[Evidence], label: str) -> Evidence | None:
 
 def named(e: Evidence, label: str) -> str:
     """ "E4 (ledger.example, 0.74)", with what keeps it from counting fully: "E15
-    (ledger.example, letter, 0.89)", "E8 (tribune.example, not independent, 0.60)"."""
+    (ledger.example, letter, 0.89)", "E8 (tribune.example, not independent, 0.60)", and
+    ``FIGURES_FLAG`` when its figures are to be compared."""
     kind = e.genre or ("" if e.independent else "not independent")
-    return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_p(e, label):.2f})"
+    flag = FIGURES_FLAG if e.figures else ""
+    return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_p(e, label):.2f}{flag})"
 
 
 def _best_cards(evidence: Sequence[Evidence]) -> str:
