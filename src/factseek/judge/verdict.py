@@ -131,6 +131,12 @@ def question_masses(
     return _side(cards, "supports", rules).mass, _side(cards, "refutes", rules).mass
 
 
+#: After a cited card whose figure a reviewer should compare with the question's
+#: (``Evidence.figures``): its reading rests on a figure that is not the question's, or on one
+#: that is yet reads as refuting it (docs/verdicts.md, rule 6).
+FIGURES_FLAG = "; compare its figures"
+
+
 def _cite(cards: Sequence[Evidence], label: str) -> str:
     return ", ".join(
         f"{e.id} ({e.domain or e.url}, {_p(e, label):.2f}{FIGURES_FLAG if e.figures else ''})"
@@ -286,12 +292,6 @@ def aggregate(
     if cited:
         why += " (" + "; ".join(f"“{_short(a.question)}”: {a.rationale}" for a in cited) + ")"
     return verdict("not-enough-evidence", why, cited, None)
-
-
-#: After a cited card whose figure a reviewer should compare with the question's
-#: (``Evidence.figures``): its reading rests on a figure that is not the question's, or on one
-#: that is yet reads as refuting it (docs/verdicts.md, rule 6).
-FIGURES_FLAG = "; compare its figures"
 
 
 def counts_fully(e: Evidence) -> bool:

@@ -30,6 +30,7 @@ with one-by-one reading to float precision.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import sys
@@ -362,12 +363,19 @@ class CrossEncoderStance:
             return self._copy(readings=None) if self.readings is not None else self
         if self.folder is None:
             return self
+        from factseek.stance.readings import kept_readings
+
+        return self._copy(readings=kept_readings(directory, self._reading_key))
+
+    @functools.cached_property
+    def _reading_key(self) -> str:
+        """``readings.model_key`` of this model, hashed once (a server asks at every check)."""
         from factseek.stance.netconfig import NetConfig, resolve_base
         from factseek.stance.readings import model_key
 
+        assert self.folder is not None
         base = resolve_base(NetConfig(**self.config["net"]).base)
-        key = model_key(self.folder, self.config, base, str(self.config.get("engine", "")))
-        return self._copy(readings=ReadingCache(directory, key))
+        return model_key(self.folder, self.config, base, str(self.config.get("engine", "")))
 
     def _copy(self, **changes: Any) -> CrossEncoderStance:
         kwargs: dict[str, Any] = {

@@ -14,12 +14,15 @@ file, keyed by
 So checking a claim again (another output format, the review page, an evaluation re-run with
 other evidence settings) reads only the pairs it has not read before, and when it has read them
 all it never builds the network (``CrossEncoderStance`` builds it on the first pair it must
-read). The file grows by about 120 bytes a pair; delete it to empty it. A file that cannot be
-opened or read is left alone and the model reads every pair (one warning per process).
+read). The file grows by about 190 bytes a pair; delete it (no factseek process running) to
+empty it. A file that cannot be opened or read is left alone and the model reads every pair
+(one warning per process). A process keeps one connection per file and model
+(``kept_readings``).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -111,9 +114,11 @@ class ReadingCache:
     def get(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
         """The kept readings among ``keys`` (a missing or unreadable one is simply absent)."""
         found: dict[str, np.ndarray] = {}
+        if not keys:
+            return found
         with self._lock:
             db = self._connect()
-            if db is None or not keys:
+            if db is None:
                 return found
             unique = list(dict.fromkeys(keys))
             try:
@@ -154,4 +159,15 @@ class ReadingCache:
             return int(db.execute("SELECT COUNT(*) FROM readings").fetchone()[0])
 
 
-__all__ = ["FILE", "ReadingCache", "model_key", "pair_key"]
+@functools.lru_cache(maxsize=16)
+def _kept(path: Path, model: str) -> ReadingCache:
+    return ReadingCache(path, model)
+
+
+def kept_readings(directory: str | Path, model: str) -> ReadingCache:
+    """The process's one ``ReadingCache`` of ``model`` under ``directory``: one connection,
+    opened once, for every check a server or a batch runs."""
+    return _kept(Path(directory).expanduser().resolve(), model)
+
+
+__all__ = ["FILE", "ReadingCache", "kept_readings", "model_key", "pair_key"]
