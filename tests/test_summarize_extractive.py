@@ -275,3 +275,24 @@ def test_with_the_default_minilm_encoder() -> None:
     assert [s.relevant for s in summaries] == [True, False]
     assert "The unemployment rate fell to 3.5 percent in September 2019." in texts(summaries[0])
     assert_verbatim(summaries[0], JOBS)
+
+
+def test_relevance_does_not_depend_on_a_sets_order() -> None:
+    """A set of strings iterates in an order that changes with each process's hashing; a plain
+    sum over it differs in the last bit between runs, which once flipped a sentence at the
+    relevance threshold in one AVeriTeC claim. The sums are exact (math.fsum)."""
+    import math
+    import random
+
+    from factseek.summarize.extractive import _coverage, _Weights
+
+    rng = random.Random(0)
+    for _ in range(300):
+        words = [f"w{rng.randrange(10**6)}" for _ in range(rng.randrange(3, 12))]
+        weights = _Weights([])
+        weights.update({w: 1 + rng.random() for w in words})
+        query, terms = frozenset(words), frozenset(rng.sample(words, len(words) // 2))
+        exact = math.fsum(weights[t] for t in sorted(query & terms)) / math.fsum(
+            weights[t] for t in sorted(query)
+        )
+        assert _coverage(terms, [("q", query)], weights) == exact

@@ -354,11 +354,13 @@ class _Weights(dict[str, float]):
 def _coverage(
     terms: frozenset[str], queries: list[tuple[str, frozenset[str]]], weights: _Weights
 ) -> float:
-    """Best share, over the queries, of a query's weighted terms that the sentence contains."""
+    """Best share, over the queries, of a query's weighted terms that the sentence contains.
+    Sums are ``math.fsum`` (exact, so independent of a set's order, which changes with each
+    process's string hashing: a plain sum made a sentence at the threshold flip between runs)."""
     best = 0.0
     for _, q in queries:
-        total = sum(weights[t] for t in q)
-        best = max(best, sum(weights[t] for t in q & terms) / total)
+        total = math.fsum(weights[t] for t in q)
+        best = max(best, math.fsum(weights[t] for t in q & terms) / total)
     return best
 
 
