@@ -130,6 +130,7 @@ def test_metrics_are_the_hand_computed_ones(result) -> None:
         "cards": 1.0,
         "claims_with_gold_document": 1.0,
         "claims_with_gold_card": 1.0,
+        "claims_with_gold_card_any": 1.0,
     }
     # what each label is worth: retrieved says not-enough-evidence for claims 7 (wrong) and 8
     nee = by["retrieved"].precision["not-enough-evidence"]
@@ -300,3 +301,28 @@ def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> No
         app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]
     )
     assert r.exit_code == 2 and "no measured precision" in r.output
+
+
+def test_gold_pages_among_cards_count_figure_cards_apart() -> None:
+    """A gold page shown only as a figure card (read nei) is among the cards shown, not among
+    those that take a side: the figure before figure cards stays comparable."""
+    from factseek.datasets.labeled import LabeledClaim
+    from factseek.runs.evaluate import _recall
+    from factseek.types import Claim, Document, Evidence, Report, StanceResult
+
+    nei = StanceResult(label="nei", probs={"supports": 0.2, "refutes": 0.2, "nei": 0.6})
+    claim = Claim(text="The plant cost $62 million.", id="c1")
+    gold = "https://gold.example/a"
+    report = Report(
+        claim=claim,
+        documents=(Document(url=gold, text="about $61.8 million"),),
+        evidence=(
+            Evidence(
+                id="E1", url=gold, text="about $61.8 million", start_char=0, end_char=19, stance=nei
+            ),
+        ),
+    )
+    row = LabeledClaim(claim=claim, label="supported", evidence_urls=(gold,))
+    got = _recall([row], {"c1": report})
+    assert got["claims_with_gold_document"] == 1.0 and got["cards"] == 0.0
+    assert got["claims_with_gold_card"] == 0.0 and got["claims_with_gold_card_any"] == 1.0

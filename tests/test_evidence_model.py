@@ -157,6 +157,14 @@ def test_judge_texts_reads_passages_cards_or_both() -> None:
         ("passage 2", "card text"),
     ]
     assert judge_texts("passages", cards, []) == [("E1", "card text")]  # gold evidence: cards only
+    # a figure card (read nei) is for the reviewer: the judge reads the cards that take a side,
+    # as it was trained; gold cards are read whatever their reading
+    from factseek.types import StanceResult
+
+    nei = StanceResult(label="nei", probs={"supports": 0.2, "refutes": 0.2, "nei": 0.6})
+    figure = Evidence(id="E2", url="v", text="it is $61.8 million", start_char=0, end_char=9, stance=nei)  # fmt: skip
+    assert judge_texts("cards", [*cards, figure], passages) == [("E1", "card text")]
+    assert judge_texts("cards", [*cards, figure], []) == [("E1", "card text"), ("E2", figure.text)]
 
 
 def test_bags_of_all_words_keep_no_and_not_and_round_trip(tmp_path) -> None:

@@ -434,3 +434,88 @@ def test_the_shipped_rules_load_and_abstain_below_their_levels(monkeypatch) -> N
     _, v = verdict(cards, shipped)
     p = shipped.calibrate("refuted", 0.99)
     assert v.abstained == (p < shipped.abstain["refuted"])
+
+
+def test_a_sentence_giving_the_questions_figure_is_a_card_though_it_takes_no_side() -> None:
+    """Rule 5's figure cards: a candidate read nei that gives the question's own figure is
+    shown after the question's deciding cards (one that counts fully first), never counts
+    toward an answer, and the answer points to it."""
+    from factseek.report import render_html, render_markdown
+    from factseek.report.common import badge
+    from factseek.summarize.evidence import Candidate, EvidenceConfig, figure_note, figure_rank
+    from factseek.types import Report
+
+    cost = "Did the plant cost $62 million?"
+    assert figure_note(cost, "About $61.8 million, with interest.", "nei") == (
+        "this gives $61.8 million, the question's $62 million, and takes no side"
+    )
+    assert figure_rank(cost, "About $61.8 million, with interest.") == 2
+    assert figure_rank(cost, "The $44.5 million plant opened.") == 1
+    assert figure_rank(cost, "It treats 62 million gallons a day.") == 0  # not dollars
+    texts = [
+        "If you add every dollar of interest, it is about $61.8 million.",  # the deciding one
+        "The $44.5 million plant opened in May.",  # another figure of its unit
+        "The plant opened in May after two years of work.",  # no figure: never a figure card
+        "Blog math: about $61.8 million in all.",  # its figure, but a blog
+    ]
+    docs = [Document(url=f"https://news{i}.example/a", text=t) for i, t in enumerate(texts[:3])]
+    docs.append(Document(url="https://someone.blogspot.com/2023/plant", text=texts[3]))
+    cands = [
+        Candidate(question=cost, question_index=1, doc=i, start=0, end=len(t), text=t, relevance=r)
+        for i, (t, r) in enumerate(zip(texts, (0.2, 0.9, 0.9, 0.9), strict=True))
+    ]
+    nei = StanceResult(label="nei", probs={"supports": 0.3, "refutes": 0.2, "nei": 0.5})
+    got = select_evidence(CLAIM, cands, [nei] * 4, docs, EvidenceConfig(figure_cards=2))
+    assert [e.text for e in got] == [texts[0], texts[3]]  # counting fully first
+    assert got[0].figures == "this gives $61.8 million, the question's $62 million, and takes no side"  # fmt: skip
+    assert got[1].genre == "blog"
+    three = select_evidence(CLAIM, cands, [nei] * 4, docs, EvidenceConfig(figure_cards=3))
+    assert [e.text for e in three] == [texts[0], texts[3], texts[1]]  # then another figure
+    assert select_evidence(CLAIM, cands, [nei] * 4, docs, EvidenceConfig(figure_cards=0)) == []
+    # a deciding card comes first and decides alone; the figure card never counts
+    sure = StanceResult(label="refutes", probs={"supports": 0.05, "refutes": 0.9, "nei": 0.05})
+    mixed = select_evidence(CLAIM, cands, [nei, sure, nei, nei], docs, EvidenceConfig(figure_cards=1))  # fmt: skip
+    assert [e.text for e in mixed] == [texts[1], texts[0]]
+    assert question_masses(mixed) == question_masses(mixed[:1])
+    # with only figure cards the answer is unknown, says no card takes a side, and cites them
+    answers = answer_questions(Q, got, RULES)
+    assert answers[1].answer == "unknown" and answers[1].evidence_ids == ("E1", "E2")
+    assert answers[1].rationale == "no card takes a side; figures to compare: E1, E2"
+    assert answers[2].rationale == "no evidence found"
+    # a weak card: the answer names the best one and the figure card
+    weak = StanceResult(label="supports", probs={"supports": 0.4, "refutes": 0.1, "nei": 0.5})
+    answers = answer_questions(Q, select_evidence(CLAIM, cands, [nei, weak, nei, nei], docs), RULES)  # fmt: skip
+    assert answers[1].rationale.startswith("too weak to decide (best support E1 (news1.example, 0.40")  # fmt: skip
+    assert answers[1].rationale.endswith("; figures to compare: E2, E3")
+    assert answers[1].evidence_ids == ("E1", "E2", "E3")
+    # reports show it as taking no side, with its figures
+    report = Report(claim=CLAIM, questions=tuple(Q), evidence=tuple(got))
+    assert badge(got[0]) == "TAKES NO SIDE"
+    md = render_markdown(report).replace("\\$", "$")
+    assert "`TAKES NO SIDE`" in md and "this gives $61.8 million, the question's $62 million" in md
+    assert ">TAKES NO SIDE</span>" in render_html(report)
+
+
+def test_figure_candidates_come_one_per_page_the_claimants_own_words_last() -> None:
+    from factseek.summarize.evidence import EvidenceConfig
+
+    claim = Claim(text="The plant cost $62 million.", speaker="Tom Brannigan")
+    q = [Question(text="Did the plant end up costing taxpayers $62 million?")]
+    mine = Document(
+        url="https://www.brannigan4mayor.example/water",
+        text="The plant cost debate: taxpayers will pay about $62 million, bonds and all.",
+    )
+    blog = Document(
+        url="https://observer.example/p/plant",
+        text="The plant cost, answer three: about $61.8 million. Round it: $62 million, they say.",
+    )
+    news = Document(
+        url="https://tribune.example/hearing",
+        text="The plant cost hearing: with every dollar of interest, it is about $61.8 million.",
+    )
+    cfg = EvidenceConfig(
+        candidates=1, cards=1, typed=0, quoted=0, figures=2, min_relevance=0.9, short_doc=0
+    )
+    texts = [c.text for c in evidence_candidates(claim, q, [mine, blog, news], cfg)]
+    assert len(texts) == 2 and not any("brannigan" in t.lower() or "Round it" in t for t in texts)
+    assert any("answer three" in t for t in texts) and any("hearing" in t for t in texts)

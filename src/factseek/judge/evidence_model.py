@@ -458,13 +458,16 @@ def judge_texts(
     reads: str, evidence: Sequence[Evidence], passages: Sequence[Passage]
 ) -> list[tuple[str, str]]:
     """(name, text) of what a judge reads, distinct texts in order: the pipeline's passages
-    (top documents, "passage 1", ...), its evidence cards (by id), or both (passages first).
-    With no passages (gold evidence given as cards) the cards are read whatever ``reads`` is."""
+    (top documents, "passage 1", ...), its evidence cards that take a side (by id; a figure
+    card, read ``nei``, is for the reviewer), or both (passages first). With no passages (gold
+    evidence given as cards) every card is read whatever ``reads`` is."""
     named: list[tuple[str, str]] = []
     if reads in ("passages", "both"):
         named += [(f"passage {i}", p.text) for i, p in enumerate(passages, start=1)]
-    if reads in ("cards", "both") or not passages:
+    if not passages:
         named += [(e.id, e.text) for e in evidence]
+    elif reads in ("cards", "both"):
+        named += [(e.id, e.text) for e in evidence if e.stance is None or e.stance.label != "nei"]
     seen: set[str] = set()
     out = []
     for name, text in named:

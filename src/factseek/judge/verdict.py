@@ -21,9 +21,11 @@ question's own cards (``Evidence.question``):
      supporting card weighs 1 (letters, opinion and blogs are never the only support);
    - **no**: refutation mass >= ``rules.decide`` and support mass < ``rules.weak``;
    - **conflicting**: both masses >= ``rules.weak``;
-   - **unknown**, with the reason: "no evidence found" (no card), "only the claimant's own
-     words or copies support it", "only letters, opinion pieces or blogs support it", or "too
-     weak to decide" (the best card of each side is named).
+   - **unknown**, with the reason: "no evidence found" (no card), "no card takes a side" (only
+     cards read ``nei``), "only the claimant's own words or copies support it", "only letters,
+     opinion pieces or blogs support it", or "too weak to decide" (the best card of each side
+     is named); then the cards that take no side but give a figure to compare (figure cards,
+     ``summarize.evidence`` rule 5), cited as "figures to compare: E13, E14".
    So a lone card decides only when its own calibrated probability (times its weight) reaches
    ``decide``, and a weak misread (below ``weak``) cannot turn a well-supported answer.
    The confidence of yes / no / conflicting is the deciding mass (for conflicting: the smaller
@@ -75,6 +77,7 @@ def _short_below(value: float, level: float) -> str:
 __all__ = ["StanceRules", "aggregate", "answer_questions", "question_masses"]
 
 NO_EVIDENCE = "no evidence found"
+NO_SIDE = "no card takes a side"
 CONFLICT = "conflicting evidence"
 ONLY_CLAIMANT = "only the claimant's own words or copies support it"
 ONLY_OPINION = "only letters, opinion pieces or blogs support it"
@@ -166,8 +169,10 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
         why = f"{CONFLICT}: {_cite(sup.cards, 'supports')} support; {_cite(ref.cards, 'refutes')} refute"
         return answer("conflicting", min(sup.mass, ref.mass), (*sup.cards, *ref.cards), why)
     deciding = [e for e in cards if e.stance and e.stance.label in ("supports", "refutes")]
-    if not deciding:
+    if not cards:
         why, ids = NO_EVIDENCE, ()
+    elif not deciding:
+        why, ids = NO_SIDE, ()
     elif not sup.cards and not ref.cards:
         why, ids = ONLY_CLAIMANT, tuple(deciding)
     elif sup.cards and not sup.full and ref.mass < rules.weak:
@@ -176,6 +181,9 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
         best = [f"support {_cite(sup.cards[:1], 'supports')}"] if sup.cards else []
         best += [f"refutation {_cite(ref.cards[:1], 'refutes')}"] if ref.cards else []
         why, ids = f"{TOO_WEAK} (best {'; best '.join(best)})", (*sup.cards[:1], *ref.cards[:1])
+    if figured := [e for e in cards if e not in deciding and e.figures]:
+        why += f"; figures to compare: {', '.join(e.id for e in figured)}"
+        ids = (*ids, *figured)
     return Answer(
         question=question,
         answer="unknown",

@@ -33,9 +33,12 @@ NO_EVIDENCE = "no evidence found"
 
 
 def badge(e: Evidence) -> str:
-    """ "REFUTES 0.93", "NEI 0.60", or "no stance" (plain text; callers escape)."""
+    """ "REFUTES 0.93", "TAKES NO SIDE" (a ``nei`` reading: a figure card, a gold card), or "no
+    stance" (plain text; callers escape)."""
     if e.stance is None:
         return "no stance"
+    if e.stance.label == "nei":
+        return "TAKES NO SIDE"
     return f"{e.stance.label.upper()} {e.stance.confidence:.2f}"
 
 

@@ -175,20 +175,22 @@ def load_reports(out: Path) -> dict[str, Report]:
 
 
 def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[str, float]:
-    docs, cards, any_doc, any_card = [], [], [], []
+    """Gold pages among kept documents and cards. Cards are those that take a side (what
+    decides answers; every card before figure cards); ``claims_with_gold_card_any`` counts
+    figure cards (a ``nei`` reading) too."""
+    docs, cards, any_doc, any_card, any_shown = [], [], [], [], []
     for r in rows:
         gold = {u for u in r.evidence_urls if u}
         report = reports.get(claim_id(r.claim))
         if not gold or report is None:
             continue
-        kept, carded = (
-            gold & {d.url for d in report.documents},
-            gold & {e.url for e in report.evidence},
-        )
+        kept = gold & {d.url for d in report.documents}
+        carded = gold & {e.url for e in report.evidence if not _no_side(e)}
         docs.append(len(kept) / len(gold))
         cards.append(len(carded) / len(gold))
         any_doc.append(bool(kept))
         any_card.append(bool(carded))
+        any_shown.append(bool(gold & {e.url for e in report.evidence}))
     if not docs:
         return {}
     return {
@@ -197,7 +199,12 @@ def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[st
         "cards": round(sum(cards) / len(cards), 4),
         "claims_with_gold_document": round(sum(any_doc) / len(docs), 4),
         "claims_with_gold_card": round(sum(any_card) / len(docs), 4),
+        "claims_with_gold_card_any": round(sum(any_shown) / len(docs), 4),
     }
+
+
+def _no_side(e: Evidence) -> bool:
+    return e.stance is not None and e.stance.label == "nei"
 
 
 #: The answer to the claim's own question that each gold label makes right.
@@ -506,6 +513,12 @@ def results_table(r: EvalResult) -> str:
             lines.append(
                 f"Claims with a gold page among kept documents: {100 * e['claims_with_gold_document']:.1f}%;"
                 f" among evidence cards: {100 * e['claims_with_gold_card']:.1f}%"
+                + (
+                    f" ({100 * e['claims_with_gold_card_any']:.1f}% with figure cards)"
+                    if e.get("claims_with_gold_card_any", e["claims_with_gold_card"])
+                    != e["claims_with_gold_card"]
+                    else ""
+                )
             )
     if r.claim_answers:
         lines.append(

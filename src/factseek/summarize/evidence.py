@@ -43,6 +43,8 @@ pipeline calls it between the two):
       $61.8 million" for "$62 million") in a document that shares one of the question's
       anchors: the sentence that confirms or qualifies the figure may share no word with the
       question but the unit ("If you add every dollar of interest, it's about $61.8 million").
+      One per page, the claimant's own words (rule 6) last, so that other pages' figures are
+      read before the claimant's repetitions of it.
 
    Within b, c and d the order is ``(-relevance, document order, start)``.
 
@@ -54,9 +56,16 @@ pipeline calls it between the two):
    document order, start)``, where ``counts`` is a candidate from an independent page that is
    not a letter, opinion piece or blog (``summarize.genre``), with ``score = cfg.stance_weight * strength + (1 - cfg.stance_weight)
    * relevance`` and the first ``cfg.cards`` become cards. A question none of whose candidates
-   decides gets no card: "no evidence found" is an explicit state, not four weak cards. Without a
+   decides gets no such card: "no evidence found" is an explicit state, not four weak cards. Without a
    stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
    stance, and nothing is decided.
+   **Figure cards** follow a question's cards: up to ``cfg.figure_cards`` candidates that do not
+   decide (read ``nei``) but give a figure in one of the question's units (``figure_rank``),
+   those giving the question's own figure (within ``FIGURE_TOLERANCE``) first, then those that
+   count fully, then the most relevant. The sentence that settles a figure ("with interest,
+   about $61.8 million" for "$62 million") is often read as taking no side; a reviewer sees it,
+   with its ``figures`` note, and ``judge.verdict`` never counts it (it cites it as a figure
+   to compare when the question stays unanswered).
 6. **Independence.** A card is ``independent=False`` (with a ``note``) when it is the claimant's
    own statement: the claim has a speaker whose name looks like a person's (two or more
    capitalised words) and either the document is theirs (their surname is part of the site's
@@ -113,6 +122,7 @@ class EvidenceConfig:
     candidates: int = 6  # most relevant units per question sent to the stance model
     typed: int = 2  # more units per question that state a figure, date or name it asks for
     figures: int = 2  # more units per question that state its own figure (rule 3d)
+    figure_cards: int = 2  # cards per question shown for their figure, taking no side (rule 5)
     quoted: int = 4  # more units per question that the summaries quote
     terms: str = "quantities"  # what relevance matches: "quantities", "stems" or "words"
     cards: int = 3  # cards shown per question
@@ -129,8 +139,8 @@ class EvidenceConfig:
             raise ConfigError(f"top_docs must be >= 1, got {self.top_docs}")
         if min(self.candidates, self.cards, self.min_words, self.max_chars) < 1:
             raise ConfigError("candidates, cards, min_words and max_chars must be >= 1")
-        if min(self.typed, self.quoted, self.figures) < 0:
-            raise ConfigError("typed, quoted and figures must be >= 0")
+        if min(self.typed, self.quoted, self.figures, self.figure_cards) < 0:
+            raise ConfigError("typed, quoted, figures and figure_cards must be >= 0")
         if self.terms not in TERMS:
             raise ConfigError(f"terms must be one of {', '.join(TERMS)}, got {self.terms!r}")
         if self.cards > self.candidates:
@@ -214,6 +224,20 @@ def figures(text: str) -> list[tuple[float, str]]:
     return [(value, slot) for value, slot, _ in _figure_spans(text)]
 
 
+def _figure_spans_marked(text: str) -> list[tuple[float, str, str]]:
+    """``_figure_spans`` with a currency mark kept in the slot: "$6 million" is not "6 million"."""
+    return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]
+
+
+def _compared(question: str, text: str) -> tuple[list[tuple[float, str, str]], list[tuple[float, str, str]], bool]:  # fmt: skip
+    """(the question's figures, the text's figures in the question's units, whether one of
+    them is the question's own within ``FIGURE_TOLERANCE``)."""
+    asked = _figure_spans_marked(question)
+    units = {slot for _, slot, _ in asked}
+    said = [f for f in _figure_spans_marked(text) if f[1] in units]
+    return asked, said, bool(said) and same_figure([f[:2] for f in asked], [f[:2] for f in said])
+
+
 def figure_note(question: str, text: str, label: str = "") -> str:
     """What a reviewer should compare, else "":
 
@@ -221,28 +245,41 @@ def figure_note(question: str, text: str, label: str = "") -> str:
       of the question's: "this says 18 percent; the question, 40 percent";
     - a card read as refuting (``label``) that repeats the question's own figure: "this
       repeats the question's $31 million, yet reads as refuting" (such readings were right
-      less than half the time on the real-world sides: docs/verdicts.md, rule 6).
+      less than half the time on the real-world sides: docs/verdicts.md, rule 6);
+    - a card that takes no side (``label`` "nei": a figure card, rule 5) and gives the
+      question's own figure: "this gives $61.8 million, the question's $62 million, and takes
+      no side".
 
     It says nothing of what the figures belong to: "a 40 percent increase" of another charge
     matches "40 percent" all the same."""
-
-    def spans(text: str) -> list[tuple[float, str, str]]:  # "$6 million" is not "6 million"
-        return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]  # fmt: skip
-
-    asked = spans(question)
-    units = {slot for _, slot, _ in asked}
-    said = [f for f in spans(text) if f[1] in units]
+    asked, said, same = _compared(question, text)
     if not said:
         return ""
-    if not same_figure([f[:2] for f in asked], [f[:2] for f in said]):
+    if not same:
         shown = {slot for _, slot, _ in said}
         ours = list(dict.fromkeys(w for _, _, w in said))[:3]
         theirs = list(dict.fromkeys(w for _, slot, w in asked if slot in shown))
         return f"this says {', '.join(ours)}; the question, {', '.join(theirs)}"
+    repeated = list(
+        dict.fromkeys(w for v, slot, w in asked if same_figure([(v, slot)], [f[:2] for f in said]))
+    )
     if label == "refutes":
-        repeated = [w for v, slot, w in asked if same_figure([(v, slot)], [f[:2] for f in said])]
-        return f"this repeats the question's {', '.join(dict.fromkeys(repeated))}, yet reads as refuting"
+        return f"this repeats the question's {', '.join(repeated)}, yet reads as refuting"
+    if label == "nei":
+        given = [w for v, slot, w in said if same_figure([(v, slot)], [f[:2] for f in asked])]
+        return (
+            f"this gives {', '.join(dict.fromkeys(given))}, the question's "
+            f"{', '.join(repeated)}, and takes no side"
+        )
     return ""
+
+
+def figure_rank(question: str, text: str) -> int:
+    """2 when ``text`` gives one of the question's figures (``FIGURE_TOLERANCE``), 1 when it
+    gives another figure in one of the question's units, else 0 (which figure cards come first,
+    rule 5)."""
+    _, said, same = _compared(question, text)
+    return 2 if same else int(bool(said))
 
 
 def same_figure(a: Sequence[tuple[float, str]], b: Sequence[tuple[float, str]]) -> bool:
@@ -369,6 +406,7 @@ def evidence_candidates(
     for u in units:
         doc_terms.setdefault(u.doc, set()).update(u.terms)
     stated: dict[int, list[tuple[float, str]]] = {}  # a unit's figures, parsed once
+    claimant = _Claimant(claim.speaker)
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
         qterms = match_terms(q.text, cfg.terms, question=True)
@@ -394,11 +432,16 @@ def evidence_candidates(
                 if k not in stated:
                     stated[k] = figures(u.text)
                 if same_figure(own, stated[k]):
-                    same.append((-rel, k))
+                    same.append((bool(claimant.note(docs[u.doc], u.text)), -rel, k))
         chosen = sorted(relevant)[: cfg.candidates]
-        for extra, cap in ((typed, cfg.typed), (quotes, cfg.quoted), (same, cfg.figures)):
+        figured, pages = [], set()  # one per page, the claimant's own words last
+        for _, neg, k in sorted(same):
+            if units[k].doc not in pages:
+                pages.add(units[k].doc)
+                figured.append((neg, k))
+        for extra, cap in ((sorted(typed), cfg.typed), (sorted(quotes), cfg.quoted), (figured, cfg.figures)):  # fmt: skip
             taken = {k for _, k in chosen}
-            chosen += [x for x in sorted(extra) if x[1] not in taken][:cap]
+            chosen += [x for x in extra if x[1] not in taken][:cap]
         for neg, k in chosen:
             u = units[k]
             out.append(
@@ -481,6 +524,8 @@ def select_evidence(
         else:
             rows.sort(key=lambda r: (-r[0], -r[1], r[2].doc, r[2].start))
         chosen.extend((c, s, note) for _, _, c, s, note in rows[: cfg.cards])
+        if stances is not None and cfg.figure_cards:
+            chosen.extend(_figure_cards(by_question[qi], claimant, documents, genres, cfg))
     cards = [
         Evidence(
             id=f"E{n}",
@@ -502,6 +547,28 @@ def select_evidence(
     ]
     doc_of = [c.doc for c, _, _ in chosen]
     return _mark_copies(cards, doc_of, [documents[d] for d in doc_of], cfg.duplicate)
+
+
+def _figure_cards(
+    rows: Sequence[tuple[Candidate, StanceResult | None]],
+    claimant: _Claimant,
+    documents: Sequence[Document],
+    genres: dict[int, str],
+    cfg: EvidenceConfig,
+) -> list[tuple[Candidate, StanceResult | None, str]]:
+    """Rule 5, figure cards: one question's candidates that take no side but give a figure in
+    the question's unit, its own figure first, then those that count fully, then the most
+    relevant."""
+    ranked = []
+    for c, s in rows:
+        if _decides(s) or not (rank := figure_rank(c.question, c.text)):
+            continue
+        note = claimant.note(documents[c.doc], c.text)
+        ranked.append(
+            ((-rank, bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note)
+        )
+    ranked.sort(key=lambda r: r[0])
+    return [(c, s, note) for _, c, s, note in ranked[: cfg.figure_cards]]
 
 
 _SYNDICATED = re.compile(
