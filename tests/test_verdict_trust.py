@@ -442,19 +442,19 @@ def test_a_sentence_giving_the_questions_figure_is_a_card_though_it_takes_no_sid
     toward an answer, and the answer points to it."""
     from factseek.report import render_html, render_markdown
     from factseek.report.common import badge
-    from factseek.summarize.evidence import Candidate, EvidenceConfig, figure_note, figure_rank
+    from factseek.summarize.evidence import Candidate, EvidenceConfig, figure_note, gives_figure
     from factseek.types import Report
 
     cost = "Did the plant cost $62 million?"
     assert figure_note(cost, "About $61.8 million, with interest.", "nei") == (
         "this gives $61.8 million, the question's $62 million, and takes no side"
     )
-    assert figure_rank(cost, "About $61.8 million, with interest.") == 2
-    assert figure_rank(cost, "The $44.5 million plant opened.") == 1
-    assert figure_rank(cost, "It treats 62 million gallons a day.") == 0  # not dollars
+    assert gives_figure(cost, "About $61.8 million, with interest.")
+    assert not gives_figure(cost, "The $44.5 million plant opened.")  # another figure
+    assert not gives_figure(cost, "It treats 62 million gallons a day.")  # not dollars
     texts = [
         "If you add every dollar of interest, it is about $61.8 million.",  # the deciding one
-        "The $44.5 million plant opened in May.",  # another figure of its unit
+        "The $44.5 million plant opened in May.",  # another figure of its unit: not shown
         "The plant opened in May after two years of work.",  # no figure: never a figure card
         "Blog math: about $61.8 million in all.",  # its figure, but a blog
     ]
@@ -470,7 +470,7 @@ def test_a_sentence_giving_the_questions_figure_is_a_card_though_it_takes_no_sid
     assert got[0].figures == "this gives $61.8 million, the question's $62 million, and takes no side"  # fmt: skip
     assert got[1].genre == "blog"
     three = select_evidence(CLAIM, cands, [nei] * 4, docs, EvidenceConfig(figure_cards=3))
-    assert [e.text for e in three] == [texts[0], texts[3], texts[1]]  # then another figure
+    assert [e.text for e in three] == [texts[0], texts[3]]  # never another figure
     assert select_evidence(CLAIM, cands, [nei] * 4, docs, EvidenceConfig(figure_cards=0)) == []
     # a deciding card comes first and decides alone; the figure card never counts
     sure = StanceResult(label="refutes", probs={"supports": 0.05, "refutes": 0.9, "nei": 0.05})

@@ -60,12 +60,14 @@ pipeline calls it between the two):
    stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
    stance, and nothing is decided.
    **Figure cards** follow a question's cards: up to ``cfg.figure_cards`` candidates that do not
-   decide (read ``nei``) but give a figure in one of the question's units (``figure_rank``),
-   those giving the question's own figure (within ``FIGURE_TOLERANCE``) first, then those that
-   count fully, then the most relevant. The sentence that settles a figure ("with interest,
-   about $61.8 million" for "$62 million") is often read as taking no side; a reviewer sees it,
-   with its ``figures`` note, and ``judge.verdict`` never counts it (it cites it as a figure
-   to compare when the question stays unanswered).
+   decide (read ``nei``) but give the question's own figure (same unit, within
+   ``FIGURE_TOLERANCE``: ``gives_figure``), those that count fully first, then the most
+   relevant. The sentence that settles a figure ("with interest, about $61.8 million" for "$62
+   million") is often read as taking no side; a reviewer sees it, with its ``figures`` note,
+   and ``judge.verdict`` never counts it (it cites it as a figure to compare when the question
+   stays unanswered). Sentences giving another figure of the unit are not shown: on AVeriTeC
+   train they were on a gold page less than a third as often as the cards that take a side
+   (docs/verdicts.md).
 6. **Independence.** A card is ``independent=False`` (with a ``note``) when it is the claimant's
    own statement: the claim has a speaker whose name looks like a person's (two or more
    capitalised words) and either the document is theirs (their surname is part of the site's
@@ -274,12 +276,10 @@ def figure_note(question: str, text: str, label: str = "") -> str:
     return ""
 
 
-def figure_rank(question: str, text: str) -> int:
-    """2 when ``text`` gives one of the question's figures (``FIGURE_TOLERANCE``), 1 when it
-    gives another figure in one of the question's units, else 0 (which figure cards come first,
-    rule 5)."""
-    _, said, same = _compared(question, text)
-    return 2 if same else int(bool(said))
+def gives_figure(question: str, text: str) -> bool:
+    """Whether ``text`` gives one of the question's figures (same unit, a currency mark
+    counting, within ``FIGURE_TOLERANCE``): what makes a figure card (rule 5)."""
+    return _compared(question, text)[2]
 
 
 def same_figure(a: Sequence[tuple[float, str]], b: Sequence[tuple[float, str]]) -> bool:
@@ -556,17 +556,14 @@ def _figure_cards(
     genres: dict[int, str],
     cfg: EvidenceConfig,
 ) -> list[tuple[Candidate, StanceResult | None, str]]:
-    """Rule 5, figure cards: one question's candidates that take no side but give a figure in
-    the question's unit, its own figure first, then those that count fully, then the most
-    relevant."""
+    """Rule 5, figure cards: one question's candidates that take no side but give its own
+    figure, those that count fully first, then the most relevant."""
     ranked = []
     for c, s in rows:
-        if _decides(s) or not (rank := figure_rank(c.question, c.text)):
+        if _decides(s) or not gives_figure(c.question, c.text):
             continue
         note = claimant.note(documents[c.doc], c.text)
-        ranked.append(
-            ((-rank, bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note)
-        )
+        ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))
     ranked.sort(key=lambda r: r[0])
     return [(c, s, note) for _, c, s, note in ranked[: cfg.figure_cards]]
 
