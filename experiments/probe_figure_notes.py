@@ -5,7 +5,7 @@
 
 An evidence card that states a figure in the question's unit but none within 5% of the
 question's carries a note for the reviewer (``summarize.evidence.figure_note``, docs/verdicts.md
-"Evidence cards", rule 6). This reads the validation and test sides of the real-world sources
+"Evidence cards", 7). This reads the validation and test sides of the real-world sources
 (statement form, ``--max-pairs`` seeded pairs per source and side) with the model as it ships
 (calibration map and thresholds) and prints, for its ``supports`` and its ``refutes`` readings,
 how often they were right (the side's own labels; on WiCE, "supported" or not) among the pairs

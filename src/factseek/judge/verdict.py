@@ -136,7 +136,7 @@ def question_masses(
 
 #: After a cited card whose figure a reviewer should compare with the question's
 #: (``Evidence.figures``): its reading rests on a figure that is not the question's, or on one
-#: that is yet reads as refuting it (docs/verdicts.md, rule 6).
+#: that is yet reads as refuting it (docs/verdicts.md, "Evidence cards" 7).
 FIGURES_FLAG = "; compare its figures"
 
 

@@ -247,7 +247,7 @@ def figure_note(question: str, text: str, label: str = "") -> str:
       of the question's: "this says 18 percent; the question, 40 percent";
     - a card read as refuting (``label``) that repeats the question's own figure: "this
       repeats the question's $31 million, yet reads as refuting" (such readings were right
-      less than half the time on the real-world sides: docs/verdicts.md, rule 6);
+      less than half the time on the real-world sides: docs/verdicts.md, "Evidence cards" 7);
     - a card that takes no side (``label`` "nei": a figure card, rule 5) and gives the
       question's own figure: "this gives $61.8 million, the question's $62 million, and takes
       no side".
