@@ -4,7 +4,7 @@
         [--sources checkcovid,wice,averitec-dev,liarplus] [--max-pairs 300]
 
 An evidence card that states a figure in the question's unit but none within 5% of the
-question's carries a note for the reviewer (``summarize.evidence.figure_note``, docs/verdicts.md
+question's carries a note for the reviewer (``summarize.figures.figure_note``, docs/verdicts.md
 "Evidence cards", 7). This reads the validation and test sides of the real-world sources
 (statement form, ``--max-pairs`` seeded pairs per source and side) with the model as it ships
 (calibration map and thresholds) and prints, for its ``supports`` and its ``refutes`` readings,
@@ -88,7 +88,7 @@ def main() -> None:
     from factseek.stance import engine_for_many, load_stance
     from factseek.stance.data import build_pairs, parse_sources, subsample
     from factseek.stance.realworld import scoring
-    from factseek.summarize.evidence import figure_note, figures, same_figure
+    from factseek.summarize.figures import figure_note, figures, same_figure
 
     names = parse_sources(args.sources)
     model = load_stance(args.model, engine=engine_for_many())

@@ -233,7 +233,8 @@ def test_a_deciding_sentence_with_few_shared_words_becomes_a_candidate() -> None
 
 
 def test_a_sentence_stating_the_questions_own_figure_becomes_a_candidate() -> None:
-    from factseek.summarize.evidence import EvidenceConfig, figures, same_figure
+    from factseek.summarize.evidence import EvidenceConfig
+    from factseek.summarize.figures import figures, same_figure
 
     assert figures("about $61.8 million, 5,000 gallons, 40% in 2019") == [
         (61.8, "#milli"),
@@ -345,7 +346,8 @@ def test_a_card_whose_figure_differs_from_the_questions_says_so() -> None:
     matches within 5%, and shows in the reports and on the review page."""
     from factseek.report import render_html, render_markdown
     from factseek.review.apply import cards as review_cards
-    from factseek.summarize.evidence import Candidate, figure_note
+    from factseek.summarize.evidence import Candidate
+    from factseek.summarize.figures import figure_note
 
     q = "Have water bills risen 40 percent?"
     assert figure_note(q, "The typical bill rose 18% in two years.") == (
@@ -442,7 +444,8 @@ def test_a_sentence_giving_the_questions_figure_is_a_card_though_it_takes_no_sid
     toward an answer, and the answer points to it."""
     from factseek.report import render_html, render_markdown
     from factseek.report.common import badge
-    from factseek.summarize.evidence import Candidate, EvidenceConfig, figure_note, gives_figure
+    from factseek.summarize.evidence import Candidate, EvidenceConfig
+    from factseek.summarize.figures import figure_note, gives_figure
     from factseek.types import Report
 
     cost = "Did the plant cost $62 million?"

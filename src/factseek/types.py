@@ -213,7 +213,7 @@ class Evidence:
     claim on their own. ``figures`` says when the card states a figure in the question's unit
     but not the question's figure ("this says 18 percent; the question, 40 percent"), or
     repeats it yet reads as refuting, for the reviewer to compare
-    (``summarize.evidence.figure_note``).
+    (``summarize.figures.figure_note``).
     """
 
     id: str
@@ -229,7 +229,7 @@ class Evidence:
     independent: bool = True
     note: str = ""
     genre: str = ""  # "" (reporting), "letter", "opinion" or "blog" (summarize.genre)
-    figures: str = ""  # a figure to compare with the question's (summarize.evidence.figure_note)
+    figures: str = ""  # a figure to compare with the question's (summarize.figures.figure_note)
 
 
 AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]
