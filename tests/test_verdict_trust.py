@@ -188,7 +188,7 @@ def test_fit_rules_by_cross_validation() -> None:
     assert report.precision["refuted"] == 1.0 and report.coverage == pytest.approx(0.5)
     assert rules.abstain == {"refuted": 0.8} and "refuted" in rules.calibration
     raw = raw_verdicts(items[:2], rules)
-    assert raw[0] == ("refuted", 0.95)
+    assert raw[0][:2] == ("refuted", 0.95)
 
 
 # ----------------------------------------------------------------------------- cards
@@ -522,3 +522,93 @@ def test_figure_candidates_come_one_per_page_the_claimants_own_words_last() -> N
     texts = [c.text for c in evidence_candidates(claim, q, [mine, blog, news], cfg)]
     assert len(texts) == 2 and not any("brannigan" in t.lower() or "Round it" in t for t in texts)
     assert any("answer three" in t for t in texts) and any("hearing" in t for t in texts)
+
+
+def test_the_verdicts_calibration_reads_the_answers_too() -> None:
+    """A refuted verdict that two questions (one the claim's own) answer no is surer than one a
+    single subquestion answers no, at the same strength; weights come from cross-validation,
+    and a feature that never varies gets none."""
+    from factseek.judge.verdict import verdict_features
+    from factseek.types import Answer
+
+    def answer(q: int, label: str) -> Answer:
+        return Answer(question=Q[q].text, answer=label, confidence=0.9)  # type: ignore[arg-type]
+
+    both = [answer(0, "no"), answer(1, "no"), answer(2, "yes")]
+    assert verdict_features("refuted", both, CLAIM.text) == {
+        "more": 1.0,
+        "claim": 1.0,
+        "against": 1.0,
+        "conflict": 0.0,
+    }
+    one = [answer(0, "unknown"), answer(1, "no"), answer(2, "conflicting")]
+    assert verdict_features("refuted", one, CLAIM.text) == {
+        "more": 0.0,
+        "claim": 0.0,
+        "against": 0.0,
+        "conflict": 1.0,
+    }
+    rules = VerdictRules(calibration={"refuted": {"a": 0.0, "b": 0.0, "more": 1.0, "claim": 2.0}})
+    assert rules.calibrate("refuted", 0.9) == 0.5  # no features: the map's b alone
+    assert rules.calibrate("refuted", 0.9, {"more": 1.0, "claim": 1.0}) == pytest.approx(
+        1 / (1 + math.exp(-3.0))
+    )
+    assert rules_from_dict(rules.to_dict()) == rules
+    with pytest.raises(ConfigError, match="calibration"):
+        VerdictRules(calibration={"refuted": {"a": 0.0, "b": 0.0, "size": 1.0}})
+    # in the verdict: two "no" answers, one the claim's, beat one at the same strength
+    cards = [card(1, 0, "refutes", 0.9), card(2, 1, "refutes", 0.9)]
+    _, two = verdict(cards, replace(rules, abstain={"refuted": 0.8}))
+    _, single = verdict(cards[1:], replace(rules, abstain={"refuted": 0.8}))
+    assert two.label == "refuted"
+    assert two.confidence == pytest.approx(1 / (1 + math.exp(-3.0)), abs=1e-4)
+    assert single.abstained and single.label == "not-enough-evidence"
+
+
+def _refuting(i: int, n: int, q: Question, p: float) -> Evidence:
+    stance = StanceResult(label="refutes", probs={"supports": 0.02, "refutes": p, "nei": 0.98 - p})
+    site = f"s{i}-{n}.example"
+    return Evidence(
+        id=f"E{n}",
+        url=f"https://{site}",
+        text="t",
+        start_char=0,
+        end_char=1,
+        question=q.text,
+        domain=site,
+        stance=stance,
+    )
+
+
+def test_fit_rules_weighs_the_answers_where_they_tell_right_from_wrong() -> None:
+    """Synthetic claims whose refutation is right when two questions say no and a coin when one
+    does, at the same card strength: the strength-only map cannot tell them apart; the map with
+    features can, so cross-validation commits to more right verdicts."""
+    import random
+
+    rng = random.Random(1)
+    items = []
+    for i in range(200):
+        claim = Claim(text=f"claim {i}")
+        qs = (
+            Question(text=claim.text, source="claim", kind="claim"),
+            Question(text=f"sub {i}?"),
+        )
+        two = i % 2 == 0
+        gold = "refuted" if two or rng.random() < 0.5 else "supported"
+        p = 0.8 + 0.15 * rng.random()  # the same spread of strengths either way
+
+        cards = (
+            (_refuting(i, 1, qs[0], p), _refuting(i, 2, qs[1], p))
+            if two
+            else (_refuting(i, 1, qs[1], p),)
+        )
+        items.append(RuleItem(gold=gold, claim=claim, questions=qs, evidence=cards))
+    grid = {"decide": (0.7,), "weak": (0.5,), "genre_weight": (0.5,)}
+    plain, plain_report = fit_rules(items, levels={"refuted": 0.8}, grid=grid, features=False)
+    rules, report = fit_rules(items, levels={"refuted": 0.8}, grid=grid)
+    assert set(plain.calibration["refuted"]) == {"a", "b"}
+    weights = rules.calibration["refuted"]
+    assert weights["more"] > 0 or weights["claim"] > 0  # the two move together here
+    assert "against" not in weights and "conflict" not in weights  # never vary: no weight
+    assert report.score > plain_report.score and report.precision["refuted"] == 1.0

@@ -445,6 +445,14 @@ def fit_rules_(
             "(below it the verdict abstains).",
         ),
     ] = "refuted=0.8,supported=0.6,conflicting-evidence=0.5",
+    features: Annotated[
+        bool,
+        typer.Option(
+            "--features/--no-features",
+            help="Confidence maps read the answers too (how many questions gave the verdict's "
+            "answer, the claim's own, any the other way), not the strength alone.",
+        ),
+    ] = True,
 ) -> None:
     """Choose the rules verdict's thresholds and confidence maps by cross-validation over
     labelled claims and the cards a run found for them (judge/fit_rules.py); write them."""
@@ -485,7 +493,9 @@ def fit_rules_(
         items,
         levels=wanted,
         folds=folds,
-        fitted_on=f"{folds}-fold cross-validation over {len(items)} {data.name} claims",
+        fitted_on=f"{folds}-fold cross-validation over {len(items)} {data.name} claims"
+        + ("" if features else ", strength-only maps"),
+        features=features,
     )
     rules.save(out)
     typer.echo(

@@ -9,9 +9,11 @@ and a ``FitReport``:
    and no abstention).
 2. **Cross-validation.** The claims are cut into ``folds`` folds (by a hash of the claim text,
    so the cut does not depend on order); for each fold, a logistic map per verdict label
-   (``fit_logistic``: P(right) from logit(strength)) is fitted on the other folds and gives the
-   fold's claims their calibrated confidence; a claim whose confidence is below its label's
-   ``levels`` abstains (not-enough-evidence).
+   (``fit_logistic``: P(right) from logit(strength) and, with ``features=True``, the answers'
+   features of ``judge.verdict.verdict_features``; a feature constant over the label's claims
+   gets no weight) is fitted on the other folds and gives the fold's claims their calibrated
+   confidence; a claim whose confidence is below its label's ``levels`` abstains
+   (not-enough-evidence).
 3. **Score** of a grid point: the number of its cross-validated verdicts that commit (supported,
    refuted or conflicting-evidence) and are right; where that ties (when the levels leave
    almost nothing committed, say), the number that would be right with every level at 0.5
@@ -33,9 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from factseek.errors import InputError
-from factseek.judge.rules import VerdictRules
-from factseek.judge.verdict import aggregate, answer_questions
+from factseek.judge.rules import FEATURES, VerdictRules
+from factseek.judge.verdict import aggregate, answer_questions, verdict_features
 from factseek.metrics.calibration import expected_calibration_error
 from factseek.types import Claim, Evidence, Question
 
@@ -74,19 +78,24 @@ class FitReport:
 
 
 def fit_logistic(
-    strength: Sequence[float], correct: Sequence[bool], l2: float = 1e-2
+    strength: Sequence[float],
+    correct: Sequence[bool],
+    l2: float = 1e-2,
+    features: Sequence[Mapping[str, float]] | None = None,
 ) -> dict[str, float]:
     """``{"a", "b"}`` of ``P(correct) = sigmoid(a * logit(s) + b)`` by Newton steps on the
-    L2-penalised log-likelihood; with under ``MIN_PER_LABEL`` examples or one outcome only,
-    ``a = 0`` and ``b`` the logit of the (add-one smoothed) accuracy."""
+    L2-penalised log-likelihood (the intercept unpenalised), with a weight per entry of
+    ``features`` (``judge.rules.FEATURES``) that varies over the examples; with under
+    ``MIN_PER_LABEL`` examples or one outcome only, ``a = 0`` and ``b`` the logit of the
+    (add-one smoothed) accuracy."""
     n = len(strength)
     k = sum(bool(c) for c in correct)
     if n < MIN_PER_LABEL or k in (0, n):
         p = (k + 1) / (n + 2)
         return {"a": 0.0, "b": round(math.log(p / (1 - p)), 6)}
-    xs = [
-        math.log(min(max(s, 1e-4), 1 - 1e-4) / (1 - min(max(s, 1e-4), 1 - 1e-4))) for s in strength
-    ]
+    if features is not None:
+        return _fit_with_features(strength, correct, l2, features)
+    xs = [_logit(s) for s in strength]
     ys = [1.0 if c else 0.0 for c in correct]
     a, b = 0.0, math.log(k / (n - k))
     for _ in range(50):
@@ -112,42 +121,82 @@ def fit_logistic(
     return {"a": round(a, 6), "b": round(b, 6)}
 
 
+def _logit(s: float) -> float:
+    s = min(max(s, 1e-4), 1 - 1e-4)
+    return math.log(s / (1 - s))
+
+
+def _fit_with_features(
+    strength: Sequence[float],
+    correct: Sequence[bool],
+    l2: float,
+    features: Sequence[Mapping[str, float]],
+) -> dict[str, float]:
+    names = [f for f in FEATURES if len({float(x.get(f, 0.0)) for x in features}) > 1]
+    x = np.array(
+        [
+            [_logit(s), *(float(f.get(m, 0.0)) for m in names), 1.0]
+            for s, f in zip(strength, features, strict=True)
+        ]
+    )
+    y = np.array([1.0 if c else 0.0 for c in correct])
+    w = np.zeros(x.shape[1])
+    w[-1] = math.log(y.mean() / (1 - y.mean()))
+    penalty = np.diag([l2] * (x.shape[1] - 1) + [0.0])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(x @ w)))
+        step = np.linalg.solve(
+            (x * (p * (1 - p))[:, None]).T @ x + penalty, x.T @ (p - y) + penalty @ w
+        )
+        w -= step
+        if np.abs(step).sum() < 1e-8:
+            break
+    return {"a": round(float(w[0]), 6), "b": round(float(w[-1]), 6)} | {
+        m: round(float(v), 6) for m, v in zip(names, w[1:-1], strict=True)
+    }
+
+
 def _fold(item: RuleItem, folds: int) -> int:
     return int.from_bytes(hashlib.sha1(item.claim.text.encode()).digest()[:4], "big") % folds
 
 
-def raw_verdicts(items: Sequence[RuleItem], rules: VerdictRules) -> list[tuple[str, float | None]]:
-    """(label, raw strength) per item under ``rules`` with no calibration and no abstention."""
+Raw = tuple[str, float | None, dict[str, float]]  # label, raw strength, the answers' features
+
+
+def raw_verdicts(items: Sequence[RuleItem], rules: VerdictRules) -> list[Raw]:
+    """(label, raw strength, features) per item under ``rules`` with no calibration and no
+    abstention (the features: ``judge.verdict.verdict_features``)."""
     bare = replace(rules, calibration={}, abstain={}, precision={})
     out = []
     for it in items:
         answers = answer_questions(it.questions, it.evidence, bare)
         v = aggregate(it.claim, answers, it.evidence, judge="fit", rules=bare)
-        out.append((str(v.label), v.confidence))
+        label = str(v.label)
+        out.append((label, v.confidence, verdict_features(label, answers, it.claim.text)))
     return out
 
 
 def _calibrated(
-    raw: Sequence[tuple[str, float | None]], items: Sequence[RuleItem], train: Sequence[int]
+    raw: Sequence[Raw], items: Sequence[RuleItem], train: Sequence[int], features: bool
 ) -> dict[str, dict[str, float]]:
     maps = {}
     for label in COMMITTED:
         idx = [i for i in train if raw[i][0] == label and raw[i][1] is not None]
         maps[label] = fit_logistic(
-            [raw[i][1] or 0.0 for i in idx], [items[i].gold == label for i in idx]
+            [raw[i][1] or 0.0 for i in idx],
+            [items[i].gold == label for i in idx],
+            features=[raw[i][2] for i in idx] if features else None,
         )
     return maps
 
 
 def _decide(
-    label: str,
-    strength: float | None,
-    maps: Mapping[str, Mapping[str, float]],
-    levels: Mapping[str, float],
+    verdict: Raw, maps: Mapping[str, Mapping[str, float]], levels: Mapping[str, float]
 ) -> tuple[str, float | None]:
+    label, strength, features = verdict
     if strength is None or label not in maps:
         return "not-enough-evidence", None
-    conf = VerdictRules(calibration={label: maps[label]}).calibrate(label, strength)
+    conf = VerdictRules(calibration={label: maps[label]}).calibrate(label, strength, features)
     if conf < levels.get(label, 0.0):
         return "not-enough-evidence", None
     return label, conf
@@ -155,19 +204,20 @@ def _decide(
 
 def cross_validate(
     items: Sequence[RuleItem],
-    raw: Sequence[tuple[str, float | None]],
+    raw: Sequence[Raw],
     levels: Mapping[str, float],
     folds: int,
+    features: bool = True,
 ) -> list[tuple[str, float | None]]:
     """Each item's cross-validated (label, calibrated confidence) after abstention."""
     which = [_fold(it, folds) for it in items]
     out: list[tuple[str, float | None]] = [("not-enough-evidence", None)] * len(items)
     for f in range(folds):
         train = [i for i in range(len(items)) if which[i] != f]
-        maps = _calibrated(raw, items, train)
+        maps = _calibrated(raw, items, train, features)
         for i in range(len(items)):
             if which[i] == f:
-                out[i] = _decide(raw[i][0], raw[i][1], maps, levels)
+                out[i] = _decide(raw[i], maps, levels)
     return out
 
 
@@ -206,6 +256,7 @@ def fit_rules(
     folds: int = 5,
     grid: Mapping[str, Sequence[float]] = GRID,
     fitted_on: str = "",
+    features: bool = True,
 ) -> tuple[VerdictRules, FitReport]:
     """The rules chosen by cross-validation on ``items`` (module docstring)."""
     if len(items) < folds * 5:
@@ -222,8 +273,9 @@ def fit_rules(
             continue
         rules = VerdictRules(decide=decide, weak=weak, genre_weight=gw, combine=combine)
         raw = raw_verdicts(items, rules)
-        stats = summarize(items, cross_validate(items, raw, levels, folds))
-        even = summarize(items, cross_validate(items, raw, dict.fromkeys(COMMITTED, 0.5), folds))
+        stats = summarize(items, cross_validate(items, raw, levels, folds, features))
+        half = dict.fromkeys(COMMITTED, 0.5)
+        even = summarize(items, cross_validate(items, raw, half, folds, features))
         row = {"decide": decide, "weak": weak, "genre_weight": gw, "combine": combine}
         rows.append({**row, **stats, "right_at_half": even["right"]})
         key = (-stats["right"], -even["right"], decide, weak, gw, combine != "noisy-or")
@@ -231,7 +283,7 @@ def fit_rules(
             best = (key, rules, raw, stats)
     assert best is not None
     _, rules, raw, stats = best
-    maps = _calibrated(raw, items, range(len(items)))
+    maps = _calibrated(raw, items, range(len(items)), features)
     chosen = replace(rules, calibration=maps, abstain=dict(levels), fitted_on=fitted_on)
     report = FitReport(
         n=len(items),

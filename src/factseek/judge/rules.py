@@ -11,7 +11,13 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
   (``judge.verdict``): the precision the label must have to be given at all.
 - ``calibration``: per verdict label, ``{"a": a, "b": b}`` of the logistic map
   ``P(right) = sigmoid(a * logit(strength) + b)`` from the raw strength of the evidence to the
-  probability that the label is right (labels without a map keep the raw strength).
+  probability that the label is right (labels without a map keep the raw strength), and
+  optionally a weight per feature of the answers (``FEATURES``, added to the sum): ``more``,
+  how many more questions than one gave the label's answer ("no" for refuted, "yes" for
+  supported, "conflicting" for conflicting evidence; at most 2); ``claim``, 1 when the claim's
+  own question did; ``against``, 1 when some question gave the opposite answer ("yes" for
+  refuted, "no" for supported); ``conflict``, 1 when some question was answered conflicting
+  (``judge.verdict.verdict_features``). A map without them reads the strength alone.
 - ``precision`` and ``precision_basis``: how often each label was right, and on what
   ("AVeriTeC dev, 500 claims"); shown beside a verdict.
 - ``answer_precision``: on the same claims, how often the claim's own question was answered
@@ -50,6 +56,7 @@ KIND = "factseek-verdict-rules"
 LABELS = ("supported", "refuted", "conflicting-evidence", "not-enough-evidence")
 ANSWERS = ("yes", "no")  # the answers of the claim's own question whose precision is measured
 COMBINE = ("noisy-or", "max")
+FEATURES = ("more", "claim", "against", "conflict")  # of the answers (module docstring)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +88,7 @@ class VerdictRules:
         if self.weak > self.decide:
             raise ConfigError("verdict rules: weak must not exceed decide")
         for label, m in self.calibration.items():
-            if label not in LABELS or set(m) != {"a", "b"}:
+            if label not in LABELS or not {"a", "b"} <= set(m) <= {"a", "b", *FEATURES}:
                 raise ConfigError(f"verdict rules: bad calibration entry {label!r}")
         for label, p in self.precision.items():
             if label not in LABELS or not 0.0 <= p <= 1.0:
@@ -94,13 +101,17 @@ class VerdictRules:
     def calibrated(self, label: str) -> bool:
         return label in self.calibration
 
-    def calibrate(self, label: str, strength: float) -> float:
-        """P(label right) for a raw strength in [0, 1] (the strength itself without a map)."""
+    def calibrate(
+        self, label: str, strength: float, features: Mapping[str, float] | None = None
+    ) -> float:
+        """P(label right) for a raw strength in [0, 1] and the answers' ``features`` (absent:
+        0), the strength itself without a map."""
         m = self.calibration.get(label)
         if m is None:
             return float(strength)
         s = min(max(float(strength), 1e-4), 1 - 1e-4)
         z = m["a"] * math.log(s / (1 - s)) + m["b"]
+        z += sum(m.get(f, 0.0) * float((features or {}).get(f, 0.0)) for f in FEATURES)
         return 1.0 / (1.0 + math.exp(-z))
 
     def to_dict(self) -> dict[str, Any]:

@@ -40,9 +40,12 @@ first rule that applies, questions being the claim and its yes/no subquestions:
    itself or at least half of the questions are (strength: the smallest support mass).
 7. otherwise **not-enough-evidence**.
 
-8. **Confidence** of 4-6 is ``rules.calibrate(label, strength)``: the probability that the label
-   is right, fitted on the cross-validation claims (a logistic map per label; the raw strength
-   when the rules carry none, and the rationale says so). When it is below the label's level
+8. **Confidence** of 4-6 is ``rules.calibrate(label, strength, verdict_features(...))``: the
+   probability that the label is right, fitted on the cross-validation claims (a logistic map
+   per label of the strength and, where the rules have weights for them, of how many questions
+   gave the label's answer, whether the claim's own question did, and whether any was answered
+   the other way or conflicting; the raw strength when the rules carry no map, and the
+   rationale says so). When it is below the label's level
    ``rules.abstain[label]`` the judge **abstains**: the label becomes not-enough-evidence, ``abstained=True``, and the
    rationale names what it leaned to and the best card on each side. A not-enough-evidence
    verdict carries no confidence of its own.
@@ -74,7 +77,7 @@ def _short_below(value: float, level: float) -> str:
     return f"{value:.4f}"
 
 
-__all__ = ["StanceRules", "aggregate", "answer_questions", "question_masses"]
+__all__ = ["StanceRules", "aggregate", "answer_questions", "question_masses", "verdict_features"]
 
 NO_EVIDENCE = "no evidence found"
 NO_SIDE = "no card takes a side"
@@ -237,7 +240,8 @@ def aggregate(
         label: str, rationale: str, cited: Sequence[Answer], strength: float | None
     ) -> Verdict:
         ids = tuple(dict.fromkeys(i for a in cited for i in a.evidence_ids))
-        confidence = None if strength is None else rules.calibrate(label, strength)
+        features = verdict_features(label, answers, claim.text)
+        confidence = None if strength is None else rules.calibrate(label, strength, features)
         abstained = False
         level = rules.abstain.get(label, 0.0)
         if confidence is not None and confidence < level:
@@ -300,6 +304,24 @@ def aggregate(
     if cited:
         why += " (" + "; ".join(f"“{_short(a.question)}”: {a.rationale}" for a in cited) + ")"
     return verdict("not-enough-evidence", why, cited, None)
+
+
+_ANSWER_OF = {"refuted": "no", "supported": "yes", "conflicting-evidence": "conflicting"}
+_OPPOSITE = {"refuted": "yes", "supported": "no"}
+
+
+def verdict_features(label: str, answers: Sequence[Answer], claim_text: str) -> dict[str, float]:
+    """What the verdict's calibration reads beside its strength (``judge.rules.FEATURES``):
+    how many more questions than one gave the label's answer (at most 2), whether the claim's
+    own question did, whether some question gave the opposite answer, and whether some was
+    answered conflicting."""
+    mine = [a for a in answers if a.answer == _ANSWER_OF.get(label)]
+    return {
+        "more": float(min(max(len(mine) - 1, 0), 2)),
+        "claim": float(any(a.question == claim_text for a in mine)),
+        "against": float(any(a.answer == _OPPOSITE.get(label) for a in answers)),
+        "conflict": float(any(a.answer == "conflicting" for a in answers)),
+    }
 
 
 def counts_fully(e: Evidence) -> bool:
