@@ -31,10 +31,13 @@ QUANTITY = re.compile(r"(?<![\w.,-])[$€£]?(\d+(?:[.,]\d+)*)\s*(%|[^\W\d_]+)")
 YEAR = re.compile(r"1[89]\d\d|20\d\d")
 
 
+Span = tuple[float, str, str]  # value, unit slot, as written
+
+
 FIGURE_TOLERANCE = 0.05  # two figures of one unit this close (relative) are the same figure
 
 
-def _figure_spans(text: str) -> list[tuple[float, str, str]]:
+def _figure_spans(text: str) -> list[Span]:
     """``(value, slot, as written)`` of every quantity in ``text`` (``figures``)."""
     out = []
     for m in QUANTITY.finditer(text):
@@ -57,12 +60,12 @@ def figures(text: str) -> list[tuple[float, str]]:
     return [(value, slot) for value, slot, _ in _figure_spans(text)]
 
 
-def _figure_spans_marked(text: str) -> list[tuple[float, str, str]]:
+def _figure_spans_marked(text: str) -> list[Span]:
     """``_figure_spans`` with a currency mark kept in the slot: "$6 million" is not "6 million"."""
     return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]
 
 
-def _compared(question: str, text: str) -> tuple[list[tuple[float, str, str]], list[tuple[float, str, str]], bool]:  # fmt: skip
+def _compared(question: str, text: str) -> tuple[list[Span], list[Span], bool]:
     """(the question's figures, the text's figures in the question's units, whether one of
     them is the question's own within ``FIGURE_TOLERANCE``)."""
     asked = _figure_spans_marked(question)
@@ -79,7 +82,7 @@ def figure_note(question: str, text: str, label: str = "") -> str:
     - a card read as refuting (``label``) that repeats the question's own figure: "this
       repeats the question's $31 million, yet reads as refuting" (such readings were right
       less than half the time on the real-world sides: docs/verdicts.md, "Evidence cards" 7);
-    - a card that takes no side (``label`` "nei": a figure card, rule 5) and gives the
+    - a card that takes no side (``label`` "nei": a figure card, ``summarize.evidence`` rule 5) and gives the
       question's own figure: "this gives $61.8 million, the question's $62 million, and takes
       no side".
 
@@ -109,7 +112,8 @@ def figure_note(question: str, text: str, label: str = "") -> str:
 
 def gives_figure(question: str, text: str) -> bool:
     """Whether ``text`` gives one of the question's figures (same unit, a currency mark
-    counting, within ``FIGURE_TOLERANCE``): what makes a figure card (rule 5)."""
+    counting, within ``FIGURE_TOLERANCE``): what makes a figure card (``summarize.evidence``
+    rule 5)."""
     return _compared(question, text)[2]
 
 
