@@ -535,19 +535,18 @@ def test_the_verdicts_calibration_reads_the_answers_too() -> None:
         return Answer(question=Q[q].text, answer=label, confidence=0.9)  # type: ignore[arg-type]
 
     both = [answer(0, "no"), answer(1, "no"), answer(2, "yes")]
-    assert verdict_features("refuted", both, CLAIM.text) == {
-        "more": 1.0,
-        "claim": 1.0,
-        "against": 1.0,
-        "conflict": 0.0,
-    }
+    names = ("more", "claim", "against", "conflict", "overlap")  # overlap 0: no cards given
+    got = verdict_features("refuted", both, CLAIM.text)
+    assert [got[k] for k in names] == [1.0, 1.0, 1.0, 0.0, 0.0]
     one = [answer(0, "unknown"), answer(1, "no"), answer(2, "conflicting")]
-    assert verdict_features("refuted", one, CLAIM.text) == {
-        "more": 0.0,
-        "claim": 0.0,
-        "against": 0.0,
-        "conflict": 1.0,
-    }
+    got = verdict_features("refuted", one, CLAIM.text)
+    assert [got[k] for k in names] == [0.0, 0.0, 0.0, 1.0, 0.0] and set(got) == set(names)
+    # overlap: the share of the claim's content words in the card its answers cite on its side
+    said = replace(card(1, 1, "refutes", 0.9), text="The plant did not cost $62 million.")
+    other = replace(card(2, 1, "supports", 0.9), text="The plant cost $62 million and opened in 2022.")  # fmt: skip
+    cited = [replace(answer(1, "no"), evidence_ids=("E1", "E2"))]
+    got = verdict_features("refuted", cited, CLAIM.text, [said, other])["overlap"]
+    assert got == pytest.approx(4 / 6, abs=1e-4)  # plant, cost, 62, million of six; E2 supports
     rules = VerdictRules(calibration={"refuted": {"a": 0.0, "b": 0.0, "more": 1.0, "claim": 2.0}})
     assert rules.calibrate("refuted", 0.9) == 0.5  # no features: the map's b alone
     assert rules.calibrate("refuted", 0.9, {"more": 1.0, "claim": 1.0}) == pytest.approx(
@@ -612,3 +611,4 @@ def test_fit_rules_weighs_the_answers_where_they_tell_right_from_wrong() -> None
     assert weights["more"] > 0 or weights["claim"] > 0  # the two move together here
     assert "against" not in weights and "conflict" not in weights  # never vary: no weight
     assert report.score > plain_report.score and report.precision["refuted"] == 1.0
+    assert report.chosen["features"]["refuted"] and plain_report.chosen["features"]["refuted"] == []

@@ -9,11 +9,12 @@ and a ``FitReport``:
    and no abstention).
 2. **Cross-validation.** The claims are cut into ``folds`` folds (by a hash of the claim text,
    so the cut does not depend on order); for each fold, a logistic map per verdict label
-   (``fit_logistic``: P(right) from logit(strength) and, with ``features=True``, the answers'
-   features of ``judge.verdict.verdict_features``; a feature constant over the label's claims
-   gets no weight) is fitted on the other folds and gives the fold's claims their calibrated
-   confidence; a claim whose confidence is below its label's ``levels`` abstains
-   (not-enough-evidence).
+   (``fit_logistic``: P(right) from logit(strength) and, with ``features=True``, the features
+   of ``judge.verdict.verdict_features`` of one of ``FEATURE_SETS``, chosen per label as the
+   one whose maps commit to most right verdicts of that label; a feature constant over the
+   label's claims gets no weight) is fitted on the other folds and gives the fold's claims
+   their calibrated confidence; a claim whose confidence is below its label's ``levels``
+   abstains (not-enough-evidence).
 3. **Score** of a grid point: the number of its cross-validated verdicts that commit (supported,
    refuted or conflicting-evidence) and are right; where that ties (when the levels leave
    almost nothing committed, say), the number that would be right with every level at 0.5
@@ -52,6 +53,13 @@ GRID: dict[str, tuple[Any, ...]] = {
     "combine": ("noisy-or", "max"),
 }
 MIN_PER_LABEL = 20  # fewer verdicts of a label than this: a constant map (its smoothed accuracy)
+#: what a label's map may read beside the strength, chosen per label by cross-validation: nothing,
+#: the answers, the answers and the cited cards' overlap with the claim (judge.rules.FEATURES)
+FEATURE_SETS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("more", "claim", "against", "conflict"),
+    ("more", "claim", "against", "conflict", "overlap"),
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,20 +180,26 @@ def raw_verdicts(items: Sequence[RuleItem], rules: VerdictRules) -> list[Raw]:
         answers = answer_questions(it.questions, it.evidence, bare)
         v = aggregate(it.claim, answers, it.evidence, judge="fit", rules=bare)
         label = str(v.label)
-        out.append((label, v.confidence, verdict_features(label, answers, it.claim.text)))
+        features = verdict_features(label, answers, it.claim.text, it.evidence)
+        out.append((label, v.confidence, features))
     return out
 
 
 def _calibrated(
-    raw: Sequence[Raw], items: Sequence[RuleItem], train: Sequence[int], features: bool
+    raw: Sequence[Raw],
+    items: Sequence[RuleItem],
+    train: Sequence[int],
+    sets: Mapping[str, Sequence[str]],
 ) -> dict[str, dict[str, float]]:
+    """A map per committed label, reading the features ``sets`` names for it."""
     maps = {}
     for label in COMMITTED:
         idx = [i for i in train if raw[i][0] == label and raw[i][1] is not None]
+        names = sets.get(label, ())
         maps[label] = fit_logistic(
             [raw[i][1] or 0.0 for i in idx],
             [items[i].gold == label for i in idx],
-            features=[raw[i][2] for i in idx] if features else None,
+            features=[{f: raw[i][2][f] for f in names} for i in idx] if names else None,
         )
     return maps
 
@@ -207,14 +221,15 @@ def cross_validate(
     raw: Sequence[Raw],
     levels: Mapping[str, float],
     folds: int,
-    features: bool = True,
+    sets: Mapping[str, Sequence[str]] | None = None,
 ) -> list[tuple[str, float | None]]:
-    """Each item's cross-validated (label, calibrated confidence) after abstention."""
+    """Each item's cross-validated (label, calibrated confidence) after abstention, each
+    label's map reading the features ``sets`` names for it (none: the strength alone)."""
     which = [_fold(it, folds) for it in items]
     out: list[tuple[str, float | None]] = [("not-enough-evidence", None)] * len(items)
     for f in range(folds):
         train = [i for i in range(len(items)) if which[i] != f]
-        maps = _calibrated(raw, items, train, features)
+        maps = _calibrated(raw, items, train, sets or {})
         for i in range(len(items)):
             if which[i] == f:
                 out[i] = _decide(raw[i], maps, levels)
@@ -249,6 +264,29 @@ def summarize(
     }
 
 
+def _choose_features(
+    items: Sequence[RuleItem],
+    raw: Sequence[Raw],
+    levels: Mapping[str, float],
+    folds: int,
+    options: Sequence[tuple[str, ...]],
+) -> tuple[dict[str, list[str]], list[tuple[str, float | None]]]:
+    """Per committed label, the features (of ``options``, the first of a tie) whose maps
+    commit to the most right verdicts of that label in cross-validation, and the
+    cross-validated verdicts with them (a claim's verdict depends on its own label's map only)."""
+    runs = [cross_validate(items, raw, levels, folds, dict.fromkeys(COMMITTED, o)) for o in options]  # fmt: skip
+    sets: dict[str, list[str]] = {}
+    pred: list[tuple[str, float | None]] = [("not-enough-evidence", None)] * len(items)
+    for label in COMMITTED:
+        mine = [i for i, r in enumerate(raw) if r[0] == label]
+        right = [sum(run[i][0] == label == items[i].gold for i in mine) for run in runs]
+        k = right.index(max(right))
+        sets[label] = list(options[k])
+        for i in mine:
+            pred[i] = runs[k][i]
+    return sets, pred
+
+
 def fit_rules(
     items: Sequence[RuleItem],
     *,
@@ -266,6 +304,7 @@ def fit_rules(
     rows = []
     best: tuple[Any, ...] | None = None
     combines = grid.get("combine", ("noisy-or",))
+    options = FEATURE_SETS if features else FEATURE_SETS[:1]
     for decide, weak, gw, combine in itertools.product(
         grid["decide"], grid["weak"], grid["genre_weight"], combines
     ):
@@ -273,17 +312,18 @@ def fit_rules(
             continue
         rules = VerdictRules(decide=decide, weak=weak, genre_weight=gw, combine=combine)
         raw = raw_verdicts(items, rules)
-        stats = summarize(items, cross_validate(items, raw, levels, folds, features))
+        sets, pred = _choose_features(items, raw, levels, folds, options)
+        stats = summarize(items, pred)
         half = dict.fromkeys(COMMITTED, 0.5)
-        even = summarize(items, cross_validate(items, raw, half, folds, features))
+        even = summarize(items, cross_validate(items, raw, half, folds, sets))
         row = {"decide": decide, "weak": weak, "genre_weight": gw, "combine": combine}
-        rows.append({**row, **stats, "right_at_half": even["right"]})
+        rows.append({**row, **stats, "right_at_half": even["right"], "features": sets})
         key = (-stats["right"], -even["right"], decide, weak, gw, combine != "noisy-or")
         if best is None or key < best[0]:
-            best = (key, rules, raw, stats)
+            best = (key, rules, raw, stats, sets)
     assert best is not None
-    _, rules, raw, stats = best
-    maps = _calibrated(raw, items, range(len(items)), features)
+    _, rules, raw, stats, sets = best
+    maps = _calibrated(raw, items, range(len(items)), sets)
     chosen = replace(rules, calibration=maps, abstain=dict(levels), fitted_on=fitted_on)
     report = FitReport(
         n=len(items),
@@ -293,6 +333,7 @@ def fit_rules(
             "weak": rules.weak,
             "genre_weight": rules.genre_weight,
             "combine": rules.combine,
+            "features": sets,
         },
         score=int(stats["right"]),
         precision=stats["precision"],
@@ -306,6 +347,7 @@ def fit_rules(
 
 __all__ = [
     "DEFAULT_LEVELS",
+    "FEATURE_SETS",
     "GRID",
     "FitReport",
     "RuleItem",

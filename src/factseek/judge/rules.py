@@ -16,8 +16,9 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
   how many more questions than one gave the label's answer ("no" for refuted, "yes" for
   supported, "conflicting" for conflicting evidence; at most 2); ``claim``, 1 when the claim's
   own question did; ``against``, 1 when some question gave the opposite answer ("yes" for
-  refuted, "no" for supported); ``conflict``, 1 when some question was answered conflicting
-  (``judge.verdict.verdict_features``). A map without them reads the strength alone.
+  refuted, "no" for supported); ``conflict``, 1 when some question was answered conflicting;
+  ``overlap``, the largest share of the claim's words found in one card the verdict cites on its
+  side (``judge.verdict.verdict_features``). A map without them reads the strength alone.
 - ``precision`` and ``precision_basis``: how often each label was right, and on what
   ("AVeriTeC dev, 500 claims"); shown beside a verdict.
 - ``answer_precision``: on the same claims, how often the claim's own question was answered
@@ -56,7 +57,7 @@ KIND = "factseek-verdict-rules"
 LABELS = ("supported", "refuted", "conflicting-evidence", "not-enough-evidence")
 ANSWERS = ("yes", "no")  # the answers of the claim's own question whose precision is measured
 COMBINE = ("noisy-or", "max")
-FEATURES = ("more", "claim", "against", "conflict")  # of the answers (module docstring)
+FEATURES = ("more", "claim", "against", "conflict", "overlap")  # module docstring
 
 
 @dataclass(frozen=True, kw_only=True)
