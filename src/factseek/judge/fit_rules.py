@@ -274,7 +274,10 @@ def _choose_features(
     """Per committed label, the features (of ``options``, the first of a tie) whose maps
     commit to the most right verdicts of that label in cross-validation, and the
     cross-validated verdicts with them (a claim's verdict depends on its own label's map only)."""
-    runs = [cross_validate(items, raw, levels, folds, dict.fromkeys(COMMITTED, o)) for o in options]  # fmt: skip
+    runs = [
+        cross_validate(items, raw, levels, folds, dict.fromkeys(COMMITTED, option))
+        for option in options
+    ]
     sets: dict[str, list[str]] = {}
     pred: list[tuple[str, float | None]] = [("not-enough-evidence", None)] * len(items)
     for label in COMMITTED:

@@ -43,9 +43,9 @@ first rule that applies, questions being the claim and its yes/no subquestions:
 8. **Confidence** of 4-6 is ``rules.calibrate(label, strength, verdict_features(...))``: the
    probability that the label is right, fitted on the cross-validation claims (a logistic map
    per label of the strength and, where the rules have weights for them, of how many questions
-   gave the label's answer, whether the claim's own question did, and whether any was answered
-   the other way or conflicting; the raw strength when the rules carry no map, and the
-   rationale says so). When it is below the label's level
+   gave the label's answer, whether the claim's own question did, whether any was answered
+   the other way or conflicting, and how much of the claim a cited card on its side repeats;
+   the raw strength when the rules carry no map, and the rationale says so). When it is below the label's level
    ``rules.abstain[label]`` the judge **abstains**: the label becomes not-enough-evidence, ``abstained=True``, and the
    rationale names what it leaned to and the best card on each side. A not-enough-evidence
    verdict carries no confidence of its own.
