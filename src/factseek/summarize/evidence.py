@@ -349,7 +349,8 @@ def evidence_candidates(
             if units[k].doc not in pages:
                 pages.add(units[k].doc)
                 figured.append((neg, k))
-        for extra, cap in ((sorted(typed), cfg.typed), (sorted(quotes), cfg.quoted), (figured, cfg.figures)):  # fmt: skip
+        pools = (sorted(typed), cfg.typed), (sorted(quotes), cfg.quoted), (figured, cfg.figures)
+        for extra, cap in pools:
             taken = {k for _, k in chosen}
             chosen += [x for x in extra if x[1] not in taken][:cap]
         for neg, k in chosen:
