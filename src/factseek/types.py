@@ -200,6 +200,12 @@ class StanceResult:
     def confidence(self) -> float:
         return float(self.probs.get(self.label, 0.0))
 
+    @property
+    def decides(self) -> bool:
+        """Whether the reading takes a side (``supports`` or ``refutes``); a ``nei`` one does
+        not (a figure card's, a gold card's)."""
+        return self.label in ("supports", "refutes")
+
 
 @dataclass(frozen=True, kw_only=True)
 class Evidence:
@@ -211,9 +217,9 @@ class Evidence:
     as independent confirmation (the claimant's own words, a syndicated copy of another card);
     ``note`` says why. ``genre`` marks letters, opinion pieces and blogs, which never confirm a
     claim on their own. ``figures`` says when the card states a figure in the question's unit
-    but not the question's figure ("this says 18 percent; the question, 40 percent"), or
-    repeats it yet reads as refuting, for the reviewer to compare
-    (``summarize.figures.figure_note``).
+    but not the question's figure ("this says 18 percent; the question, 40 percent"), repeats
+    it yet reads as refuting, or gives it and takes no side (a figure card), for the reviewer to
+    compare (``summarize.figures.figure_note``).
     """
 
     id: str

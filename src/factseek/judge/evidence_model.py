@@ -467,7 +467,7 @@ def judge_texts(
     if not passages:
         named += [(e.id, e.text) for e in evidence]
     elif reads in ("cards", "both"):
-        named += [(e.id, e.text) for e in evidence if e.stance is None or e.stance.label != "nei"]
+        named += [(e.id, e.text) for e in evidence if e.stance is None or e.stance.decides]
     seen: set[str] = set()
     out = []
     for name, text in named:

@@ -101,32 +101,7 @@ def fit_logistic(
     if n < MIN_PER_LABEL or k in (0, n):
         p = (k + 1) / (n + 2)
         return {"a": 0.0, "b": round(math.log(p / (1 - p)), 6)}
-    if features is not None:
-        return _fit_with_features(strength, correct, l2, features)
-    xs = [_logit(s) for s in strength]
-    ys = [1.0 if c else 0.0 for c in correct]
-    a, b = 0.0, math.log(k / (n - k))
-    for _ in range(50):
-        ga = gb = haa = hab = hbb = 0.0
-        for x, y in zip(xs, ys, strict=True):
-            p = 1 / (1 + math.exp(-(a * x + b)))
-            ga += (p - y) * x
-            gb += p - y
-            w = p * (1 - p)
-            haa += w * x * x
-            hab += w * x
-            hbb += w
-        ga += l2 * a
-        haa += l2
-        det = haa * hbb - hab * hab
-        if det <= 1e-12:
-            break
-        da = (hbb * ga - hab * gb) / det
-        db = (haa * gb - hab * ga) / det
-        a, b = a - da, b - db
-        if abs(da) + abs(db) < 1e-8:
-            break
-    return {"a": round(a, 6), "b": round(b, 6)}
+    return _newton(strength, correct, l2, features or [{} for _ in strength])
 
 
 def _logit(s: float) -> float:
@@ -134,12 +109,13 @@ def _logit(s: float) -> float:
     return math.log(s / (1 - s))
 
 
-def _fit_with_features(
+def _newton(
     strength: Sequence[float],
     correct: Sequence[bool],
     l2: float,
     features: Sequence[Mapping[str, float]],
 ) -> dict[str, float]:
+    """``fit_logistic``'s Newton steps on [logit(s), the varying features, 1]."""
     names = [f for f in FEATURES if len({float(x.get(f, 0.0)) for x in features}) > 1]
     x = np.array(
         [
@@ -153,9 +129,12 @@ def _fit_with_features(
     penalty = np.diag([l2] * (x.shape[1] - 1) + [0.0])
     for _ in range(50):
         p = 1 / (1 + np.exp(-(x @ w)))
-        step = np.linalg.solve(
-            (x * (p * (1 - p))[:, None]).T @ x + penalty, x.T @ (p - y) + penalty @ w
-        )
+        try:
+            step = np.linalg.solve(
+                (x * (p * (1 - p))[:, None]).T @ x + penalty, x.T @ (p - y) + penalty @ w
+            )
+        except np.linalg.LinAlgError:  # a flat likelihood (every strength alike, no penalty)
+            break
         w -= step
         if np.abs(step).sum() < 1e-8:
             break

@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from factseek.judge.rules import VerdictRules, default_rules
 from factseek.labels import AVERITEC
-from factseek.text import STOPWORDS, stem, tokenize
+from factseek.text import stem, tokenize
 from factseek.types import Answer, Claim, Evidence, Passage, Question, Verdict
 
 
@@ -172,7 +172,7 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
     if sup.mass >= rules.weak and ref.mass >= rules.weak:
         why = f"{CONFLICT}: {_cite(sup.cards, 'supports')} support; {_cite(ref.cards, 'refutes')} refute"
         return answer("conflicting", min(sup.mass, ref.mass), (*sup.cards, *ref.cards), why)
-    deciding = [e for e in cards if e.stance and e.stance.label in ("supports", "refutes")]
+    deciding = [e for e in cards if e.stance and e.stance.decides]
     if not cards:
         why, ids = NO_EVIDENCE, ()
     elif not deciding:
@@ -241,8 +241,13 @@ def aggregate(
         label: str, rationale: str, cited: Sequence[Answer], strength: float | None
     ) -> Verdict:
         ids = tuple(dict.fromkeys(i for a in cited for i in a.evidence_ids))
-        features = verdict_features(label, answers, claim.text, evidence)
-        confidence = None if strength is None else rules.calibrate(label, strength, features)
+        confidence = (
+            None
+            if strength is None
+            else rules.calibrate(
+                label, strength, verdict_features(label, answers, claim.text, evidence)
+            )
+        )
         abstained = False
         level = rules.abstain.get(label, 0.0)
         if confidence is not None and confidence < level:
@@ -315,7 +320,7 @@ _SIDES = {"refuted": ("refutes",), "supported": ("supports",)}
 
 
 def _content(text: str) -> set[str]:
-    return {stem(w) for w in tokenize(text.lower()) if w not in STOPWORDS}
+    return {stem(w) for w in tokenize(text)}  # tokenize drops stop words already
 
 
 def verdict_features(

@@ -37,7 +37,7 @@ def badge(e: Evidence) -> str:
     stance" (plain text; callers escape)."""
     if e.stance is None:
         return "no stance"
-    if e.stance.label == "nei":
+    if not e.stance.decides:
         return "TAKES NO SIDE"
     return f"{e.stance.label.upper()} {e.stance.confidence:.2f}"
 

@@ -79,7 +79,7 @@ class Card:
     stance: StanceResult | None = None
     independent: bool = True
     note: str = ""
-    figures: str = ""  # its figure differs from the question's (Evidence.figures)
+    figures: str = ""  # figures for the reviewer to compare (Evidence.figures)
     relevant: bool = True
     relevance_by: str = ""  # the user who marked relevance ("" = the pipeline's opinion)
     stance_by: str = ""  # the user who set the stance ("" = the model's)

@@ -185,7 +185,7 @@ def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[st
         if not gold or report is None:
             continue
         kept = gold & {d.url for d in report.documents}
-        carded = gold & {e.url for e in report.evidence if not _no_side(e)}
+        carded = gold & {e.url for e in report.evidence if e.stance is None or e.stance.decides}
         docs.append(len(kept) / len(gold))
         cards.append(len(carded) / len(gold))
         any_doc.append(bool(kept))
@@ -201,10 +201,6 @@ def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[st
         "claims_with_gold_card": round(sum(any_card) / len(docs), 4),
         "claims_with_gold_card_any": round(sum(any_shown) / len(docs), 4),
     }
-
-
-def _no_side(e: Evidence) -> bool:
-    return e.stance is not None and e.stance.label == "nei"
 
 
 #: The answer to the claim's own question that each gold label makes right.

@@ -401,7 +401,7 @@ def _strength(s: StanceResult | None) -> float:
 
 
 def _decides(s: StanceResult | None) -> bool:
-    return s is not None and s.label in ("supports", "refutes")
+    return s is not None and s.decides
 
 
 def select_evidence(
