@@ -259,6 +259,44 @@ def test_originally_published_lines_and_short_originals_are_copies() -> None:
     assert "originally published by Courier" in by_url[credited.url].note
 
 
+def test_a_page_on_the_same_story_is_not_a_copy_but_an_edited_reprint_is() -> None:
+    # The demo's case: a blog explains the figures first; a later report quotes the finance
+    # director with most of the blog's words for one sentence, in other words and order.
+    blog = Document(
+        url="https://observer.example/p/plant-costs",
+        title="What the plant really costs",
+        published=dt.date(2024, 2, 14),
+        text=(
+            "Answer three: about 40 percent more. Add the interest the town will pay through 2041 "
+            "on every dollar of its debt, and the transit budget has grown more than anyone says."
+        ),
+    )
+    report = Document(
+        url="https://www.tribune.example/budget-hearing",
+        title="Finance director lays out the math",
+        published=dt.date(2024, 4, 18),
+        text=(
+            "If you add every dollar of interest we will pay through 2041, the transit budget "
+            "has grown about 40 percent."
+        ),
+    )
+    # A reprint of the report with two words changed keeps most of its word triples.
+    reprint = Document(
+        url="https://www.weekly.example/hearing",
+        title="Hearing",
+        published=dt.date(2024, 4, 20),
+        text=(
+            "If you add each dollar of interest we will pay through 2041, the transit budget "
+            "has grown nearly 40 percent."
+        ),
+    )
+    _, cards = cards_for([blog, report, reprint], EvidenceConfig(cards=6))
+    by_url = {e.url: e for e in cards if e.question == CLAIM.text}
+    assert by_url[report.url].independent, by_url[report.url].note
+    assert not by_url[reprint.url].independent
+    assert by_url[report.url].id in by_url[reprint.url].note
+
+
 def test_questions_in_a_page_are_not_evidence() -> None:
     page = Document(
         url="https://www.metrodaily.example/transit-faq",
