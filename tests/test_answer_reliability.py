@@ -25,7 +25,14 @@ def test_the_rules_carry_and_say_it() -> None:
     assert "answered “yes” it was supported 56% of the time (31 of 55)" in said
     assert "answered “no” it was refuted 85% of the time (67 of 79)" in said
     assert said.endswith("the subquestions' answers were not measured")
+    subs = {"yes": {"precision": 0.3664, "right": 48, "n": 131}}
+    both = VerdictRules(answer_precision=MEASURED, subquestion_precision=subs)
+    assert rules_from_dict(both.to_dict()) == both
+    assert answer_words(both).endswith(
+        "; when a subquestion was answered “yes” the claim was supported 37% of the time (48 of 131)"
+    )
     assert answer_words(VerdictRules()) == ""  # nothing measured: nothing said
+    assert answer_words(VerdictRules(subquestion_precision=subs)) == ""  # the claim's first
     only_no = VerdictRules(answer_precision={"no": MEASURED["no"]})
     assert "yes" not in answer_words(only_no) and answer_words(only_no).startswith("when")
 
@@ -42,6 +49,41 @@ def test_the_rules_carry_and_say_it() -> None:
 def test_bad_entries_are_refused(bad) -> None:
     with pytest.raises(ConfigError, match="answer_precision"):
         VerdictRules(answer_precision=bad)
+    with pytest.raises(ConfigError, match="subquestion_precision"):
+        VerdictRules(subquestion_precision=bad)
+
+
+def test_subquestions_are_scored_by_the_claims_label() -> None:
+    from factseek.datasets.labeled import LabeledClaim
+    from factseek.runs.evaluate import claim_answers, subquestion_answers
+
+    def case(cid: str, label: str, own: str, subs: list[str]) -> tuple[LabeledClaim, Report]:
+        claim = Claim(text=f"Claim {cid}.", id=cid)
+        own = Question(text=claim.text, source="claim", kind="claim")
+        questions = (own, *(Question(text=f"Part {k} of {cid}?") for k in range(len(subs))))
+        answers = tuple(
+            Answer(question=q.text, answer=a)  # type: ignore[arg-type]
+            for q, a in zip(questions, [own, *subs], strict=True)
+        )
+        return LabeledClaim(claim=claim, label=label), Report(
+            claim=claim, questions=questions, answers=answers
+        )
+
+    cases = [
+        case("a", "supported", "yes", ["yes", "no", "unknown"]),  # sub: yes right, no wrong
+        case("b", "refuted", "no", ["no", "no"]),  # both right
+        case("c", "conflicting-evidence", "yes", ["yes"]),  # right only for its own label
+        case("d", "refuted", "unknown", ["yes"]),  # the claim's own: not counted
+    ]
+    rows, reports = [r for r, _ in cases], {r.claim.id: rep for r, rep in cases}
+    assert subquestion_answers(rows, reports) == {
+        "yes": {"precision": round(1 / 3, 4), "right": 1, "n": 3},
+        "no": {"precision": 0.6667, "right": 2, "n": 3},
+    }
+    assert claim_answers(rows, reports) == {
+        "yes": {"precision": 0.5, "right": 1, "n": 2},
+        "no": {"precision": 1.0, "right": 1, "n": 1},
+    }
 
 
 def _report(said: str, answer: str = "no") -> Report:

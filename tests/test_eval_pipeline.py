@@ -297,6 +297,9 @@ def test_fit_rules_and_record_their_precision_from_a_run(result, tmp_path) -> No
     assert got["answer_precision"]["yes"] == {"precision": 1.0, "right": 4, "n": 4}
     assert got["answer_basis"] == "the fixture"  # --answer-basis: the --basis unless given
     assert "the claim answered yes: 100.0%" in r.output
+    measured = json.loads((out / "results.json").read_text())["subquestion_answers"]
+    assert got["subquestion_precision"] == measured  # whatever the fixture's subquestions said
+    assert measured and all(v["n"] >= v["right"] for v in measured.values())
     r = runner.invoke(
         app, ["judge", "rules-precision", str(rules), "--run", str(tmp_path), "--basis", "x"]
     )

@@ -526,7 +526,7 @@ def rules_precision(
     ] = None,
 ) -> None:
     """Record in a rules file how often each verdict label was right in a run, and how often
-    the claim's own question was answered rightly.
+    the claim's own question, and each subquestion, was answered rightly.
 
     The run's "retrieved" system is read, so reports can say it beside each verdict;
     not-enough-evidence is left out (the judge declining is not a finding). The claim's
@@ -544,14 +544,17 @@ def rules_precision(
             if k != "not-enough-evidence"  # the judge declining is not a finding to vouch for
         }
         answers = {k: dict(v) for k, v in (results.get("claim_answers") or {}).items()}
+        subs = {k: dict(v) for k, v in (results.get("subquestion_answers") or {}).items()}
     except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
         raise InputError(f"{run}: no measured precision of a 'retrieved' system ({e})") from None
     from dataclasses import replace
 
     target = out or rules
     fixed = {"precision": measured, "precision_basis": basis, "answer_precision": answers}
+    fixed["subquestion_precision"] = subs
     fixed["answer_basis"] = (basis if answer_basis is None else answer_basis) if answers else ""
     replace(verdict_rules, **fixed).save(target)
     shown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in measured.items())
     shown += "".join(f"; the claim answered {k}: {100 * v['precision']:.1f}%" for k, v in answers.items())  # fmt: skip
+    shown += "".join(f"; a subquestion answered {k}: {100 * v['precision']:.1f}%" for k, v in subs.items())  # fmt: skip
     typer.echo(f"{shown}; wrote {target}")

@@ -24,8 +24,9 @@ A ``VerdictRules`` is a small JSON file (``format_version`` 1, ``kind``
 - ``answer_precision``: on the same claims, how often the claim's own question was answered
   rightly: ``{"yes": {"precision": p, "right": r, "n": n}, "no": ...}`` ("yes" is right when
   the claim was supported, "no" when it was refuted), and ``answer_basis``, on what; shown
-  with a report's answers (``answer_words``). Subquestions have no gold answers, so they are
-  not measured.
+  with a report's answers (``answer_words``); ``subquestion_precision``, the same over every
+  answer to a subquestion, which has no gold answer of its own: "yes" is scored right when the
+  claim was supported, "no" when it was refuted, as for the claim's own question.
 - ``fitted_on``: how the numbers were chosen (the shipped ones: cross-validation on AVeriTeC
   train claims; ``factseek judge fit-rules``).
 
@@ -73,6 +74,7 @@ class VerdictRules:
     precision: Mapping[str, float] = field(default_factory=dict)
     precision_basis: str = ""
     answer_precision: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    subquestion_precision: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     answer_basis: str = ""
     fitted_on: str = ""
 
@@ -94,10 +96,11 @@ class VerdictRules:
         for label, p in self.precision.items():
             if label not in LABELS or not 0.0 <= p <= 1.0:
                 raise ConfigError(f"verdict rules: bad precision entry {label!r}")
-        for answer, m in self.answer_precision.items():
-            ok = answer in ANSWERS and isinstance(m, Mapping) and set(m) == {"precision", "right", "n"}  # fmt: skip
-            if not ok or not 0 <= m["right"] <= m["n"] or not 0.0 <= m["precision"] <= 1.0:
-                raise ConfigError(f"verdict rules: bad answer_precision entry {answer!r}")
+        for name in ("answer_precision", "subquestion_precision"):
+            for answer, m in getattr(self, name).items():
+                ok = answer in ANSWERS and isinstance(m, Mapping) and set(m) == {"precision", "right", "n"}  # fmt: skip
+                if not ok or not 0 <= m["right"] <= m["n"] or not 0.0 <= m["precision"] <= 1.0:
+                    raise ConfigError(f"verdict rules: bad {name} entry {answer!r}")
 
     def calibrated(self, label: str) -> bool:
         return label in self.calibration
@@ -126,25 +129,36 @@ class VerdictRules:
         return path
 
 
-def answer_words(rules: VerdictRules) -> str:
-    """ "where it was measured (BASIS), when the claim itself was answered “yes” it was
-    supported 56% of the time (31 of 55), and when answered “no” refuted 85% (67 of 79); the
-    subquestions' answers were not measured", or "" when the rules hold no such measurement."""
+def _measured(precision: Mapping[str, Mapping[str, float]], subject: str = "it") -> list[str]:
+    """ "answered “yes” it was supported 56% of the time (31 of 55)", and so on for "no"."""
     said = []
     for answer, what in (("yes", "supported"), ("no", "refuted")):
-        m = rules.answer_precision.get(answer)
+        m = precision.get(answer)
         if m and m["n"]:
             said.append(
-                f"answered “{answer}” it was {what} {100 * m['precision']:.0f}% of the time"
+                f"answered “{answer}” {subject} was {what} {100 * m['precision']:.0f}% of the time"
                 f" ({int(m['right'])} of {int(m['n'])})"
             )
-    if not said:
+    return said
+
+
+def answer_words(rules: VerdictRules) -> str:
+    """ "where it was measured (BASIS), when the claim itself was answered “yes” it was
+    supported 56% of the time (31 of 55), and when answered “no” it was refuted 85% of the time
+    (67 of 79); when a subquestion was answered “yes” the claim was supported 37% of the time
+    (48 of 131), ...", or "" when the rules hold no such measurement (the subquestions' part
+    says they were not measured when they were not)."""
+    own = _measured(rules.answer_precision)
+    sub = _measured(rules.subquestion_precision, "the claim")
+    if not own:
         return ""
     where = f"where it was measured ({rules.answer_basis}), " if rules.answer_basis else ""
-    return (
-        f"{where}when the claim itself was {', and when '.join(said)};"
-        " the subquestions' answers were not measured"
+    subs = (
+        f"when a subquestion was {', and when '.join(sub)}"
+        if sub
+        else "the subquestions' answers were not measured"
     )
+    return f"{where}when the claim itself was {', and when '.join(own)}; {subs}"
 
 
 def rules_from_dict(data: Mapping[str, Any], where: str = "verdict rules") -> VerdictRules:

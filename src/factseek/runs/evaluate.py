@@ -26,8 +26,9 @@
    of the claim-only-to-gold gap it closes (and of the claim-only-to-gold-pages gap).
 4. **The claim's own answer** (AVeriTeC labels): of the reports whose answer to the claim's own
    question is "yes" or "no", how often the claim was supported, or refuted
-   (``claim_answers``; ``judge rules-precision`` records it in a rules file, and reports show it
-   above their answers).
+   (``claim_answers``), and the same over every subquestion's answer (``subquestion_answers``:
+   they have no gold answers, so the claim's label scores them too); ``judge rules-precision``
+   records both in a rules file, and reports show them above their answers.
 5. **Evidence recall** (when gold evidence pages are known): per claim, the share of its gold
    pages among the documents the pipeline kept, and among its evidence cards; averaged over the
    claims with at least one gold page; and the share of those claims with at least one gold
@@ -93,6 +94,7 @@ class EvalResult:
     gap_closed_pages: dict[str, float] = field(default_factory=dict)  # vs gold-pages
     evidence_recall: dict[str, float] = field(default_factory=dict)
     claim_answers: dict[str, dict[str, float]] = field(default_factory=dict)  # claim_answers()
+    subquestion_answers: dict[str, dict[str, float]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
 
@@ -207,25 +209,46 @@ def _recall(rows: Sequence[LabeledClaim], reports: dict[str, Report]) -> dict[st
 RIGHT_ANSWER = {"supported": "yes", "refuted": "no"}
 
 
+def _answer_counts(
+    rows: Sequence[LabeledClaim], reports: dict[str, Report], claims_own: bool
+) -> dict[str, dict[str, float]]:
+    """``{"yes": {"precision", "right", "n"}, "no": ...}`` over the answers to the claim's own
+    question (``claims_own``) or to every other question: an answer "yes" (or "no") is right
+    when the claim was supported (refuted); any other gold label makes it wrong."""
+    counts = {a: [0, 0] for a in RIGHT_ANSWER.values()}  # answer -> [right, n]
+    for r in rows:
+        report = reports.get(claim_id(r.claim))
+        if report is None:
+            continue
+        own = {q.text for q in report.questions if q.kind == "claim"}
+        given = [a.answer for a in report.answers if (a.question in own) == claims_own]
+        for answer in given[:1] if claims_own else given:
+            if answer in counts:
+                counts[answer][1] += 1
+                counts[answer][0] += RIGHT_ANSWER.get(str(r.label)) == answer
+    return {
+        a: {"precision": round(right / n, 4), "right": right, "n": n}
+        for a, (right, n) in counts.items()
+        if n
+    }
+
+
 def claim_answers(
     rows: Sequence[LabeledClaim], reports: dict[str, Report]
 ) -> dict[str, dict[str, float]]:
     """``{"yes": {"precision", "right", "n"}, "no": ...}``: of the reports that answer the
     claim's own question "yes" (or "no"), how many claims were supported (refuted); any other
     gold label makes the answer wrong. Empty when no report answers so."""
-    counts = {a: [0, 0] for a in RIGHT_ANSWER.values()}  # answer -> [right, n]
-    for r in rows:
-        report = reports.get(claim_id(r.claim))
-        own = [q.text for q in report.questions if q.kind == "claim"] if report else []
-        given = [a.answer for a in report.answers if a.question in own] if report else []
-        if given and given[0] in counts:
-            counts[given[0]][1] += 1
-            counts[given[0]][0] += RIGHT_ANSWER.get(str(r.label)) == given[0]
-    return {
-        a: {"precision": round(right / n, 4), "right": right, "n": n}
-        for a, (right, n) in counts.items()
-        if n
-    }
+    return _answer_counts(rows, reports, claims_own=True)
+
+
+def subquestion_answers(
+    rows: Sequence[LabeledClaim], reports: dict[str, Report]
+) -> dict[str, dict[str, float]]:
+    """The same over every answer to a subquestion (each answer counts once): subquestions
+    have no gold answers, so an answer is scored by the claim's label, as the claim's own is
+    (a "no" to a part of the claim should mean the claim is refuted)."""
+    return _answer_counts(rows, reports, claims_own=False)
 
 
 def evaluate_pipeline(
@@ -383,6 +406,9 @@ def evaluate_pipeline(
         gap_closed_pages=gap_pages,
         evidence_recall=_recall(done, reports),
         claim_answers=claim_answers(done, reports) if labels.name == "averitec" else {},
+        subquestion_answers=(
+            subquestion_answers(done, reports) if labels.name == "averitec" else {}
+        ),
         notes=tuple(notes),
     )
     atomic_write(out / "results.json", json.dumps(asdict(result), indent=2) + "\n")
@@ -516,14 +542,18 @@ def results_table(r: EvalResult) -> str:
                     else ""
                 )
             )
-    if r.claim_answers:
-        lines.append(
-            "The claim's own question: "
-            + "; ".join(
-                f"answered {a} {int(m['n'])} times, right {_pct(m['precision'])}%"
-                f" ({int(m['right'])}: the claim was {'supported' if a == 'yes' else 'refuted'})"
-                for a, m in r.claim_answers.items()
+    for what, measured in (
+        ("The claim's own question", r.claim_answers),
+        ("The subquestions", r.subquestion_answers),
+    ):
+        if measured:
+            lines.append(
+                f"{what}: "
+                + "; ".join(
+                    f"answered {a} {int(m['n'])} times, right {_pct(m['precision'])}%"
+                    f" ({int(m['right'])}: the claim was {'supported' if a == 'yes' else 'refuted'})"
+                    for a, m in measured.items()
+                )
             )
-        )
     lines.extend(f"\nNote: {n}" for n in r.notes)
     return "\n".join(lines) + "\n"
