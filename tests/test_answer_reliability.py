@@ -59,8 +59,8 @@ def test_subquestions_are_scored_by_the_claims_label() -> None:
 
     def case(cid: str, label: str, own: str, subs: list[str]) -> tuple[LabeledClaim, Report]:
         claim = Claim(text=f"Claim {cid}.", id=cid)
-        own = Question(text=claim.text, source="claim", kind="claim")
-        questions = (own, *(Question(text=f"Part {k} of {cid}?") for k in range(len(subs))))
+        mine = Question(text=claim.text, source="claim", kind="claim")
+        questions = (mine, *(Question(text=f"Part {k} of {cid}?") for k in range(len(subs))))
         answers = tuple(
             Answer(question=q.text, answer=a)  # type: ignore[arg-type]
             for q, a in zip(questions, [own, *subs], strict=True)
