@@ -290,11 +290,19 @@ def test_a_page_on_the_same_story_is_not_a_copy_but_an_edited_reprint_is() -> No
             "has grown nearly 40 percent."
         ),
     )
-    _, cards = cards_for([blog, report, reprint], EvidenceConfig(cards=6))
+    # A short page that says one phrase of an earlier, longer card is no copy of it.
+    brief = Document(
+        url="https://radio.example/brief",
+        title="Brief",
+        published=dt.date(2024, 4, 25),
+        text="The transit budget has grown 40 percent.",
+    )
+    _, cards = cards_for([blog, report, reprint, brief], EvidenceConfig(cards=6))
     by_url = {e.url: e for e in cards if e.question == CLAIM.text}
     assert by_url[report.url].independent, by_url[report.url].note
     assert not by_url[reprint.url].independent
     assert by_url[report.url].id in by_url[reprint.url].note
+    assert by_url[brief.url].independent, by_url[brief.url].note
 
 
 def test_questions_in_a_page_are_not_evidence() -> None:

@@ -76,8 +76,9 @@ pipeline calls it between the two):
    Tallis told the council"). A card is also ``independent=False`` when its page says it
    republishes another outlet ("Originally published by the Courier", "Reprinted from ...":
    ``syndication_source``), or when at least ``cfg.duplicate`` of its word triples (three
-   words in a row, stop words kept) lie in a card from another site or in the first
-   ``COPY_WORDS`` words of that card's page (so the copy of a short original, which is one
+   words in a row, stop words kept) lie in a card from another site and that card's in it, or
+   (a card of ``MIN_COPY_TERMS`` terms or more) in the first ``COPY_WORDS`` words of that card's
+   page (so the copy of a short original, which is one
    whole-page card, is caught too): the copy published later (then: later in document order)
    is the syndicated one. Triples, not words, because a page on the same story shares a short
    sentence's words without copying it. Such cards are shown
@@ -516,8 +517,8 @@ def _mark_copies(
 ) -> list[Evidence]:
     """Rule 6, second half: a card is not independent when its page says it republishes another
     outlet, or when ``threshold`` of its word triples lie in an earlier card from another site
-    or (for a card of at least ``MIN_COPY_TERMS`` terms) in the first ``COPY_WORDS`` words of
-    that card's page (a short original is one whole-page card, so its copy's sentence matches
+    and that card's in it, or (for a card of at least ``MIN_COPY_TERMS`` terms) when they lie in
+    the first ``COPY_WORDS`` words of that card's page (a short original is one whole-page card, so its copy's sentence matches
     its page, not its card). Copied text keeps its triples (a 25-word sentence copied with three
     words changed keeps 61% or more); a page on the same story does not, even where it shares
     the words (the demo's finance director and the blog before him: 80% of the sentence's
@@ -544,7 +545,10 @@ def _mark_copies(
         for j in order[:pos]:
             if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
                 continue
-            same_card = _share(triples[i], triples[j]) >= threshold
+            # both ways: a short card is not a copy for being one phrase of a longer one
+            same_card = (
+                min(_share(triples[i], triples[j]), _share(triples[j], triples[i])) >= threshold
+            )
             inside = len(terms[i]) >= MIN_COPY_TERMS and _share(triples[i], pages[j]) >= threshold
             if same_card or inside:
                 mark(i, f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy")
