@@ -460,7 +460,7 @@ def select_evidence(
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
     doc_of = [c.doc for c, _, _ in chosen]
-    return _mark_copies(cards, doc_of, [documents[d] for d in doc_of], cfg.duplicate)
+    return _mark_copies(cards, doc_of, documents, cfg.duplicate)
 
 
 def _figure_cards(
@@ -513,20 +513,23 @@ def _share(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> floa
 
 
 def _mark_copies(
-    cards: list[Evidence], doc_of: list[int], docs: list[Document], threshold: float
+    cards: list[Evidence], doc_of: list[int], documents: Sequence[Document], threshold: float
 ) -> list[Evidence]:
     """Rule 6, second half: a card is not independent when its page says it republishes another
     outlet, or when ``threshold`` of its word triples lie in an earlier card from another site
     and that card's in it, or (for a card of at least ``MIN_COPY_TERMS`` terms) when they lie in
-    the first ``COPY_WORDS`` words of that card's page (a short original is one whole-page card, so its copy's sentence matches
-    its page, not its card). Copied text keeps its triples (a 25-word sentence copied with three
-    words changed keeps 61% or more); a page on the same story does not, even where it shares
-    the words (the demo's finance director and the blog before him: 80% of the sentence's
-    words, 7% of its triples), nor does a sentence that repeats one phrase of a longer one
-    ("the transit budget has grown 40 percent since 2019": 54%)."""
-    terms = [frozenset(tokenize(c.text)) for c in cards]
+    the first ``COPY_WORDS`` words of that card's page (a short original is one whole-page
+    card, so its copy's sentence matches its page, not its card). Copied text keeps its triples
+    (a 25-word sentence copied with three words changed keeps 61% or more); a page on the same
+    story does not, even where it shares the words (the demo's finance director and the blog
+    before him: 80% of the sentence's words, 7% of its triples), nor does a sentence that
+    repeats one phrase of a longer one ("the transit budget has grown 40 percent since 2019":
+    54%). Each page is read once, however many cards it gives."""
+    n_terms = [len(set(tokenize(c.text))) for c in cards]
     triples = [_triples(c.text) for c in cards]
-    pages = [_triples(" ".join(d.text.split()[:COPY_WORDS])) for d in docs]
+    used = sorted(set(doc_of))  # ``documents[doc_of[i]]`` is card i's page
+    opening = {d: _triples(" ".join(documents[d].text.split()[:COPY_WORDS])) for d in used}
+    source = {d: syndication_source(documents[d]) for d in used}
     order = sorted(
         range(len(cards)),
         key=lambda i: (cards[i].published is None, cards[i].published or 0, doc_of[i], i),
@@ -538,9 +541,8 @@ def _mark_copies(
         out[i] = replace(out[i], independent=False, note=joined)
 
     for pos, i in enumerate(order):
-        source = syndication_source(docs[i])
-        if source:
-            mark(i, f"a syndicated copy: originally published by {source}")
+        if source[doc_of[i]]:
+            mark(i, f"a syndicated copy: originally published by {source[doc_of[i]]}")
             continue
         for j in order[:pos]:
             if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
@@ -549,7 +551,9 @@ def _mark_copies(
             same_card = (
                 min(_share(triples[i], triples[j]), _share(triples[j], triples[i])) >= threshold
             )
-            inside = len(terms[i]) >= MIN_COPY_TERMS and _share(triples[i], pages[j]) >= threshold
+            inside = (
+                n_terms[i] >= MIN_COPY_TERMS and _share(triples[i], opening[doc_of[j]]) >= threshold
+            )
             if same_card or inside:
                 mark(i, f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy")
                 break
