@@ -15,7 +15,7 @@ from factseek.summarize.evidence import (
     match_terms,
     select_evidence,
 )
-from factseek.text import stem
+from factseek.text import stem, tokenize
 from factseek.types import Claim, Document, Question
 
 CLAIM = Claim(
@@ -285,10 +285,7 @@ def test_a_page_on_the_same_story_is_not_a_copy_but_an_edited_reprint_is() -> No
         url="https://www.weekly.example/hearing",
         title="Hearing",
         published=dt.date(2024, 4, 20),
-        text=(
-            "If you add each dollar of interest we will pay through 2041, the transit budget "
-            "has grown nearly 40 percent."
-        ),
+        text=report.text.replace("every", "each").replace("about", "nearly"),
     )
     # A short page that says one phrase of an earlier, longer card is no copy of it.
     brief = Document(
@@ -303,6 +300,27 @@ def test_a_page_on_the_same_story_is_not_a_copy_but_an_edited_reprint_is() -> No
     assert not by_url[reprint.url].independent
     assert by_url[report.url].id in by_url[reprint.url].note
     assert by_url[brief.url].independent, by_url[brief.url].note
+
+
+def test_the_shares_the_copy_rule_is_set_by() -> None:
+    """The figures in ``_mark_copies``'s docstring and docs/verdicts.md (rule 5)."""
+    import json
+
+    from factseek.demo import demo_dir
+    from factseek.summarize.evidence import _share, _triples
+
+    docs = [json.loads(line) for line in (demo_dir() / "docs.jsonl").open(encoding="utf-8")]
+    blog = next(d for d in docs if d["url"].endswith("/what-the-northside-plant-really-costs"))
+    said = (
+        "\"If you add every dollar of interest we will pay through 2041, it's about $61.8 million."
+    )
+    opening = " ".join(blog["text"].split()[:300])
+    words = set(tokenize(said))
+    assert round(len(words & set(tokenize(opening))) / len(words), 2) == 0.80
+    assert _share(_triples(said), _triples(opening)) == 2 / 16
+    phrase = _triples("The transit budget has grown 40 percent since 2019 and riders deserve to know it.")  # fmt: skip
+    quoted = _triples("Tallis said at a forum that the transit budget has grown 40 percent since 2019.")  # fmt: skip
+    assert round(_share(quoted, phrase), 2) == 0.54
 
 
 def test_questions_in_a_page_are_not_evidence() -> None:

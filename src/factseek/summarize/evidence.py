@@ -522,7 +522,7 @@ def _mark_copies(
     card, so its copy's sentence matches its page, not its card). Copied text keeps its triples
     (a 25-word sentence copied with three words changed keeps 61% or more); a page on the same
     story does not, even where it shares the words (the demo's finance director and the blog
-    before him: 80% of the sentence's words, 7% of its triples), nor does a sentence that
+    before him: 80% of the sentence's words, 2 of its 16 triples), nor does a sentence that
     repeats one phrase of a longer one ("the transit budget has grown 40 percent since 2019":
     54%). Each page is read once, however many cards it gives."""
     n_terms = [len(set(tokenize(c.text))) for c in cards]
