@@ -163,6 +163,14 @@ def test_read_report_errors_name_the_file(tmp_path):
     other.write_text(json.dumps({"id": "c1", "line": 1}))
     with pytest.raises(DataError, match=r"other\.json: not a factseek report"):
         read_report(other)
+    # each hit needs its constraint decision: the renderers pair them
+    data = json.loads(render(report(), "json"))
+    assert data["results"][0]["hits"]
+    data["results"][0]["decisions"] = []
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(data))
+    with pytest.raises(DataError, match=r"short\.json: .*results\[0\]: \d+ hits but 0 decisions"):
+        read_report(short)
 
 
 @pytest.mark.parametrize("fmt", ["md", "html"])

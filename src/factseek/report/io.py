@@ -105,9 +105,17 @@ def report_from_data(data: Any, where: str) -> Report:
     if not isinstance(data, dict) or not isinstance(data.get("claim"), dict):
         raise DataError("not a factseek report (no claim)", where)
     try:
-        return record_from(Report, data)
+        report = record_from(Report, data)
     except RecordError as e:
         raise DataError(f"not a factseek report: {e}", where) from None
+    for i, r in enumerate(report.results):  # each hit has its decision (the renderers pair them)
+        if len(r.hits) != len(r.decisions):
+            raise DataError(
+                f"not a factseek report: results[{i}]: {len(r.hits)} hits but "
+                f"{len(r.decisions)} decisions",
+                where,
+            )
+    return report
 
 
 def read_report(path: str | Path) -> Report:
