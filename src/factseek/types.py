@@ -219,7 +219,10 @@ class Evidence:
     claim on their own. ``figures`` says when the card states a figure in the question's unit
     but not the question's figure ("this says 18 percent; the question, 40 percent"), repeats
     it yet reads as refuting, or gives it and takes no side (a figure card), for the reviewer to
-    compare (``summarize.figures.figure_note``).
+    compare (``summarize.figures.figure_note``). ``figure_of_other`` marks a card that gives the
+    question's own figure only for another thing ("the fixed charge rose 40 percent" for "have
+    water bills risen 40 percent?"; ``summarize.measures.elsewhere``, which writes ``figures``):
+    it never counts as support.
     """
 
     id: str
@@ -236,6 +239,7 @@ class Evidence:
     note: str = ""
     genre: str = ""  # "" (reporting), "letter", "opinion" or "blog" (summarize.genre)
     figures: str = ""  # a figure to compare with the question's (summarize.figures.figure_note)
+    figure_of_other: bool = False  # the question's figure, said of another thing
 
 
 AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]

@@ -9,7 +9,9 @@ question's own cards (``Evidence.question``):
 1. **Weight** of a card: a card from a letter, opinion piece or blog (``Evidence.genre``)
    weighs ``rules.genre_weight``, any other 1. A card that is not independent (the claimant's
    own words, a syndicated copy) weighs 0 for support; for refutation the claimant's own words
-   weigh 1 (an admission refutes) and a copy 0 (its original counts already).
+   weigh 1 (an admission refutes) and a copy 0 (its original counts already). A card that gives
+   the question's figure only for another thing (``Evidence.figure_of_other``: "the fixed
+   charge rose 40 percent" for "have water bills risen 40 percent?") weighs 0 for support.
 2. **Mass** of each side: ``1 - prod(1 - weight x p)`` over that side's cards (cards labelled
    ``supports`` with their calibrated p(supports), cards labelled ``refutes`` with
    p(refutes)), the strongest card per site only, so one outlet saying it twice is one voice:
@@ -22,8 +24,9 @@ question's own cards (``Evidence.question``):
    - **no**: refutation mass >= ``rules.decide`` and support mass < ``rules.weak``;
    - **conflicting**: both masses >= ``rules.weak``;
    - **unknown**, with the reason: "no evidence found" (no card), "no card takes a side" (only
-     cards read ``nei``), "only the claimant's own words or copies support it", "only letters,
-     opinion pieces or blogs support it", or "too weak to decide" (the best card of each side
+     cards read ``nei``), "only the claimant's own words or copies support it", "only cards
+     that give the question's figure for another thing support it", "only letters, opinion
+     pieces or blogs support it", or "too weak to decide" (the best card of each side
      is named); then the cards that take no side but give a figure to compare (figure cards,
      ``summarize.evidence`` rule 5), cited as "figures to compare: E13, E14".
    So a lone card decides only when its own calibrated probability (times its weight) reaches
@@ -85,6 +88,7 @@ NO_SIDE = "no card takes a side"
 CONFLICT = "conflicting evidence"
 ONLY_CLAIMANT = "only the claimant's own words or copies support it"
 ONLY_OPINION = "only letters, opinion pieces or blogs support it"
+OTHER_THING = "only cards that give the question's figure for another thing support it"
 TOO_WEAK = "too weak to decide"
 
 
@@ -95,6 +99,8 @@ def _p(e: Evidence, label: str) -> float:
 def _weight(e: Evidence, side: str, rules: VerdictRules) -> float:
     """Rule 1."""
     base = rules.genre_weight if e.genre else 1.0
+    if side == "supports" and e.figure_of_other:
+        return 0.0
     if e.independent:
         return base
     if side == "refutes" and "near-copy" not in e.note:
@@ -178,7 +184,8 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
     elif not deciding:
         why, ids = NO_SIDE, ()
     elif not sup.cards and not ref.cards:
-        why, ids = ONLY_CLAIMANT, tuple(deciding)
+        other = all(e.figure_of_other or e.stance.label != "supports" for e in deciding)  # type: ignore[union-attr]
+        why, ids = OTHER_THING if other else ONLY_CLAIMANT, tuple(deciding)
     elif sup.cards and not sup.full and ref.mass < rules.weak:
         why, ids = ONLY_OPINION, sup.cards
     else:

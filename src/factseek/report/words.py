@@ -21,7 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from factseek.constraints.hits import PAGE_REMOVED
-from factseek.judge.verdict import ONLY_CLAIMANT, ONLY_OPINION, TOO_WEAK, named, strongest
+from factseek.judge.verdict import (
+    ONLY_CLAIMANT,
+    ONLY_OPINION,
+    OTHER_THING,
+    TOO_WEAK,
+    named,
+    strongest,
+)
 from factseek.review.ratings import label_words
 from factseek.types import Answer, Report, Verdict
 
@@ -89,6 +96,8 @@ def answer_kind(a: Answer) -> tuple[str, str]:
     if a.answer == "unknown":
         if a.rationale.startswith(ONLY_CLAIMANT):
             return "unknown", "no independent evidence"
+        if a.rationale.startswith(OTHER_THING):
+            return "unknown", "its figure is of another thing"
         if a.rationale.startswith(ONLY_OPINION):
             return "unknown", "only letters, opinion or blogs"
         if a.rationale.startswith(TOO_WEAK):

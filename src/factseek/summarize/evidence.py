@@ -60,7 +60,8 @@ pipeline calls it between the two):
    stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
    stance, and nothing is decided.
    **Figure cards** follow a question's cards: up to ``cfg.figure_cards`` candidates that do not
-   decide (read ``nei``) but give the question's own figure (same unit, within
+   decide (read ``nei``), or support only with a figure said of another thing (rule 8), and are
+   not already cards, but give the question's own figure (same unit, within
    ``FIGURE_TOLERANCE``: ``gives_figure``), those that count fully first, then the most
    relevant. The sentence that settles a figure ("with interest, about $61.8 million" for "$62
    million") is often read as taking no side; a reviewer sees it, with its ``figures`` note,
@@ -86,7 +87,13 @@ pipeline calls it between the two):
 7. **Genre.** Each card carries its page's genre (``summarize.genre``: ``letter``,
    ``opinion``, ``blog`` or ``""``); ``judge.verdict`` never lets such a card be a question's
    only support.
-8. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
+8. **A figure said of another thing.** A candidate read as supporting (or a figure card) that
+   gives the question's own figure, but only for another thing than the one the question
+   measures ("the fixed charge rose 40 percent" for "Have water bills risen 40 percent?",
+   ``summarize.measures.elsewhere``, by the dependency parse), is ``figure_of_other`` with a
+   ``figures`` note that names both things; it does not count for rule 5's ranking and
+   ``judge.verdict`` never counts it as support.
+9. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
    order, then start offset, everywhere.
 """
 
@@ -104,12 +111,12 @@ from factseek.summarize.extractive import sentence_spans
 from factseek.summarize.figures import (
     QUANTITY,
     YEAR,
-    figure_note,
     figures,
     gives_figure,
     same_figure,
 )
 from factseek.summarize.genre import genre
+from factseek.summarize.measures import card_figures
 from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
 from factseek.text import words as all_words
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
@@ -432,14 +439,19 @@ def select_evidence(
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
-            rows.append((not note and not genres[c.doc], score, c, s, note))
+            other = card_figures(c.question, c.text, s.label if s is not None else "")
+            counts = not note and not genres[c.doc] and "figure_of_other" not in other
+            rows.append((counts, score, c, s, note))
         if stances is None:
             rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
         else:
             rows.sort(key=lambda r: (-r[0], -r[1], r[2].doc, r[2].start))
-        chosen.extend((c, s, note) for _, _, c, s, note in rows[: cfg.cards])
+        top = rows[: cfg.cards]
+        chosen.extend((c, s, note) for _, _, c, s, note in top)
         if stances is not None and cfg.figure_cards:
-            chosen.extend(_figure_cards(by_question[qi], claimant, documents, genres, cfg))
+            shown = {id(c) for _, _, c, _, _ in top}
+            rest = [(c, s) for c, s in by_question[qi] if id(c) not in shown]
+            chosen.extend(_figure_cards(rest, claimant, documents, genres, cfg))
     cards = [
         Evidence(
             id=f"E{n}",
@@ -455,7 +467,7 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=figure_note(c.question, c.text, s.label if s is not None else ""),
+            **card_figures(c.question, c.text, s.label if s is not None else ""),
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
@@ -470,11 +482,14 @@ def _figure_cards(
     genres: dict[int, str],
     cfg: EvidenceConfig,
 ) -> list[tuple[Candidate, StanceResult | None, str]]:
-    """Rule 5, figure cards: one question's candidates that take no side but give its own
+    """Rule 5, figure cards: one question's candidates (not already its cards) that take no
+    side, or support it only with its figure said of another thing (rule 8), but give its own
     figure, those that count fully first, then the most relevant."""
     ranked = []
     for c, s in rows:
-        if _decides(s) or not gives_figure(c.question, c.text):
+        if not gives_figure(c.question, c.text):
+            continue
+        if _decides(s) and "figure_of_other" not in card_figures(c.question, c.text, s.label):  # type: ignore[union-attr]
             continue
         note = claimant.note(documents[c.doc], c.text)
         ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))

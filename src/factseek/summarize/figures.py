@@ -22,6 +22,7 @@ __all__ = [
     "figure_note",
     "figures",
     "gives_figure",
+    "quantities",
     "same_figure",
 ]
 
@@ -37,8 +38,10 @@ Span = tuple[float, str, str]  # value, unit slot, as written
 FIGURE_TOLERANCE = 0.05  # two figures of one unit this close (relative) are the same figure
 
 
-def _figure_spans(text: str) -> list[Span]:
-    """``(value, slot, as written)`` of every quantity in ``text`` (``figures``)."""
+def quantities(text: str, *, marked: bool = False) -> list[tuple[Span, int, int]]:
+    """Every quantity of ``text`` as ``((value, slot, as written), start, end)``, its character
+    offsets in ``text``; with ``marked`` a currency mark is part of the slot ("$6 million" is
+    not "6 million gallons")."""
     out = []
     for m in QUANTITY.finditer(text):
         number, word = m.group(1), m.group(2).lower()
@@ -49,8 +52,17 @@ def _figure_spans(text: str) -> list[Span]:
             value = float(digits)
         except ValueError:  # "1.2.3": not one number
             continue
-        out.append((value, "#" + stem("percent" if word == "%" else word), m.group(0)))
+        written = m.group(0)
+        slot = "#" + stem("percent" if word == "%" else word)
+        if marked and written[0] in "$€£":
+            slot = written[0] + slot
+        out.append(((value, slot, written), m.start(), m.end()))
     return out
+
+
+def _figure_spans(text: str) -> list[Span]:
+    """``(value, slot, as written)`` of every quantity in ``text`` (``figures``)."""
+    return [span for span, _, _ in quantities(text)]
 
 
 def figures(text: str) -> list[tuple[float, str]]:
@@ -62,7 +74,7 @@ def figures(text: str) -> list[tuple[float, str]]:
 
 def _figure_spans_marked(text: str) -> list[Span]:
     """``_figure_spans`` with a currency mark kept in the slot: "$6 million" is not "6 million"."""
-    return [(v, w[0] + slot if w[0] in "$€£" else slot, w) for v, slot, w in _figure_spans(text)]
+    return [span for span, _, _ in quantities(text, marked=True)]
 
 
 def _compared(question: str, text: str) -> tuple[list[Span], list[Span], bool]:
