@@ -72,6 +72,15 @@ def test_one_refuted_beats_support_elsewhere() -> None:
     assert "E2" in v.rationale
 
 
+def test_every_question_answered_no_is_named() -> None:
+    answers, v = verdict_of([card(1, 1, "refutes", 0.7), card(2, 2, "refutes", 0.95)])
+    assert [a.answer for a in answers] == ["unknown", "no", "no"]
+    assert v.label == "refuted" and v.evidence_ids == ("E1", "E2")
+    first, also = v.rationale.split("; also answered no: ")
+    assert first.startswith(f"refuted: “{Q[2].text}” is answered no (refuted by E2")
+    assert also.startswith(f"“{Q[1].text}” ({answers[1].rationale})")
+
+
 def test_none_found() -> None:
     answers, v = verdict_of([])
     assert [a.answer for a in answers] == ["unknown"] * 3

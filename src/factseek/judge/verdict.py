@@ -37,7 +37,8 @@ question's own cards (``Evidence.question``):
 ``aggregate(claim, answers, evidence, judge=..., rules=...)`` (``StanceRules.judge``), the
 first rule that applies, questions being the claim and its yes/no subquestions:
 
-4. **refuted**: some question is answered no (strength: the largest refutation mass).
+4. **refuted**: some question is answered no (strength: the largest refutation mass); the
+   rationale names that question first, then every other question answered no with its cards.
 5. **conflicting-evidence**: some question is answered conflicting (strength: its smaller mass).
 6. **supported**: every question answered yes/no/conflicting is answered yes, and the claim
    itself or at least half of the questions are (strength: the smallest support mass).
@@ -291,8 +292,10 @@ def aggregate(
     if no:
         best = max(no, key=lambda a: a.confidence or 0.0)
         why = f"refuted: “{_short(best.question)}” is answered no ({best.rationale})"
-        if len(no) > 1:
-            why += f"; {len(no) - 1} more question(s) answered no"
+        if others := sorted((a for a in no if a is not best), key=lambda a: -(a.confidence or 0)):
+            why += "; also answered no: " + "; ".join(
+                f"“{_short(a.question)}” ({a.rationale})" for a in others
+            )
         return verdict("refuted", why, no, _strength("refuted", no))
     if conflict:
         a = max(conflict, key=lambda x: x.confidence or 0.0)
