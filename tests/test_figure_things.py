@@ -161,6 +161,11 @@ def test_a_figure_of_another_thing_never_answers_yes() -> None:
     assert a.answer == "unknown" and a.rationale.startswith(OTHER_THING)
     assert a.evidence_ids == ("E1",)
     assert answer_kind(a) == ("unknown", "its figure is of another thing")
+    # a copy that refutes is no reason to say so
+    copy = replace(card(3, other=False), independent=False, note="near-copy of E9")
+    copy = replace(copy, stance=StanceResult(label="refutes", probs=copy.stance.probs))
+    (_, a) = answer_questions(Q, [copy], rules)
+    assert a.answer == "unknown" and not a.rationale.startswith(OTHER_THING)
     # the same card unmarked answers yes; beside a counting card, that card decides alone
     (_, a) = answer_questions(
         Q, [replace(card(1, other=True, p=0.95), figure_of_other=False)], rules

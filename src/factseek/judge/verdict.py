@@ -185,7 +185,8 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
     elif not deciding:
         why, ids = NO_SIDE, ()
     elif not sup.cards and not ref.cards:
-        other = all(e.figure_of_other or e.stance.label != "supports" for e in deciding)  # type: ignore[union-attr]
+        backing = [e for e in deciding if e.stance.label == "supports"]  # type: ignore[union-attr]
+        other = bool(backing) and all(e.figure_of_other for e in backing)
         why, ids = OTHER_THING if other else ONLY_CLAIMANT, tuple(deciding)
     elif sup.cards and not sup.full and ref.mass < rules.weak:
         why, ids = ONLY_OPINION, sup.cards

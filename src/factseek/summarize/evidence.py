@@ -439,8 +439,8 @@ def select_evidence(
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
-            other = card_figures(c.question, c.text, s.label if s is not None else "")
-            counts = not note and not genres[c.doc] and "figure_of_other" not in other
+            figs = card_figures(c.question, c.text, s.label if s is not None else "")
+            counts = not note and not genres[c.doc] and not figs.get("figure_of_other")
             rows.append((counts, score, c, s, note))
         if stances is None:
             rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
@@ -489,7 +489,7 @@ def _figure_cards(
     for c, s in rows:
         if not gives_figure(c.question, c.text):
             continue
-        if _decides(s) and "figure_of_other" not in card_figures(c.question, c.text, s.label):  # type: ignore[union-attr]
+        if _decides(s) and not card_figures(c.question, c.text, s.label).get("figure_of_other"):  # type: ignore[union-attr]
             continue
         note = claimant.note(documents[c.doc], c.text)
         ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))

@@ -16,8 +16,8 @@ The thing a figure measures (``measured``), climbing the parse from the figure:
   40 percent", "bills went up by 40 percent", "the plant ended up costing $62 million"
   (through ``xcomp`` and ``conj`` to the verb that has a subject; a relative pronoun stands for
   the noun its clause describes: "the charge, which rose 40 percent");
-- the noun it modifies (written before it), or for a change ("a 40 percent increase in that charge") the object of
-  that noun's "in"/"of"/"for"/"on";
+- the noun it modifies (written before it), or for a change ("a 40 percent increase in that
+  charge") the object of that noun's "in"/"of"/"for"/"on";
 - for "40 percent is the fixed charge", what it is said to be (but "X is $31 million" names no
   thing: a copula's subject is as often a framing, "a fair comparison is $31 million promised
   versus $44.5 million delivered", as what is measured).
@@ -46,70 +46,20 @@ __all__ = ["Thing", "card_figures", "elsewhere", "measured", "things"]
 
 log = logging.getLogger(__name__)
 
+# fmt: off
 #: Nouns of change: the thing is what changes ("a 40 percent increase in that charge").
-CHANGE = frozenset(
-    [
-        "increase",
-        "rise",
-        "hike",
-        "jump",
-        "growth",
-        "gain",
-        "cut",
-        "drop",
-        "decline",
-        "fall",
-        "reduction",
-        "decrease",
-        "raise",
-        "boost",
-        "spike",
-        "surge",
-        "climb",
-        "loss",
-        "overrun",
-    ]
-)
+CHANGE = frozenset({
+    "increase", "rise", "hike", "jump", "growth", "gain", "cut", "drop", "decline", "fall",
+    "reduction", "decrease", "raise", "boost", "spike", "surge", "climb", "loss", "overrun",
+})
 #: Heads that name no thing of their own: a figure said of them is unknown.
-GENERIC = frozenset(
-    [
-        "cost",
-        "price",
-        "total",
-        "amount",
-        "figure",
-        "number",
-        "sum",
-        "value",
-        "estimate",
-        "budget",
-        "rate",
-        "level",
-        "share",
-        "percent",
-        "percentage",
-        "%",
-        "tab",
-        "one",
-        "most",
-        "all",
-        "some",
-        "part",
-        "half",
-        "average",
-        "median",
-        "mean",
-        "people",
-        "person",
-        "dollar",
-        "euro",
-        "pound",
-        "rupee",
-        "yuan",
-        "naira",
-        "shilling",
-    ]
-)
+GENERIC = frozenset({
+    "cost", "price", "total", "amount", "figure", "number", "sum", "value", "estimate", "budget",
+    "rate", "level", "share", "percent", "percentage", "%", "tab", "one", "most", "all", "some",
+    "part", "half", "average", "median", "mean", "people", "person", "dollar", "euro", "pound",
+    "rupee", "yuan", "naira", "shilling",
+})
+# fmt: on
 RELATIVE = frozenset({"which", "that", "who"})
 NOUNS = frozenset({"NOUN", "PROPN"})
 VERBS = frozenset({"VERB", "AUX"})
@@ -217,13 +167,6 @@ def measured(doc: Any, start: int, end: int) -> Thing | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _nlp() -> Any:
-    from factseek.ml.nlp import load_spacy
-
-    return load_spacy()
-
-
 @lru_cache(maxsize=4096)  # a card is ranked, then built (summarize.evidence)
 def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]:
     """Each quantity of ``text`` (currency marks in the slot: ``summarize.figures``) with what
@@ -231,8 +174,10 @@ def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]
     found = [f for f in quantities(text[:MAX_CHARS], marked=True) if _measure(f[0][2])]
     if not found:
         return ()
+    from factseek.ml.nlp import load_spacy  # loaded once per process
+
     try:
-        doc = _nlp()(text[:MAX_CHARS])
+        doc = load_spacy()(text[:MAX_CHARS])
     except MissingDependency as e:  # the parse is a refinement: without it, no figure is placed
         log.debug("figures not placed: %s", e)
         return ()
