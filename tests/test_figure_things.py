@@ -176,3 +176,23 @@ def test_a_figure_of_another_thing_never_answers_yes() -> None:
     assert a.answer == "yes" and a.evidence_ids == ("E2",) and a.confidence == 0.8
     v = aggregate(CLAIM, answer_questions(Q, cards, rules), cards, judge="rules", rules=rules)
     assert "E1" not in v.evidence_ids
+
+
+def test_stance_predict_says_when_the_figure_is_of_another_thing() -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+    from factseek.summarize.measures import card_figures
+
+    evidence = "The typical bill rose 18 percent, while the fixed charge rose 40 percent."
+    r = CliRunner().invoke(app, ["stance", "predict", "small", BILLS, evidence])
+    assert r.exit_code == 0, r.output
+    reading, note = r.output.strip().splitlines()
+    label = reading.split(" ", 1)[0]
+    assert note == f"compare the figures: {card_figures(BILLS, evidence, label)['figures']}"
+    assert card_figures(BILLS, evidence, "supports")["figures"] == (
+        "its 40 percent is said of the fixed charge, not of water bills; of the typical bill it "
+        "says 18 percent; not counted as support"
+    )
+    r = CliRunner().invoke(app, ["stance", "predict", "small", BILLS, "Bills went up by a lot."])
+    assert r.exit_code == 0 and len(r.output.strip().splitlines()) == 1  # no figure, no note

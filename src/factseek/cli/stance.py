@@ -604,3 +604,7 @@ def predict(
     (r,) = stance.classify([(question, evidence)])
     probs = "  ".join(f"{k} {v:.3f}" for k, v in r.probs.items())
     typer.echo(f"{r.label} ({probs})  [{r.model}]")
+    from factseek.summarize.measures import card_figures
+
+    if note := card_figures(question, evidence, r.label)["figures"]:  # as a check's card says
+        typer.echo(f"compare the figures: {note}")
