@@ -10,7 +10,8 @@ question's carries a note for the reviewer (``summarize.figures.figure_note``, d
 (calibration map and thresholds) and prints, for its ``supports`` and its ``refutes`` readings,
 how often they were right (the side's own labels; on WiCE, "supported" or not) among the pairs
 whose evidence would carry the note, the pairs whose question states a figure that the evidence
-repeats, and the pairs whose question states no figure. About 3 minutes for ``mpnet`` on 2 cores.
+repeats (apart: those whose evidence repeats it only for another thing, ``summarize.measures``,
+"Evidence cards", 8), and the pairs whose question states no figure. About 3 minutes for ``mpnet`` on 2 cores.
 
 With ``--run RUN`` (an ``eval pipeline`` run over AVeriTeC, its ``--claims`` file as
 ``--claims``) it also counts the run's cards by note and stance, and how often its verdicts were
@@ -89,6 +90,7 @@ def main() -> None:
     from factseek.stance.data import build_pairs, parse_sources, subsample
     from factseek.stance.realworld import scoring
     from factseek.summarize.figures import figure_note, figures, same_figure
+    from factseek.summarize.measures import elsewhere
 
     names = parse_sources(args.sources)
     model = load_stance(args.model, engine=engine_for_many())
@@ -109,7 +111,8 @@ def main() -> None:
         if figure_note(q.question, q.evidence):
             kind = "figure differs (noted)"
         elif asked and same_figure(asked, figures(q.evidence)):
-            kind = "figure repeated"
+            other = elsewhere(q.question, q.evidence)
+            kind = "figure repeated, said of another thing" if other else "figure repeated"
         elif asked:
             kind = "figure asked, no figure of its unit"
         else:
@@ -126,6 +129,7 @@ def main() -> None:
     for kind in (
         "figure differs (noted)",
         "figure repeated",
+        "figure repeated, said of another thing",
         "figure asked, no figure of its unit",
         "no figure asked",
     ):

@@ -57,6 +57,11 @@ def test_what_the_parse_does_not_name_stays_unknown() -> None:
     assert said("The total cost rose to $62 million.") == [("$62 million", None)]  # generic head
     assert said("Answer three: about $61.8 million.") == [("$61.8 million", None)]
     assert said("On the 16th the 5G network opened.") == []  # an ordinal and a name
+    # dates and spans of time are said of events, not things
+    assert said("Marion died on 24 January 1957, the first death in 75 years.") == []
+    # a count is said of what it counts: nothing to place
+    assert said("Assays detect as few as 100 copies in 45 countries.") == []
+    assert said("The plant makes 1,768 MW.") == [("1,768 MW", "plant")]  # a unit of measure
 
 
 def test_a_card_that_gives_the_figure_for_another_thing_is_flagged() -> None:
@@ -84,6 +89,11 @@ def test_the_same_thing_or_an_unknown_one_is_not_flagged() -> None:
     both = "Water bills rose 40 percent, and so did the fixed charge, 40 percent."
     assert elsewhere(BILLS, both) == ""
     assert elsewhere("Did the plant open in 2022?", OYELARAN) == ""  # the question has no figure
+    # two names may be one person
+    assert elsewhere("Did Smith get a 40 percent raise?", "Marion got a 40 percent raise.") == ""
+    assert elsewhere(
+        "Did the mayor get a 40 percent raise?", "The clerk got a 40 percent raise."
+    ) == ("its 40 percent is said of the clerk, not of mayor")
 
 
 # ------------------------------------------------------------------- cards and the verdict

@@ -25,8 +25,11 @@ The thing a figure measures (``measured``), climbing the parse from the figure:
 Anything else (a pronoun, "it's about $61.8 million"; a generic head, "the cost is $62
 million"; a parse that leads nowhere) is unknown, and an unknown thing never makes a card
 "elsewhere": the rule only speaks when both the question's thing and the card's are named and
-share no word (their head nouns against each other's words, stemmed; a quantity written as an
-ordinal or a name, "16th", "5G", is not a measure).
+share no word (their head nouns against each other's words, stemmed), and are not both names
+(two names may be one person). Only a quantity of money or of a unit of measure is placed ("40
+percent", "$62 million", "1,768 MW"): "45 countries" counts countries, so two sentences that give
+it speak of the same kind of thing; an ordinal or a name ("16th", "5G"), a date or a span of time
+("24 January", "75 years": said of events, not things) is not a measure either.
 """
 
 from __future__ import annotations
@@ -64,6 +67,21 @@ RELATIVE = frozenset({"which", "that", "who"})
 NOUNS = frozenset({"NOUN", "PROPN"})
 VERBS = frozenset({"VERB", "AUX"})
 ORDINAL_OR_NAME = re.compile(r"\d(?:st|nd|rd|th|[^\W\d_])$", re.IGNORECASE)  # "16th", "5G"
+#: Units that measure something else ("40 percent" of bills, "1,768 MW" of capacity); after any
+#: other word a number counts that word ("45 countries", "100 copies") and is said of it.
+MEASURE = re.compile(
+    r"(?:percent|per|million|billion|trillion|thousand|hundred|lakh|crore|bn|mn|[kmgt]wh?|km|"
+    r"kilomet|mile|met(?:er|re)|kg|kilogram|gram|ton|gallon|lit(?:er|re)|barrel|acre|hectare|"
+    r"degree|point|dollar|euro|pound|rupee|yuan|naira|shilling|cent|usd|eur|gbp|inr)\w*$",
+    re.IGNORECASE,
+)
+#: Dates and spans of time ("24 January", "in the last 75 years") are said of events, not things.
+TIME = re.compile(
+    r"(?:year|month|week|day|hour|minute|second|decade|centur|january|february|march|april|may|"
+    r"june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
+    r"oct|nov|dec)\w*$",
+    re.IGNORECASE,
+)
 MAX_CHARS = 2_000  # longer texts are not parsed (cards are sentences)
 
 
@@ -76,8 +94,13 @@ class Thing:
     words: frozenset[str]
     text: str
 
+    proper: bool = False  # the head is a name ("Smith"; "Marion", capitalised with no article)
+
     def same(self, other: Thing) -> bool:
-        """Whether the two may be one thing: either head is among the other's words."""
+        """Whether the two may be one thing: either head is among the other's words, or both
+        are names (two names may be one person: "Marion" and "Smith")."""
+        if self.proper and other.proper:
+            return True
         return self.head in other.words or other.head in self.words
 
 
@@ -93,7 +116,8 @@ def _thing(tok: Any) -> Thing | None:
     parts = [c for c in parts if c.pos_ in ("NOUN", "PROPN", "ADJ", "VERB")]
     words = frozenset({head, *(_word(c) for c in parts)})
     text = " ".join(t.text for t in sorted([*parts, tok], key=lambda t: t.i))
-    return Thing(head=head, words=words, text=text)
+    named = tok.text[:1].isupper() and not any(c.dep_ == "det" for c in tok.children)
+    return Thing(head=head, words=words, text=text, proper=tok.pos_ == "PROPN" or named)
 
 
 def _subject(verb: Any) -> Any:
@@ -185,8 +209,12 @@ def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]
 
 
 def _measure(written: str) -> bool:
-    """Whether a quantity as written is a measure: not an ordinal ("16th") or a name ("5G")."""
-    return not ORDINAL_OR_NAME.search(written)
+    """Whether a quantity as written measures something: a currency or a unit of measure
+    (``MEASURE``), not a count ("45 countries": the countries themselves), an ordinal ("16th"), a
+    name ("5G"), a date ("24 January") or a span of time ("75 years")."""
+    if ORDINAL_OR_NAME.search(written) or TIME.search(written):
+        return False
+    return written[0] in "$€£" or written.rstrip().endswith("%") or bool(MEASURE.search(written))
 
 
 def _close(a: float, b: float) -> bool:
