@@ -16,6 +16,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from factseek.judge.rules import VerdictRules
+    from factseek.types import Report
 
 
 def main() -> None:
@@ -72,7 +77,7 @@ def main() -> None:
         compare(reports, load_reports(args.before), rules)
 
 
-def compare(after: dict, before: dict, rules) -> None:
+def compare(after: dict[str, Report], before: dict[str, Report], rules: VerdictRules) -> None:
     """Cards marked ``figure_of_other`` in ``after``, and the claims whose cards, answers or
     verdict (both runs' cards judged by ``rules``) differ from ``before``'s."""
     from factseek.judge.verdict import aggregate, answer_questions
@@ -81,7 +86,7 @@ def compare(after: dict, before: dict, rules) -> None:
     sup = sum(e.stance is not None and e.stance.label == "supports" for e in marked)
     shared = sorted(set(after) & set(before))
 
-    def judged(r):
+    def judged(r: Report) -> tuple[list[tuple[str, float | None]], tuple[str, float | None]]:
         answers = answer_questions(r.questions, r.evidence, rules)
         v = aggregate(r.claim, answers, r.evidence, judge="probe", rules=rules)
         return [(a.answer, a.confidence) for a in answers], (v.label, v.confidence)
