@@ -199,8 +199,8 @@ def test_stance_predict_says_when_the_figure_is_of_another_thing() -> None:
     assert r.exit_code == 0, r.output
     reading, note = r.output.strip().splitlines()
     label = reading.split(" ", 1)[0]
-    assert note == f"compare the figures: {card_figures(BILLS, evidence, label)['figures']}"
-    assert card_figures(BILLS, evidence, "supports")["figures"] == (
+    assert note == f"compare the figures: {card_figures(BILLS, evidence, label).note}"
+    assert card_figures(BILLS, evidence, "supports").note == (
         "its 40 percent is said of the fixed charge, not of water bills; of the typical bill it "
         "says 18 percent; not counted as support"
     )

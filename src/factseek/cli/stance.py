@@ -606,5 +606,5 @@ def predict(
     typer.echo(f"{r.label} ({probs})  [{r.model}]")
     from factseek.summarize.measures import card_figures
 
-    if note := card_figures(question, evidence, r.label)["figures"]:  # as a check's card says
+    if note := card_figures(question, evidence, r.label).note:  # as a check's card says
         typer.echo(f"compare the figures: {note}")

@@ -440,7 +440,7 @@ def select_evidence(
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
             figs = card_figures(c.question, c.text, s.label if s is not None else "")
-            counts = not note and not genres[c.doc] and not figs.get("figure_of_other")
+            counts = not note and not genres[c.doc] and not figs.other
             rows.append((counts, score, c, s, note))
         if stances is None:
             rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
@@ -467,7 +467,8 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            **card_figures(c.question, c.text, s.label if s is not None else ""),
+            figures=(f := card_figures(c.question, c.text, s.label if s is not None else "")).note,
+            figure_of_other=f.other,
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
@@ -489,7 +490,7 @@ def _figure_cards(
     for c, s in rows:
         if not gives_figure(c.question, c.text):
             continue
-        if _decides(s) and not card_figures(c.question, c.text, s.label).get("figure_of_other"):  # type: ignore[union-attr]
+        if _decides(s) and not card_figures(c.question, c.text, s.label).other:  # type: ignore[union-attr]
             continue
         note = claimant.note(documents[c.doc], c.text)
         ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))

@@ -45,7 +45,7 @@ from factseek.errors import MissingDependency
 from factseek.summarize.figures import FIGURE_TOLERANCE, figure_note, gives_figure, quantities
 from factseek.text import stem
 
-__all__ = ["Thing", "card_figures", "elsewhere", "measured", "things"]
+__all__ = ["CardFigures", "Thing", "card_figures", "elsewhere", "measured", "things"]
 
 log = logging.getLogger(__name__)
 
@@ -191,7 +191,7 @@ def measured(doc: Any, start: int, end: int) -> Thing | None:
     return None
 
 
-@lru_cache(maxsize=4096)  # a card is ranked, then built (summarize.evidence)
+@lru_cache(maxsize=4096)
 def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]:
     """Each quantity of ``text`` (currency marks in the slot: ``summarize.figures``) with what
     it is said of; empty when ``text`` holds no quantity or spaCy is not installed."""
@@ -257,13 +257,22 @@ def _own_figures(
     ]
 
 
-def card_figures(question: str, text: str, label: str) -> dict[str, Any]:
-    """An evidence card's ``figures`` note and ``figure_of_other`` (``summarize.evidence`` rule
-    8): a card read as supporting or taking no side (``label``) that gives the question's
-    figure only for another thing says so (``elsewhere``; a supporting one adds that it is not
-    counted); any other card gets ``figures.figure_note``'s note."""
+@dataclass(frozen=True)
+class CardFigures:
+    """What an evidence card says about figures: its ``Evidence.figures`` note and
+    ``Evidence.figure_of_other``."""
+
+    note: str
+    other: bool = False
+
+
+@lru_cache(maxsize=4096)  # a candidate is ranked, then made a card (summarize.evidence)
+def card_figures(question: str, text: str, label: str) -> CardFigures:
+    """An evidence card's figures (``summarize.evidence`` rule 8): a card read as supporting or
+    taking no side (``label``) that gives the question's figure only for another thing says so
+    (``elsewhere``; a supporting one adds that it is not counted); any other card gets
+    ``figures.figure_note``'s note."""
     other = label in ("supports", "nei") and gives_figure(question, text)
     if other and (note := elsewhere(question, text)):
-        said = f"{note}; not counted as support" if label == "supports" else note
-        return {"figures": said, "figure_of_other": True}
-    return {"figures": figure_note(question, text, label)}
+        return CardFigures(f"{note}; not counted as support" if label == "supports" else note, True)
+    return CardFigures(figure_note(question, text, label))
