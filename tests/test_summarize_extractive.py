@@ -257,6 +257,14 @@ def test_implements_the_protocol_and_validates_config() -> None:
             "HEADLINE HERE\n\nBody text. (Quoted part.) Next",
             ["HEADLINE HERE", "Body text.", "(Quoted part.)", "Next"],
         ),
+        (  # a signature run into the text (a letters page without its line breaks)
+            "It costs $31 million. - Ann Lee, Elm Street To the editor: Ms. Lee is wrong.",
+            ["It costs $31 million.", "- Ann Lee, Elm Street To the editor: Ms. Lee is wrong."],
+        ),
+        (
+            "It rose 5%. — A note. The U.S. - Mexico border.",
+            ["It rose 5%.", "— A note.", "The U.S. - Mexico border."],
+        ),  # fmt: skip
         ("a b c d e f g h", ["a b c", "d e f", "g h"]),  # max_words=3
         ("", []),
     ],

@@ -83,7 +83,7 @@ _ABBREVIATIONS = """
     etc vs al approx est cf ca viz
 """
 ABBREVIATIONS = frozenset(_ABBREVIATIONS.split())
-_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]*[A-Z0-9])")
+_END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s+(?:[\"'“‘(\[]*[A-Z0-9]|[-–—]\s))")
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]")  # "J", "U.S", "e.g"
 _LINE = re.compile(r"[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")  # str.splitlines' breaks
 _WORD = re.compile(r"\S+")
@@ -102,8 +102,10 @@ def sentence_spans(text: str, max_words: int = 60) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the sentences of ``text``, stripped of surrounding space.
 
     Lines are always separate; within a line a sentence ends after ``. ! ?`` (and closing quotes
-    or brackets) followed by space and a capital or digit, unless the word before a period is an
-    abbreviation or an initial. Sentences over ``max_words`` words are cut at word boundaries.
+    or brackets) followed by space and a capital or digit, or by a spaced dash (a signature or a
+    list item run into the text: "... $31 million. - Marjorie Tilden, Elm Street"), unless the
+    word before a period is an abbreviation or an initial. Sentences over ``max_words`` words
+    are cut at word boundaries.
     """
     spans: list[tuple[int, int]] = []
     for line in _LINE.finditer(text):
