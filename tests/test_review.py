@@ -365,6 +365,25 @@ def test_an_abstained_verdict_shows_the_best_card_on_each_side() -> None:
     assert "strongest for: E1 (site1.example, 0.60)" in render(report, "md")
     alone = replace(report, evidence=(letter, *report.evidence[1:]))
     assert "strongest for: E4 (site4.example, letter, 0.90)" in render(alone, "md")
+    # so is a surer one whose figure is said of another thing (it never counts as support)
+    other = replace(card(5, 1, "supports", 0.95), figure_of_other=True, figures="its 9 million")
+    report = replace(report, evidence=(*report.evidence, other))
+    assert review(report, []).verdict.best_for.id == "E1"
+    assert "strongest for: E1 (site1.example, 0.60)" in render(report, "md")
+
+
+def test_a_reviewers_stance_counts_where_the_machine_found_the_figure_said_of_another_thing(
+    log,
+) -> None:
+    note = "its 9 million euros is said of the hull, not of the ferry; not counted as support"
+    other = replace(card(1, 1, "supports", 0.9), figure_of_other=True, figures=note)
+    report = rules_report([other])
+    assert report.answers[1].answer == "unknown"  # the machine does not count it
+    log.add(1, "stance", {"label": "supports"}, user="maria", target="E1")
+    out = reviewed(report, log.for_run(1))
+    assert out.answers[1].answer == "yes" and out.answers[1].evidence_ids == ("E1",)
+    (e,) = out.evidence
+    assert not e.figure_of_other and e.figures == note.removesuffix("; not counted as support")
 
 
 def test_verdict_prints_one_readable_line() -> None:

@@ -361,17 +361,19 @@ def verdict_features(
     }
 
 
-def counts_fully(e: Evidence) -> bool:
-    """A card that counts fully toward an answer: independent, and not from a letter, an opinion
-    piece or a blog."""
-    return e.independent and not e.genre
+def counts_fully(e: Evidence, label: str) -> bool:
+    """A card that counts fully toward an answer on the side ``label``: independent, not from a
+    letter, an opinion piece or a blog, and, for support, not one that gives the question's
+    figure for another thing (``Evidence.figure_of_other``), as ``summarize.evidence`` ranks
+    cards."""
+    return e.independent and not e.genre and not (label == "supports" and e.figure_of_other)
 
 
 def strongest(cards: Sequence[Evidence], label: str) -> Evidence | None:
     """The card of ``label`` to name first (an abstention's best card on a side): one that
     counts fully before one that does not, as cards are ranked, then the most probable."""
     mine = [e for e in cards if e.stance and e.stance.label == label]
-    return max(mine, key=lambda e: (counts_fully(e), _p(e, label), e.id), default=None)
+    return max(mine, key=lambda e: (counts_fully(e, label), _p(e, label), e.id), default=None)
 
 
 def named(e: Evidence, label: str) -> str:

@@ -10,7 +10,9 @@ card irrelevant or set its stance, and say who did it.
 
 1. Cards marked irrelevant leave the evidence (and the ids citing them); summaries marked
    irrelevant become ``relevant=False``; a stance set by a reviewer becomes a ``StanceResult``
-   with ``model="user:NAME"``. Each change adds a note naming who, when and what the pipeline said.
+   with ``model="user:NAME"``, and counts as they read it (a card whose figure the machine found
+   said of another thing, ``Evidence.figure_of_other``, is no longer kept from counting as
+   support). Each change adds a note naming who, when and what the pipeline said.
 2. A question with a card dropped or re-stanced is answered again by the report's own rules
    (``judge.verdict.answer_questions``); when the verdict came from those rules (a judge named
    ``stance-rules...``), the verdict is recomputed by them too (``StanceRules.judge``). Another
@@ -42,6 +44,7 @@ from urllib.parse import urlsplit
 from factseek.review.feedback import Correction, decision, in_force
 from factseek.review.history import ReviewState
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
+from factseek.summarize.measures import NOT_COUNTED
 from factseek.types import (
     STANCE_LABELS,
     Answer,
@@ -305,7 +308,14 @@ def review_state(
         st = force.get(("stance", e.id))
         if st is not None:
             was = e.stance.label if e.stance else "none"
-            e = replace(e, stance=user_stance(st.value["label"], st.user))
+            # the reviewer's reading stands: a card the machine kept from counting as support
+            # because its figure is said of another thing counts as they read it
+            e = replace(
+                e,
+                stance=user_stance(st.value["label"], st.user),
+                figure_of_other=False,
+                figures=e.figures.removesuffix(NOT_COUNTED),
+            )
             changed.add(e.question)
             notes.append(
                 f"stance of {e.id} set to {st.value['label']} by {_when(st)} (model: {was})"

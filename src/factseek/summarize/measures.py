@@ -45,7 +45,15 @@ from factseek.errors import MissingDependency
 from factseek.summarize.figures import FIGURE_TOLERANCE, figure_note, gives_figure, quantities
 from factseek.text import stem
 
-__all__ = ["CardFigures", "Thing", "card_figures", "elsewhere", "measured", "things"]
+__all__ = [
+    "NOT_COUNTED",
+    "CardFigures",
+    "Thing",
+    "card_figures",
+    "elsewhere",
+    "measured",
+    "things",
+]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +91,7 @@ TIME = re.compile(
     re.IGNORECASE,
 )
 MAX_CHARS = 2_000  # longer texts are not parsed (cards are sentences)
+NOT_COUNTED = "; not counted as support"  # ends the note of a supporting card said of another
 
 
 @dataclass(frozen=True)
@@ -274,5 +283,5 @@ def card_figures(question: str, text: str, label: str) -> CardFigures:
     ``figures.figure_note``'s note."""
     other = label in ("supports", "nei") and gives_figure(question, text)
     if other and (note := elsewhere(question, text)):
-        return CardFigures(f"{note}; not counted as support" if label == "supports" else note, True)
+        return CardFigures(f"{note}{NOT_COUNTED}" if label == "supports" else note, True)
     return CardFigures(figure_note(question, text, label))

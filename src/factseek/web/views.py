@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from factseek.judge.verdict import strongest
 from factseek.report.words import answer_kind as report_answer_kind
 from factseek.report.words import (
     answer_reliability_line,
@@ -23,7 +24,7 @@ from factseek.review.apply import Card, Reviewed, cards, review_state
 from factseek.review.claimreview import refusal
 from factseek.review.feedback import Correction, in_force
 from factseek.review.ratings import DEFAULT_RATINGS, LABEL_TONE, Rating, RatingScale, label_words
-from factseek.types import Answer, Query, Question, Report, ReviewRecord, Verdict
+from factseek.types import Answer, Evidence, Query, Question, Report, ReviewRecord, Verdict
 
 VERDICT_TONE = LABEL_TONE  # verdict label -> colour class of the verdict box
 
@@ -118,18 +119,11 @@ class Review:
     answer_reliability: str = ""  # how often the claim's own answer held where it was measured
 
 
-def _strongest(cs: Sequence[Card], label: str, genres: dict[str, str]) -> Card | None:
-    """As ``judge.verdict.strongest``: a card that counts fully (independent, not a letter,
-    opinion piece or blog: ``genres`` by card id) first, then the most probable."""
-    mine = [c for c in cs if c.relevant and c.stance and c.stance.label == label]
-    return max(
-        mine,
-        key=lambda c: (
-            c.independent and not genres.get(c.id),
-            float(c.stance.probs.get(label, 0.0)),  # type: ignore[union-attr]
-        ),
-        default=None,
-    )
+def _strongest(cs: Sequence[Card], label: str, evidence: Sequence[Evidence]) -> Card | None:
+    """The card ``judge.verdict.strongest`` names among the reviewed report's ``evidence`` (its
+    corrections applied: no card marked irrelevant, a reviewer's stance in force)."""
+    best = strongest(evidence, label)
+    return next((c for c in cs if best is not None and c.id == best.id and c.relevant), None)
 
 
 def verdict_view(
@@ -147,7 +141,6 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
     now = state.machine_now
     approve = ratings.for_machine(now.scale, now.label or "") if now.judged else None
     v = out.verdict
-    genres = {e.id: e.genre for e in out.evidence}
     if rec.status in ("set", "approved"):
         label, words = rec.label, rec.rating_name or label_words(rec.label)
         t = tone(rec.label, rec.scale, ratings)
@@ -177,8 +170,8 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         rationale=v.rationale or v.explanation,
         evidence_ids=v.evidence_ids,
         abstained=v.abstained and rec.status != "set",
-        best_for=_strongest(all_cards, "supports", genres) if v.abstained else None,
-        best_against=_strongest(all_cards, "refutes", genres) if v.abstained else None,
+        best_for=_strongest(all_cards, "supports", out.evidence) if v.abstained else None,
+        best_against=_strongest(all_cards, "refutes", out.evidence) if v.abstained else None,
         machine=machine,
         machine_now=now,
         changed=(now.judged, now.label) != (machine.judged, machine.label),
