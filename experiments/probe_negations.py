@@ -218,12 +218,13 @@ def main() -> None:
         print("skipped: no data (pass --data DIR or set FACTSEEK_DATA)")
         return
 
+    from factseek.files import cache_root
     from factseek.stance import engine_for_many, load_stance
     from factseek.stance.data import build_pairs, parse_sources, subsample
     from factseek.stance.realworld import scoring
 
     names = parse_sources(args.sources)
-    model = load_stance(args.model, engine=engine_for_many())
+    model = load_stance(args.model, engine=engine_for_many(), readings=cache_root())
     sides = build_pairs(args.data, names)
     pairs = [
         q
