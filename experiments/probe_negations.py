@@ -220,18 +220,13 @@ def main() -> None:
 
     from factseek.files import cache_root
     from factseek.stance import engine_for_many, load_stance
-    from factseek.stance.data import build_pairs, parse_sources, subsample
+    from factseek.stance.data import build_pairs, parse_sources, per_source
     from factseek.stance.realworld import scoring
 
     names = parse_sources(args.sources)
     model = load_stance(args.model, engine=engine_for_many(), readings=cache_root())
     sides = build_pairs(args.data, names)
-    pairs = [
-        q
-        for side in ("validation", "test")
-        for name in names
-        for q in subsample([x for x in sides[side] if x.source == name], args.max_pairs)
-    ]
+    pairs = [q for side in ("validation", "test") for q in per_source(sides[side], names, args.max_pairs)]  # fmt: skip
     print(f"reading {len(pairs)} pairs with {model.name} ...", flush=True)
     read = model.classify([(q.question, q.evidence) for q in pairs])
     tally: Counter[tuple[str, str, bool]] = Counter()

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,7 @@ from factseek.stance.data import (
     fever_pairs,
     fmt_pairs,
     parse_sources,
+    per_source,
     subsample,
     with_form,
 )
@@ -289,6 +291,11 @@ def test_subsample_is_seeded_and_keeps_order():
     assert a == subsample(pairs, 10) and len(a) == 10
     assert [int(p.question) for p in a] == sorted(int(p.question) for p in a)
     assert subsample(pairs, None) == pairs
+    # per source: at most n of each, in the order the sources are named
+    other = [replace(p, source="t", question=f"t{p.question}") for p in pairs[:5]]
+    mixed = per_source([*other, *pairs], ["s", "t", "absent"], 3)
+    assert [p.source for p in mixed] == ["s"] * 3 + ["t"] * 3
+    assert mixed[:3] == subsample(pairs, 3) and mixed[3:] == subsample(other, 3)
 
 
 def test_balance_nei_keeps_every_stance_pair_and_caps_nei():

@@ -264,7 +264,7 @@ def test_implements_the_protocol_and_validates_config() -> None:
         (
             "It rose 5%. — A note. The U.S. - Mexico border.",
             ["It rose 5%.", "— A note.", "The U.S. - Mexico border."],
-        ),  # fmt: skip
+        ),
         ("a b c d e f g h", ["a b c", "d e f", "g h"]),  # max_words=3
         ("", []),
     ],

@@ -456,6 +456,13 @@ def subsample(pairs: Sequence[StancePair], n: int | None, seed: int = 0) -> list
     return [p for i, p in enumerate(pairs) if i in keep]
 
 
+def per_source(
+    pairs: Sequence[StancePair], sources: Sequence[str], n: int | None, seed: int = 0
+) -> list[StancePair]:
+    """At most ``n`` pairs of each of ``sources`` (``subsample``), source after source."""
+    return [q for name in sources for q in subsample([p for p in pairs if p.source == name], n, seed)]  # fmt: skip
+
+
 def balance_nei(pairs: Sequence[StancePair], seed: int = 0) -> list[StancePair]:
     """Every supports and refutes pair, and at most ``max(#supports, #refutes)`` nei pairs
     (chosen by a seeded hash, like ``subsample``); order kept."""
@@ -479,6 +486,7 @@ __all__ = [
     "label_counts",
     "parse_oversample",
     "parse_sources",
+    "per_source",
     "repeat_sources",
     "subsample",
     "with_form",
