@@ -384,6 +384,7 @@ def test_a_reviewers_stance_counts_where_the_machine_found_the_figure_said_of_an
     assert out.answers[1].answer == "yes" and out.answers[1].evidence_ids == ("E1",)
     (e,) = out.evidence
     assert not e.figure_of_other and e.figures == note.removesuffix("; not counted as support")
+    assert any("said of another thing, no longer keeps it from counting" in n for n in out.notes)
 
 
 def test_verdict_prints_one_readable_line() -> None:

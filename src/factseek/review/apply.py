@@ -308,6 +308,11 @@ def review_state(
         st = force.get(("stance", e.id))
         if st is not None:
             was = e.stance.label if e.stance else "none"
+            lifted = (
+                "; its figure, found said of another thing, no longer keeps it from counting"
+                if e.figure_of_other and st.value["label"] == "supports"
+                else ""
+            )
             # the reviewer's reading stands: a card the machine kept from counting as support
             # because its figure is said of another thing counts as they read it
             e = replace(
@@ -318,7 +323,7 @@ def review_state(
             )
             changed.add(e.question)
             notes.append(
-                f"stance of {e.id} set to {st.value['label']} by {_when(st)} (model: {was})"
+                f"stance of {e.id} set to {st.value['label']} by {_when(st)} (model: {was}){lifted}"
             )
         evidence.append(e)
     summaries: list[Summary] = []
