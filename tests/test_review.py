@@ -93,6 +93,7 @@ def test_a_corrected_stance_recomputes_the_answer_and_the_verdict_by_the_rules(l
     answers = [report.answers[0], answer_questions([Q[1]], fixed)[0], untouched]
     want = StanceRules("hand").judge(CLAIM, Q, fixed, answers)
     assert out.answers[1].answer == "yes" and out.answers[1].evidence_ids == ("E1",)
+    assert "E1 (site1.example, set by maria)" in out.answers[1].rationale  # not "1.00"
     assert out.verdict == want and out.verdict.label == "supported"
     assert out.review.status == "machine" and out.review.machine == report.verdict
     assert [(a.question, a.answer) for a in out.review.machine_answers] == [(Q[1].text, "no")]

@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from factseek.review.history import History
-from factseek.types import Claim, Report, from_json
+from factseek.types import Claim, Report, Verdict, from_json
 from factseek.web.app import WebSettings, create_app
 from factseek.web.jobs import Runner
 from web_fixtures import CLAIM, DOCS, carded_report, fake_parts
@@ -496,3 +496,19 @@ def test_the_review_page_says_when_a_cards_figure_differs(client) -> None:
     card = page[page.index('id="card-E1"') :]
     assert "compare the figures: this says &lt;18%&gt;; the question, 40 percent" in card
     assert "compare the figures" not in client.get(stored(client, report)).text
+
+
+def test_an_abstentions_best_card_set_by_a_reviewer_shows_who_not_a_probability(client) -> None:
+    from dataclasses import replace
+
+    report = carded_report()
+    held = Verdict(judged=True, label="not-enough-evidence", scale="averitec",
+                   judge="evidence-model:x", abstained=True)  # fmt: skip
+    url = stored(client, replace(report, verdict=held))  # another judge: not rerun
+    box = client.get(url).text.split('id="abstained"')[1].split("</div>")[0]
+    assert "E1</a> ledger.example (80%)" in box and "E2</a> post.example (70%)" in box
+    client.cookies.set("factseek_user", "maria")
+    t = token(client, url)
+    client.post(f"{url}/cards/E2", data={"csrf_token": t, "action": "stance", "label": "refutes"})
+    box = client.get(url).text.split('id="abstained"')[1].split("</div>")[0]
+    assert "E2</a> post.example (set by maria)" in box and "100%" not in box

@@ -151,9 +151,16 @@ def question_masses(
 FIGURES_FLAG = "; compare its figures"
 
 
+def _how(e: Evidence, label: str) -> str:
+    """A card's strength as cited: its probability of ``label`` ("0.74"), or "set by NAME"
+    for a stance a reviewer set (``review.apply``), which is no probability."""
+    model = e.stance.model if e.stance is not None else ""
+    return f"set by {model[5:]}" if model.startswith("user:") else f"{_p(e, label):.2f}"
+
+
 def _cite(cards: Sequence[Evidence], label: str) -> str:
     return ", ".join(
-        f"{e.id} ({e.domain or e.url}, {_p(e, label):.2f}{FIGURES_FLAG if e.figures else ''})"
+        f"{e.id} ({e.domain or e.url}, {_how(e, label)}{FIGURES_FLAG if e.figures else ''})"
         for e in cards
     )
 
@@ -379,10 +386,11 @@ def strongest(cards: Sequence[Evidence], label: str) -> Evidence | None:
 def named(e: Evidence, label: str) -> str:
     """ "E4 (ledger.example, 0.74)", with what keeps it from counting fully: "E15
     (ledger.example, letter, 0.89)", "E8 (tribune.example, not independent, 0.60)", and
-    ``FIGURES_FLAG`` when its figures are to be compared."""
+    ``FIGURES_FLAG`` when its figures are to be compared; a stance a reviewer set is "set by
+    NAME", not a probability."""
     kind = e.genre or ("" if e.independent else "not independent")
     flag = FIGURES_FLAG if e.figures else ""
-    return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_p(e, label):.2f}{flag})"
+    return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_how(e, label)}{flag})"
 
 
 def _best_cards(evidence: Sequence[Evidence]) -> str:
