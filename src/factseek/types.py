@@ -27,6 +27,9 @@ MAX_CLAIM_CHARS = 2000
 # ----------------------------------------------------------------------------- claims, questions
 
 
+REVIEWER_PREFIX = "user:"  # a stance or verdict a reviewer set: model / judge "user:NAME"
+
+
 @dataclass(frozen=True, kw_only=True)
 class Claim:
     """A claim to check. ``date`` is when it was made: evidence must predate it."""
@@ -205,6 +208,16 @@ class StanceResult:
         """Whether the reading takes a side (``supports`` or ``refutes``); a ``nei`` one does
         not (a figure card's, a gold card's)."""
         return self.label in ("supports", "refutes")
+
+    @property
+    def set_by(self) -> str:
+        """The reviewer who set this stance (``model`` "user:NAME", ``review.apply``), or ""
+        for a model's reading."""
+        return (
+            self.model.removeprefix(REVIEWER_PREFIX)
+            if self.model.startswith(REVIEWER_PREFIX)
+            else ""
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

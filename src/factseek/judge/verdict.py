@@ -154,8 +154,8 @@ FIGURES_FLAG = "; compare its figures"
 def _how(e: Evidence, label: str) -> str:
     """A card's strength as cited: its probability of ``label`` ("0.74"), or "set by NAME"
     for a stance a reviewer set (``review.apply``), which is no probability."""
-    model = e.stance.model if e.stance is not None else ""
-    return f"set by {model[5:]}" if model.startswith("user:") else f"{_p(e, label):.2f}"
+    who = e.stance.set_by if e.stance is not None else ""
+    return f"set by {who}" if who else f"{_p(e, label):.2f}"
 
 
 def _cite(cards: Sequence[Evidence], label: str) -> str:

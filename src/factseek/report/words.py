@@ -56,7 +56,7 @@ def answer_reliability_line(report: Report) -> str:
 def by_reviewer(report: Report, ids: Sequence[str]) -> bool:
     """Whether any of the cards ``ids`` has a stance a reviewer set: a confidence computed from
     it is not the model's, and is not shown."""
-    mine = {e.id for e in report.evidence if e.stance and e.stance.model.startswith("user:")}
+    mine = {e.id for e in report.evidence if e.stance and e.stance.set_by}
     return bool(mine.intersection(ids))
 
 

@@ -46,6 +46,7 @@ from factseek.review.history import ReviewState
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.summarize.measures import NOT_COUNTED
 from factseek.types import (
+    REVIEWER_PREFIX,
     STANCE_LABELS,
     Answer,
     Evidence,
@@ -90,7 +91,7 @@ class Card:
 
 def user_stance(label: str, user: str) -> StanceResult:
     probs = {lab: 1.0 if lab == label else 0.0 for lab in STANCE_LABELS}
-    return StanceResult(label=label, probs=probs, model=f"user:{user}")  # type: ignore[arg-type]
+    return StanceResult(label=label, probs=probs, model=f"{REVIEWER_PREFIX}{user}")  # type: ignore[arg-type]
 
 
 def _domain(url: str) -> str:
@@ -254,7 +255,7 @@ def _decide(
         mine = Verdict(
             judged=True,
             label=str(common["label"]),
-            judge=f"user:{d.user}",
+            judge=f"{REVIEWER_PREFIX}{d.user}",
             explanation=note,
             scale=str(common["scale"]),
             rationale=note,
