@@ -54,11 +54,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stance", default="mpnet,small", help="stance models, comma-separated")
     ap.add_argument("--show-cards", action="store_true", help="print every question's cards")
     args = ap.parse_args(argv)
+    from factseek.errors import FactseekError
 
     store = build(Path(tempfile.mkdtemp(prefix="factseek-user-cases-")) / "store")
     for stance in [s.strip() for s in args.stance.split(",") if s.strip()]:
         t0 = time.perf_counter()
-        done = check_all(store, stance)
+        try:
+            done = check_all(store, stance)
+        except FactseekError as e:  # a model that is not installed: say so, go on
+            print(f"\n{stance}: skipped ({e})")
+            continue
         seconds = time.perf_counter() - t0
         print(f"\n## stance {stance} ({seconds:.1f} s for {len(done)} claims)\n")
         print("| claim | truth | verdict | confidence | leaned to |")

