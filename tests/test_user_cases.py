@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-import user_cases  # noqa: E402
+_BENCH = Path(__file__).resolve().parent.parent / "bench" / "user_cases.py"
+_spec = importlib.util.spec_from_file_location("bench_user_cases", _BENCH)
+assert _spec is not None and _spec.loader is not None
+user_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(user_cases)
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return user_cases.build(tmp_path_factory.mktemp("user-cases") / "store")
 
 
-def test_the_cases_are_claims_files_and_documents(store: Path) -> None:
+def test_the_cases_are_claims_files_and_documents() -> None:
     from factseek.datasets.claims import data_format
 
     rows = data_format("claims", user_cases.CASES / "claims.jsonl").load(
