@@ -74,7 +74,7 @@ def bfs(
         negatives=negatives,
         seed=seed,
     )
-    from factseek.rewrite.splits import is_held_out, select_split
+    from factseek.rewrite.splits import claims_fingerprint, is_held_out, select_split
 
     data = load_retrieval(claims, corpus, format=format.value)
     todo = list(select_split(data.claims, split.value))
@@ -102,6 +102,7 @@ def bfs(
         corpus=corpus_info(data.pairs()),
         progress=progress,
         split=split.value,
+        data=claims_fingerprint(data.claims),
     )
     typer.echo(json.dumps({"out": str(out), **result["counts"], "seconds": result["seconds"]}))
 

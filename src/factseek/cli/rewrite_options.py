@@ -21,9 +21,10 @@ ClaimsOpt = Annotated[
     typer.Option(help="Claims with relevance judgements (file or folder, see --format)."),
 ]
 CorpusOpt = Annotated[
-    Path | None,
+    list[Path] | None,
     typer.Option(
-        help="Corpus: jsonl needs one; checkthat finds it; fever-dev: Fool Me Twice distractors."
+        help="Corpus: jsonl needs one; checkthat finds it; fever-dev: distractors, repeatable"
+        " (other FEVER folders, Fool Me Twice data)."
     ),
 ]
 FormatOpt = Annotated[DataFormat, typer.Option("--format", help="Data set kind.")]

@@ -1,6 +1,7 @@
-"""FEVER development claims with evidence text, Fool Me Twice distractors, and group splits.
+"""FEVER claims with evidence text (dev or train), Fool Me Twice distractors, and group splits.
 
-The layout (see docs/data.md) is a folder with two JSONL files:
+The layout (see docs/data.md) is a folder with two JSONL files (FEVER dev and FEVER train
+come the same way):
 
 - ``claims.jsonl``: ``id``, ``claim``, ``label`` (SUPPORTS / REFUTES, or both joined by "/" where
   annotators disagreed, kept as given; NOT ENOUGH INFO lines are dropped and counted), ``evidence`` (a list of ids into ``evidence.jsonl``).
@@ -9,14 +10,19 @@ The layout (see docs/data.md) is a folder with two JSONL files:
 
 Claim texts come CSV-quoted in some copies (a claim wrapped in double quotes, with the quotes
 inside it doubled): one enclosing pair of double quotes is removed and doubled quotes become
-single ones.
+single ones. Penn Treebank bracket tokens (``-LRB-``, ``-RSB-``, ``-COLON-``...) of FEVER's
+Wikipedia sentences become the characters they stand for.
 
 ``load_fever_dev(folder, distractors=None)`` returns the claims (``FeverClaim``, with label) and
-``fever_retrieval(...)`` the same as ``RetrievalData`` (the rewriter's input): the corpus is every
-evidence text plus, when ``distractors`` names a Fool Me Twice folder or file, every distinct
-sentence in it (gold and retrieved; id ``fmt-<sha1[:12]>`` of the text), in a deterministic
-order. A distractor whose text equals an evidence text is left out (it would be an unjudged
-duplicate of a relevant document).
+``fever_retrieval(...)`` the same as ``RetrievalData`` (the rewriter's input). ``distractors``
+is one path or several: a FEVER folder (one holding ``evidence.jsonl``) adds its evidence texts,
+anything else is read as Fool Me Twice data and adds every distinct sentence in it (gold and
+retrieved; id ``fmt-<sha1[:12]>`` of the text). The corpus is every FEVER evidence text (sorted
+by id), then the Fool Me Twice sentences (sorted by id). A text found in several FEVER folders
+is one document whose id is the smallest of its ids (claims are relevant to it under that id),
+and a Fool Me Twice sentence equal to a FEVER text is left out (it would be an unjudged
+duplicate of a relevant document). So FEVER train with FEVER dev and Fool Me Twice as
+distractors, and FEVER dev with FEVER train and Fool Me Twice, search the same corpus.
 
 ``group_split(claims)`` assigns each claim to ``train`` / ``validation`` / ``test`` by connected
 groups of shared evidence: two claims that share an evidence id are always on the same side, so
@@ -28,6 +34,7 @@ groups are present.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,15 +66,23 @@ class FeverClaim:
 class FeverData:
     claims: tuple[FeverClaim, ...]
     evidence: Mapping[str, str]  # evidence id -> text
-    distractors: tuple[CorpusDoc, ...] = ()
+    distractors: tuple[CorpusDoc, ...] = ()  # Fool Me Twice sentences
+    others: Mapping[str, str] = field(default_factory=dict)  # other FEVER folders' texts
     dropped: dict[str, int] = field(default_factory=dict)  # reason -> claims dropped
 
 
+#: Penn Treebank escapes in FEVER's Wikipedia sentences.
+PTB = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "-COLON-": ":"}  # fmt: skip
+_PTB = re.compile("|".join(map(re.escape, PTB)))
+
+
 def clean_text(value: Any) -> str:
-    """Whitespace-normalised text with one CSV quoting layer removed."""
+    """Whitespace-normalised text with one CSV quoting layer removed and PTB brackets undone."""
     s = " ".join(str(value).split())
     if len(s) >= 2 and s[0] == s[-1] == '"':
         s = s[1:-1].replace('""', '"')
+    if "-" in s:
+        s = _PTB.sub(lambda m: PTB[m.group(0)], s)
     return s[:MAX_TEXT]
 
 
@@ -76,6 +91,19 @@ def _files(folder: Path) -> tuple[Path, Path]:
     if folder.is_file():  # claims.jsonl given: evidence.jsonl beside it
         return folder, folder.parent / "evidence.jsonl"
     return folder / "claims.jsonl", folder / "evidence.jsonl"
+
+
+def _is_fever(path: Path) -> bool:
+    return (path / "evidence.jsonl").is_file() if path.is_dir() else path.name in ("claims.jsonl", "evidence.jsonl")  # fmt: skip
+
+
+def _read_evidence(path: Path) -> dict[str, str]:
+    evidence: dict[str, str] = {}
+    for i, row in jsonl_objects(path):
+        if "id" not in row or "text" not in row:
+            raise DataError("evidence lines need id and text", str(path), i)
+        evidence[str(row["id"])] = clean_text(row["text"])
+    return evidence
 
 
 def _distractor_sentences(path: Path) -> Iterator[str]:
@@ -94,18 +122,49 @@ def _distractor_sentences(path: Path) -> Iterator[str]:
                         yield clean_text(text)
 
 
+def _paths(distractors: str | Path | Sequence[str | Path] | None) -> list[Path]:
+    if distractors is None:
+        return []
+    if isinstance(distractors, str | Path):
+        return [Path(distractors)]
+    return [Path(p) for p in distractors]
+
+
+def _fever_texts(own: Mapping[str, str], paths: Sequence[Path]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:  # fmt: skip
+    """(alias: own id -> document id, own documents, other folders' documents): one document
+    per distinct text, its id the smallest id any folder gives that text."""
+    texts: dict[str, str] = dict(own)
+    for p in paths:
+        _, evidence_path = _files(p)
+        for eid, text in _read_evidence(evidence_path).items():
+            if texts.setdefault(eid, text) != text:
+                raise DataError(f"evidence id {eid!r} has another text in an earlier folder", str(evidence_path))  # fmt: skip
+    first: dict[str, str] = {}
+    for eid in sorted(texts):
+        first.setdefault(texts[eid], eid)
+    alias = {eid: first[text] for eid, text in own.items()}
+    mine = {first[text]: text for text in own.values()}
+    others = {doc: text for text, doc in first.items() if doc not in mine}
+    return alias, mine, others
+
+
 @loader
-def load_fever_dev(folder: str | Path, distractors: str | Path | None = None) -> FeverData:
-    """FEVER claims with evidence text (and Fool Me Twice distractors); see the module docstring."""
+def load_fever_dev(
+    folder: str | Path, distractors: str | Path | Sequence[str | Path] | None = None
+) -> FeverData:
+    """FEVER claims with evidence text (and distractors: other FEVER folders' evidence, Fool Me
+    Twice sentences); see the module docstring."""
     claims_path, evidence_path = _files(Path(folder))
     for p in (claims_path, evidence_path):
         if not p.exists():
-            raise DataError("not found (FEVER dev layout: claims.jsonl + evidence.jsonl)", str(p))
-    evidence: dict[str, str] = {}
-    for i, row in jsonl_objects(evidence_path):
-        if "id" not in row or "text" not in row:
-            raise DataError("evidence lines need id and text", str(evidence_path), i)
-        evidence[str(row["id"])] = clean_text(row["text"])
+            raise DataError("not found (FEVER layout: claims.jsonl + evidence.jsonl)", str(p))
+    paths = _paths(distractors)
+    for p in paths:
+        if not p.exists():
+            raise DataError("distractors not found", str(p))
+    alias, evidence, others = _fever_texts(
+        _read_evidence(evidence_path), [p for p in paths if _is_fever(p)]
+    )
     claims: list[FeverClaim] = []
     dropped: dict[str, int] = {}
     seen: set[str] = set()
@@ -124,33 +183,36 @@ def load_fever_dev(folder: str | Path, distractors: str | Path | None = None) ->
         if cid in seen:
             raise DataError(f"duplicate claim id {cid!r}", str(claims_path), i)
         seen.add(cid)
-        ev = tuple(dict.fromkeys(str(e) for e in ids if str(e) in evidence))
+        ev = tuple(dict.fromkeys(alias[str(e)] for e in ids if str(e) in alias))
         if not ev:
             dropped["evidence not found"] = dropped.get("evidence not found", 0) + 1
             continue
         claims.append(FeverClaim(id=cid, text=text, label=label, evidence=ev))
-    extra: list[CorpusDoc] = []
-    if distractors is not None:
-        known = set(evidence.values())
-        got: dict[str, str] = {}
-        for s in _distractor_sentences(Path(distractors)):
+    known = set(evidence.values()) | set(others.values())
+    got: dict[str, str] = {}
+    for path in (p for p in paths if not _is_fever(p)):
+        for s in _distractor_sentences(path):
             if s in known or s in got:
                 continue
             got[s] = "fmt-" + hashlib.sha1(s.encode("utf-8")).hexdigest()[:12]
-        extra = [CorpusDoc(id=i, text=s) for s, i in sorted(got.items(), key=lambda kv: kv[1])]
-    return FeverData(claims=tuple(claims), evidence=evidence, distractors=tuple(extra), dropped=dropped)  # fmt: skip
+    extra = [CorpusDoc(id=i, text=s) for s, i in sorted(got.items(), key=lambda kv: kv[1])]
+    return FeverData(claims=tuple(claims), evidence=evidence, distractors=tuple(extra), others=others, dropped=dropped)  # fmt: skip
 
 
 def fever_retrieval(data: FeverData, claims: Iterable[FeverClaim] | None = None) -> RetrievalData:
-    """The claims (default: all) as retrieval data over evidence + distractors (ids sorted)."""
-    corpus = [CorpusDoc(id=k, text=data.evidence[k]) for k in sorted(data.evidence)]
+    """The claims (default: all) as retrieval data over every FEVER text (ids sorted), then the
+    Fool Me Twice distractors (ids sorted)."""
+    texts = {**data.others, **data.evidence}
+    corpus = [CorpusDoc(id=k, text=texts[k]) for k in sorted(texts)]
     corpus.extend(data.distractors)
     chosen = data.claims if claims is None else tuple(claims)
     out = tuple(RetrievalClaim(id=c.id, text=c.text, relevant=c.evidence) for c in chosen)
     return RetrievalData(claims=out, corpus=tuple(corpus), dropped=dict(data.dropped))
 
 
-def load_fever_dev_retrieval(claims: Path, corpus: Path | None = None) -> RetrievalData:
+def load_fever_dev_retrieval(
+    claims: Path, corpus: Path | Sequence[Path] | None = None
+) -> RetrievalData:
     """``load_retrieval`` entry: ``claims`` is the FEVER folder, ``corpus`` the distractors."""
     return fever_retrieval(load_fever_dev(claims, corpus))
 

@@ -13,9 +13,10 @@
 - ``climate-fever``: Climate-FEVER JSONL; the corpus is all evidence sentences (by
   ``evidence_id``); a claim's relevant documents are its evidences labelled SUPPORTS or REFUTES
   (NOT_ENOUGH_INFO ones are not relevant); claims left with none are dropped.
-- ``fever-dev``: the FEVER development folder with evidence text (``claims.jsonl`` +
-  ``evidence.jsonl``); ``corpus`` optionally names Fool Me Twice data whose sentences are added
-  as distractors. See ``factseek.datasets.fever`` (which also has the group split).
+- ``fever-dev``: a FEVER folder with evidence text (``claims.jsonl`` + ``evidence.jsonl``: FEVER
+  dev or FEVER train); ``corpus`` optionally names distractors, one path or several: other FEVER
+  folders (their evidence texts) and Fool Me Twice data (its sentences). See
+  ``factseek.datasets.fever`` (which also has the group split).
 - ``jsonl``: ``claims`` is a claims file (``docs/formats.md``, ``factseek.datasets.claimsfile``)
   whose lines all have ``id`` and ``relevant`` (a list of document ids; the claim may be given
   as ``claim``, ``text`` or ``query``); ``corpus`` is JSONL with ``text`` and ``id`` (default: the
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -214,13 +215,17 @@ def _dedup_ids(claims: list[RetrievalClaim], path: Path) -> list[RetrievalClaim]
     return out
 
 
-def load_fever_dev(claims: Path, corpus: Path | None = None) -> RetrievalData:
+def load_fever_dev(claims: Path, corpus: Path | Sequence[Path] | None = None) -> RetrievalData:
     from factseek.datasets.fever import load_fever_dev_retrieval
 
     return load_fever_dev_retrieval(claims, corpus)
 
 
-FORMATS: dict[str, Callable[[Path, Path | None], RetrievalData]] = {
+#: Formats whose ``corpus`` may name several paths.
+MULTI_CORPUS = frozenset({"fever-dev"})
+
+
+FORMATS: dict[str, Callable[[Path, Any], RetrievalData]] = {
     "fever": load_fever,
     "fever-dev": load_fever_dev,
     "checkthat": load_checkthat,
@@ -231,13 +236,21 @@ FORMATS: dict[str, Callable[[Path, Path | None], RetrievalData]] = {
 
 @loader
 def load_retrieval(
-    claims: str | Path, corpus: str | Path | None = None, format: str = "jsonl"
+    claims: str | Path,
+    corpus: str | Path | Sequence[str | Path] | None = None,
+    format: str = "jsonl",
 ) -> RetrievalData:
-    """Load claims with relevance judgements and their corpus (see the module docstring)."""
+    """Load claims with relevance judgements and their corpus (see the module docstring);
+    ``corpus`` may be several paths where the format takes them (``MULTI_CORPUS``)."""
     try:
         loader = FORMATS[format]
     except KeyError:
         raise ConfigError(
             f"unknown retrieval format {format!r}; choose one of: {', '.join(FORMATS)}"
         ) from None
-    return loader(Path(claims), Path(corpus) if corpus is not None else None)
+    paths = [] if corpus is None else [Path(corpus)] if isinstance(corpus, str | Path) else [Path(p) for p in corpus]  # fmt: skip
+    if format in MULTI_CORPUS:
+        return loader(Path(claims), paths or None)
+    if len(paths) > 1:
+        raise ConfigError(f"the {format} format takes one --corpus, got {len(paths)}")
+    return loader(Path(claims), paths[0] if paths else None)

@@ -296,7 +296,7 @@ def run_calibrate(
     *,
     model: str | Path,
     claims: str | Path,
-    corpus: str | Path | None,
+    corpus: str | Path | Sequence[str | Path] | None,
     data_format: str = "jsonl",
     retriever: str = "bm25",
     k: int = 50,
@@ -310,14 +310,14 @@ def run_calibrate(
     ``split``: only the claims of that side (``factseek.rewrite.splits``)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
-    from factseek.rewrite.splits import check_disjoint, select_split
+    from factseek.rewrite.splits import check_disjoint, claims_fingerprint, select_split
     from factseek.rewrite.transformer.infer import Rewriter
     from factseek.rewrite.transformer.model import update_config
 
     rw = Rewriter.load(model)
-    if not validation_only:
-        check_disjoint(rw.meta, split, "calibrate")
     data = load_retrieval(claims, corpus, data_format)
+    if not validation_only:
+        check_disjoint(rw.meta, split, "calibrate", claims_fingerprint(data.claims))
     keep = set(rw.meta.get("validation_claims", ())) if validation_only else None
     if keep is not None and not keep:
         raise InputError(f"{model} records no validation claims; pass --all with a dev split")
@@ -414,7 +414,7 @@ def run_eval(
     *,
     models: Sequence[str | Path],
     claims: str | Path,
-    corpus: str | Path | None,
+    corpus: str | Path | Sequence[str | Path] | None,
     data_format: str = "jsonl",
     retriever: str = "bm25",
     out: str | Path,
@@ -434,10 +434,16 @@ def run_eval(
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.edits.model import is_edit_scorer
-    from factseek.rewrite.splits import check_disjoint, is_held_out, select_split
+    from factseek.rewrite.splits import (
+        check_disjoint,
+        claims_fingerprint,
+        is_held_out,
+        select_split,
+    )
     from factseek.rewrite.transformer.infer import Rewriter
 
     data = load_retrieval(claims, corpus, data_format)
+    data_claims = claims_fingerprint(data.claims)
     items = [
         EvalClaim(id=c.id, text=c.text, relevant=frozenset(c.relevant))
         for c in select_split(data.claims, split)
@@ -453,7 +459,7 @@ def run_eval(
             rw: Any = load_edit_rewriter(path, ranker, data.pairs(), k=k)
         else:
             rw = Rewriter.load(path)
-        check_disjoint(rw.meta, split, "be evaluated")
+        check_disjoint(rw.meta, split, "be evaluated", data_claims)
         name = Path(path).name + ("" if target_return is None else f" R={target_return:g}")
         kw = dict(k=k, seed=seed, target_return=target_return)
         results.append(evaluate(rw, items, ranker, name=name, **kw))

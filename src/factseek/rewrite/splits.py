@@ -6,8 +6,10 @@
   no relevant document is on two sides; on ``fever-dev`` data this is exactly FEVER's
   ``group_split``. ``all`` keeps every claim. The corpus always stays whole.
 
-A trajectory folder records the split its BFS ran on, a model inherits it, and ``check_disjoint``
-refuses to calibrate or evaluate a model on claims of the side it was trained on.
+A trajectory folder records the split its BFS ran on and ``claims_fingerprint`` of the whole
+claims set it was drawn from (before the split); a model inherits both, and ``check_disjoint``
+refuses to calibrate or evaluate a model on claims of the side it was trained on. A model whose
+BFS ran on another claims set (FEVER train, evaluated on FEVER dev) passes on any side.
 """
 
 from __future__ import annotations
@@ -43,9 +45,24 @@ def select_split(
     return tuple(c for c in claims if sides[c.id] == split)
 
 
-def check_disjoint(meta: Mapping[str, Any], split: str, what: str) -> None:
-    """Refuse to ``what`` (calibrate, evaluate) a model on the split its BFS data came from."""
-    trained = meta.get("bfs", {}).get("split")
+def claims_fingerprint(claims: Sequence[RetrievalClaim]) -> str:
+    """A digest of the claim ids of a data set (order-free): which claims set a BFS ran on."""
+    h = hashlib.blake2b(digest_size=12)
+    for cid in sorted(c.id for c in claims):
+        h.update(cid.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+def check_disjoint(
+    meta: Mapping[str, Any], split: str, what: str, claims: str | None = None
+) -> None:
+    """Refuse to ``what`` (calibrate, evaluate) a model on the split its BFS data came from.
+    ``claims``: ``claims_fingerprint`` of the data at hand; a model trained on another claims
+    set (recorded as ``bfs.claims``) is never refused."""
+    bfs = meta.get("bfs", {})
+    trained = bfs.get("split")
+    if claims is not None and bfs.get("claims") not in (None, claims):
+        return
     if split == "all" or trained is None:
         return
     if trained in ("all", split):

@@ -264,9 +264,9 @@ def _ray_results(
 
 
 def _settings(
-    env: Environment, config: BfsConfig, corpus: dict[str, Any], split: str
+    env: Environment, config: BfsConfig, corpus: dict[str, Any], split: str, data: str | None
 ) -> dict[str, Any]:
-    return {
+    out = {
         "retriever": env.retriever.name,
         "reward": env.reward,
         "k": env.k,
@@ -274,6 +274,7 @@ def _settings(
         "corpus": corpus,
         "split": split,
     }
+    return out if data is None else {**out, "claims": data}
 
 
 def counts_from_journal(journal: dict[str, dict[str, Any]]) -> dict[str, int]:
@@ -296,12 +297,14 @@ def generate(
     progress: bool = True,
     on_result: Callable[[ClaimResult], None] | None = None,
     split: str = "all",
+    data: str | None = None,
 ) -> dict[str, Any]:
     """Run the BFS over ``claims`` into folder ``out`` (resuming it); returns the config written.
-    ``split`` names the side of ``factseek.rewrite.splits`` the claims come from (recorded, so
-    models trained on them are never evaluated on it)."""
+    ``split`` names the side of ``factseek.rewrite.splits`` the claims come from and ``data``
+    the claims set they were drawn from (``splits.claims_fingerprint``; both recorded, so models
+    trained on them are never evaluated on that side of that set)."""
     out = Path(out)
-    settings = _settings(env, config, corpus or {}, split)
+    settings = _settings(env, config, corpus or {}, split, data)
     if (out / tj.CONFIG).exists():
         old = tj.read_config(out)
         differ = [k for k, v in settings.items() if k in old and old[k] != v]

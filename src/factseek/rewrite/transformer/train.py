@@ -301,7 +301,7 @@ def train(
         source=str(trajectories),
         bfs={
             k: bfs[k]
-            for k in ("retriever", "reward", "k", "depth", "negatives", "split")
+            for k in ("retriever", "reward", "k", "depth", "negatives", "split", "claims")
             if k in bfs
         },
     )
