@@ -1,10 +1,12 @@
 """Query rewriting on held-out FEVER claims: every rewriter against the claim, one table.
 
     python experiments/rewrite_fever.py --data "$FACTSEEK_DATA" --edit-model MODEL \\
-        [--dt DT_MODEL ...] [--oracle BFS_TEST_DIR] [--split test] [--out DIR] [--limit N]
+        [--dt DT_MODEL ...] [--oracle BFS_TEST_DIR] [--split test] [--out DIR] [--limit N] \
+        [--with-train]
 
 Claims: the ``--split`` side (default ``test``) of FEVER's group split (``fever_dev`` with the
-Fool Me Twice distractors as the corpus); the endpoint is exact BM25 top-50 over the whole
+Fool Me Twice distractors as the corpus; ``--with-train``: FEVER train's evidence sentences too,
+the corpus of rewriters trained on FEVER train, docs/rewrite-model.md); the endpoint is exact BM25 top-50 over the whole
 corpus; metric AP@50 (with one relevant text per claim, about the reciprocal rank). Rows, each on
 the same claims:
 
@@ -64,6 +66,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("rewrite-fever"))
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--with-train", action="store_true", help="add FEVER train's sentences")
     args = ap.parse_args()
 
     from factseek.datasets import data_root
@@ -81,10 +84,14 @@ def main() -> None:
     from factseek.rewrite.edits import train as edit_train
     from factseek.rewrite.environment.env import BM25Retriever
     from factseek.rewrite.evaluate import load_edit_rewriter, paired_ci, random_paths
-    from factseek.rewrite.splits import check_disjoint, select_split
+    from factseek.rewrite.splits import check_disjoint, claims_fingerprint, select_split
 
     t0 = time.perf_counter()
-    data = load_retrieval(root / "fever_dev", root / "fool_me_twice", "fever-dev")
+    distractors = [root / "fool_me_twice"]
+    if args.with_train:
+        distractors.insert(0, root / "fever_train")
+    data = load_retrieval(root / "fever_dev", distractors, "fever-dev")
+    data_claims = claims_fingerprint(data.claims)
     claims = list(select_split(data.claims, args.split))[: args.limit]
     val = list(select_split(data.claims, "validation"))
     texts = [" ".join(c.text.split()) for c in claims]
@@ -100,7 +107,7 @@ def main() -> None:
 
     # the edit scorer (also gives the endpoint, encoder and random-edit lengths)
     rw = load_edit_rewriter(args.edit_model, ranker, data.pairs())
-    check_disjoint(rw.meta, args.split, "be evaluated")
+    check_disjoint(rw.meta, args.split, "be evaluated", data_claims)
     res = rw.rewrite(texts)
     lengths = [r.steps for r in res]
     rows["edit scorer (calibrated)"] = (ap_of(ranker, [r.text for r in res], rel), float(np.mean(lengths)),
@@ -146,7 +153,7 @@ def main() -> None:
         from factseek.rewrite.transformer.infer import Rewriter
 
         dt = Rewriter.load(path)
-        check_disjoint(dt.meta, args.split, "be evaluated")
+        check_disjoint(dt.meta, args.split, "be evaluated", data_claims)
         for label, kw in (("", {"target_return": dt.default_target}), (" (calibrated)", {})):
             if label and not dt.meta.get("calibration"):
                 continue

@@ -3,13 +3,16 @@
 Every distinct query of a trajectory folder is encoded once (``state_table``), tagged once for
 its action mask (``mask_table``) and its words looked up once (``word_table``); rows live in
 ``$FACTSEEK_CACHE/rewrite-dt`` (``RowCache``: 16-byte digests + rows, keyed by encoder or
-editor), so runs on overlapping trajectories share the work.
+editor), so runs on overlapping trajectories share the work. A long fill is saved to the cache
+every ``SAVE_EVERY`` seconds as it goes, so a killed run keeps what it had encoded or tagged and
+the next run starts from there.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,10 @@ import numpy as np
 from factseek.files import atomic_path, cache_root
 from factseek.ml.encode import Encoder
 from factseek.rewrite.transformer.editor import Editor, WordVectors
+
+
+#: Seconds between saves of a long fill to the disk cache (a killed run keeps its rows).
+SAVE_EVERY = 300.0
 
 
 def _cache_dir() -> Path:
@@ -44,8 +51,10 @@ class RowCache:
         self.rows = np.zeros((0, width), dtype=self.dtype)
         if self.keys_path.is_file() and self.rows_path.is_file():
             keys, rows = np.load(self.keys_path), np.load(self.rows_path)
-            if rows.shape == (len(keys), width) and rows.dtype == self.dtype:
-                self.keys, self.rows = keys, rows
+            # rows are saved before keys: a kill between the two leaves extra rows at the end
+            if rows.ndim == 2 and rows.shape[1] == width and len(rows) >= len(keys):
+                if rows.dtype == self.dtype:
+                    self.keys, self.rows = keys, rows[: len(keys)]
 
     @staticmethod
     def digest(text: str) -> bytes:
@@ -81,6 +90,35 @@ class RowCache:
         _atomic_save_npy(self.keys_path, self.keys)
 
 
+def _fill(
+    store: RowCache,
+    texts: Sequence[str],
+    out: np.ndarray,
+    todo: list[int],
+    rows: Callable[[list[str]], np.ndarray],
+    *,
+    batch_size: int,
+    label: str,
+    cache: bool,
+    progress: bool,
+) -> None:
+    """``out[todo] = rows(texts[todo])`` in batches, adding them to ``store`` every
+    ``SAVE_EVERY`` seconds and at the end (when ``cache``)."""
+    saved, last = 0, time.monotonic()
+    with progress_bar(progress) as bar:
+        task = bar.add_task(label, total=len(todo))
+        for i in range(0, len(todo), batch_size):
+            idx = todo[i : i + batch_size]
+            out[idx] = rows([texts[j] for j in idx])
+            bar.update(task, advance=len(idx))
+            done = i + len(idx)
+            if cache and time.monotonic() - last > SAVE_EVERY:
+                store.add([texts[j] for j in todo[saved:done]], out[todo[saved:done]])
+                saved, last = done, time.monotonic()
+    if cache:
+        store.add([texts[j] for j in todo[saved:]], out[todo[saved:]])
+
+
 def state_table(
     texts: Sequence[str],
     encoder: Encoder,
@@ -92,14 +130,8 @@ def state_table(
     """(len(texts), dim) float32 embeddings; only texts not in the disk cache are encoded."""
     store = RowCache(_key("states", encoder.name, str(encoder.dim)), encoder.dim, np.float32)
     out, todo = store.lookup(texts, use=cache)
-    with progress_bar(progress) as bar:
-        task = bar.add_task("encoding queries", total=len(todo))
-        for i in range(0, len(todo), batch_size):
-            idx = todo[i : i + batch_size]
-            out[idx] = encoder.encode([texts[j] for j in idx])
-            bar.update(task, advance=len(idx))
-    if cache:
-        store.add([texts[j] for j in todo], out[todo])
+    _fill(store, texts, out, todo, encoder.encode, batch_size=batch_size,
+          label="encoding queries", cache=cache, progress=progress)  # fmt: skip
     return out.astype(np.float32)
 
 
@@ -116,16 +148,14 @@ def mask_table(
     n_actions = len(editor.kinds) * max_positions + 1
     store = RowCache(_key("masks", editor.name, str(max_positions)), n_actions, bool)
     out, todo = store.lookup(texts, use=cache)
-    with progress_bar(progress) as bar:
-        task = bar.add_task("tagging queries", total=len(todo))
-        for i in range(0, len(todo), batch_size):
-            idx = todo[i : i + batch_size]
-            m = editor.masks([texts[j] for j in idx], max_positions)  # (b, kinds, P)
-            out[idx, :-1] = m.reshape(len(idx), -1)
-            bar.update(task, advance=len(idx))
+
+    def rows(chunk: list[str]) -> np.ndarray:
+        m = editor.masks(chunk, max_positions)  # (b, kinds, P)
+        return np.concatenate([m.reshape(len(chunk), -1), np.ones((len(chunk), 1), bool)], 1)
+
+    _fill(store, texts, out, todo, rows, batch_size=batch_size, label="tagging queries",
+          cache=cache, progress=progress)  # fmt: skip
     out[:, -1] = True
-    if cache:
-        store.add([texts[j] for j in todo], out[todo])
     return out
 
 
