@@ -22,7 +22,6 @@ from factseek.files import atomic_path, cache_root
 from factseek.ml.encode import Encoder
 from factseek.rewrite.transformer.editor import Editor, WordVectors
 
-
 #: Seconds between saves of a long fill to the disk cache (a killed run keeps its rows).
 SAVE_EVERY = 300.0
 
@@ -52,9 +51,9 @@ class RowCache:
         if self.keys_path.is_file() and self.rows_path.is_file():
             keys, rows = np.load(self.keys_path), np.load(self.rows_path)
             # rows are saved before keys: a kill between the two leaves extra rows at the end
-            if rows.ndim == 2 and rows.shape[1] == width and len(rows) >= len(keys):
-                if rows.dtype == self.dtype:
-                    self.keys, self.rows = keys, rows[: len(keys)]
+            fits = rows.ndim == 2 and rows.shape[1] == width and rows.dtype == self.dtype
+            if fits and len(rows) >= len(keys):
+                self.keys, self.rows = keys, rows[: len(keys)]
 
     @staticmethod
     def digest(text: str) -> bytes:
