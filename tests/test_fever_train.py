@@ -104,3 +104,52 @@ def test_cli_bfs_on_fever_train_records_its_claims_set(data: dict[str, Path], tm
     assert config["claims"] == claims_fingerprint(train.claims)
     assert config["corpus"] == corpus_info(train.pairs())
     assert len(tj.read_journal(out)) == 4
+
+
+def test_train_edits_on_fever_train_chooses_on_fever_dev(
+    data: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch")
+    import numpy as np
+
+    import factseek.ml.encode
+    from factseek.ml.encode import FunctionEncoder
+    from factseek.rewrite.edits import model as edit_model
+
+    def letters(texts):
+        out = np.zeros((len(texts), 26), np.float32)
+        for i, t in enumerate(texts):
+            for ch in t.lower():
+                if "a" <= ch <= "z":
+                    out[i, ord(ch) - 97] += 1
+        return out + 1e-3
+
+    enc = FunctionEncoder(letters, dim=26, name="letters")
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": enc)
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    train = ["--claims", str(data["fever_train"]), "--corpus", str(data["fever_dev"]),
+             "--corpus", str(data["fool_me_twice"]), "--format", "fever-dev", "--split", "all",
+             "--limit", "12", "--epochs", "1", "--hidden", "8", "--rounds", "1"]  # fmt: skip
+    model = tmp_path / "edits"
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *train, "--out", str(model),
+                                   "--val-claims", str(data["fever_dev"]), "--val-corpus",
+                                   str(data["fever_train"]), "--val-corpus",
+                                   str(data["fool_me_twice"])])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.output.strip().splitlines()[-1])
+    dev = load_retrieval(data["fever_dev"], [data["fever_train"], data["fool_me_twice"]], "fever-dev")  # fmt: skip
+    assert summary["fit_claims"] == 12
+    assert summary["validation_claims"] == len(select_split(dev.claims, "validation"))
+    _, policy = edit_model.load(model)
+    assert policy.meta["train"]["validation_source"] == "fever_dev"
+    # FEVER dev without FEVER train's sentences is another corpus: refused, nothing written
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *train, "--out", str(tmp_path / "x"),
+                                   "--val-claims", str(data["fever_dev"])])  # fmt: skip
+    assert res.exit_code == 2 and "--val-corpus" in res.output
+    assert not (tmp_path / "x").exists()
+    # the model of FEVER train is evaluated on FEVER dev's test side
+    res = CliRunner().invoke(app, ["rewrite", "eval", "--model", str(model), "--claims",
+                                   str(data["fever_dev"]), "--corpus", str(data["fever_train"]),
+                                   "--corpus", str(data["fool_me_twice"]), "--format",
+                                   "fever-dev", "--split", "test", "--out", str(tmp_path / "e")])  # fmt: skip
+    assert res.exit_code == 0, res.output

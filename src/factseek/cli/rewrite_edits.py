@@ -29,6 +29,17 @@ def train_edits(
     val_split: Annotated[
         SplitName, typer.Option(help="Claims to choose the threshold and budget on.")
     ] = SplitName.validation,
+    val_claims: Annotated[
+        Path | None,
+        typer.Option(
+            help="Take the --val-split claims from this data set instead (same --format; it"
+            " must search the same documents, see --val-corpus): FEVER dev when fitting on"
+            " FEVER train."
+        ),
+    ] = None,
+    val_corpus: Annotated[
+        list[Path] | None, typer.Option(help="Corpus of --val-claims (repeatable, as --corpus).")
+    ] = None,
     reward: Annotated[
         str, typer.Option(help="ap@K, recall@K or rr (K: the endpoint's cut-off).")
     ] = "ap@50",
@@ -57,16 +68,24 @@ def train_edits(
     from factseek.rewrite.edits import train as edit_train
     from factseek.rewrite.edits.features import Endpoint
     from factseek.rewrite.environment.env import BM25Retriever, KNNRetriever, corpus_info
-    from factseek.rewrite.splits import select_split
+    from factseek.rewrite.splits import claims_fingerprint, select_split
 
     torch.set_num_threads(threads)
-    if split is SplitName.all or split == val_split:
+    if val_claims is None and (split is SplitName.all or split == val_split):
         raise InputError("--split and --val-split must be two different sides of the split")
     data = load_retrieval(claims, corpus, data_format.value)
     fit_claims = select_split(data.claims, split.value)
     fit_claims = fit_claims[:limit] if limit else fit_claims
-    val_claims = select_split(data.claims, val_split.value)
-    if not fit_claims or not val_claims:
+    val_data = data
+    if val_claims is not None:
+        val_data = load_retrieval(val_claims, val_corpus, data_format.value)
+        if corpus_info(val_data.pairs()) != corpus_info(data.pairs()):
+            raise InputError(
+                "--val-claims search other documents than --claims: give --val-corpus so that"
+                " both corpora are the same (docs/rewrite-model.md)"
+            )
+    val_side = select_split(val_data.claims, val_split.value)
+    if not fit_claims or not val_side:
         raise InputError(f"no claims on the {split.value!r} or {val_split.value!r} side")
     _, k = parse_metric(reward)
     enc = encoder_from_name(encoder)
@@ -82,14 +101,16 @@ def train_edits(
             policy=scorer, steps=max(edit_train.BUDGETS),
         )  # fmt: skip
         scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
-    roll = edit_train.rollout(scorer, val_claims, endpoint, enc, reward=reward)
+    roll = edit_train.rollout(scorer, val_side, endpoint, enc, reward=reward)
     choice = edit_train.choose(roll, seed=seed)
     meta = {
         "train": {"source": Path(claims).name, "format": data_format.value, "split": split.value,
+                  "validation_source": Path(val_claims or claims).name, "validation_split": val_split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
                   "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
                   "seed": seed},
-        "bfs": {"split": split.value},  # what `rewrite eval` checks: never evaluate on it
+        # what `rewrite eval` checks: never evaluate on that side of that claims set
+        "bfs": {"split": split.value, "claims": claims_fingerprint(data.claims)},
     }  # fmt: skip
     policy = edit_train.calibrated_policy(choice, k=k, encoder=encoder, meta=meta)
     edit_model.save(out, scorer, policy)
@@ -100,7 +121,7 @@ def train_edits(
                 "out": str(out),
                 "fit_claims": len(fit_claims),
                 "edits": len(rows.y),
-                "validation_claims": len(val_claims),
+                "validation_claims": len(val_side),
                 "claim": round(choice.claim_score, 4),
                 "best": round(choice.score, 4),
                 "threshold": policy.meta["calibration"]["threshold"],

@@ -247,10 +247,11 @@ ENCODERS: dict[str, Callable[[], Path]] = {"minilm": minilm_path, "mpnet": mpnet
 
 
 @lru_cache(maxsize=4)
-def encoder_from_name(name: str = "minilm") -> Encoder:
-    """A shared, cached encoder for a registered name or a local folder (loaded once per process)."""
+def encoder_from_name(name: str = "minilm", device: str | None = None) -> Encoder:
+    """A shared, cached encoder for a registered name or a local folder (loaded once per process;
+    ``device``: where it runs, CPU by default)."""
     path = ENCODERS[name]() if name in ENCODERS else Path(name)
-    return CachedEncoder(SentenceTransformerEncoder(path, name=name))
+    return CachedEncoder(SentenceTransformerEncoder(path, name=name, device=device))
 
 
 def default_encoder() -> Encoder:

@@ -331,9 +331,15 @@ def train_on_records(
     )
 
     t0 = time.perf_counter()
-    if pick_device(config.device) == "cpu" and config.threads:
+    where = pick_device(config.device)
+    if where == "cpu" and config.threads:
         torch.set_num_threads(config.threads)  # before encoding: the encoder runs on torch too
-    encoder = encoder or encoder_from_name(config.encoder)
+    # on a GPU the states are encoded there too (the embeddings are the same up to float error)
+    encoder = encoder or (
+        encoder_from_name(config.encoder)
+        if where == "cpu"
+        else encoder_from_name(config.encoder, device=where)
+    )
     editor = editor or ActionsEditor()
     base = model_config or SMALL
     cfg = dataclasses.replace(
