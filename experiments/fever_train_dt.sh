@@ -15,6 +15,8 @@
 #   VARIANTS="dense:negatives sparse:no-negatives ..."   returns x negatives    [all four]
 #   MAXSEQ=N                BFS sequences per claim and kind used in training   [5]
 #   EPOCHS=N                                                                    [5]
+#   KNN_CLAIMS=N            also a kNN BFS (MiniLM, recall@50) over the first N  [0: none]
+#                           FEVER train claims (bound by the encoder: a GPU's work)
 #
 # On a GPU machine (16 cores): PRESET=paper ENCODER=mpnet; the BFS takes about 5 minutes there
 # (22 claims per CPU second), so the whole run is meant to fit in 10 minutes.
@@ -40,6 +42,13 @@ DEV=(--claims "$DATA/fever_dev" --corpus "$DATA/fever_train" --corpus "$DATA/foo
 echo "== BFS over FEVER train (BM25, AP@50, depth 4, 5 negatives per claim)" >&2
 factseek rewrite bfs "${TRAIN[@]}" --retriever bm25 --reward ap@50 --depth 4 --negatives 5 \
     --workers "$WORKERS" --out "$OUT/bfs-train"
+
+if [[ "${KNN_CLAIMS:-0}" -gt 0 ]]; then
+  echo "== kNN BFS over the first $KNN_CLAIMS FEVER train claims (MiniLM, recall@50)" >&2
+  factseek rewrite bfs "${TRAIN[@]}" --retriever knn --reward recall@50 --depth 4 \
+      --limit "$KNN_CLAIMS" --workers 1 --threads "$THREADS" "${DEVICE_OPT[@]}" \
+      --out "$OUT/bfs-train-knn-recall"
+fi
 
 models=()
 for v in $VARIANTS; do

@@ -153,3 +153,27 @@ def test_train_edits_on_fever_train_chooses_on_fever_dev(
                                    "--corpus", str(data["fool_me_twice"]), "--format",
                                    "fever-dev", "--split", "test", "--out", str(tmp_path / "e")])  # fmt: skip
     assert res.exit_code == 0, res.output
+
+
+def test_knn_bfs_encodes_on_the_device_asked(
+    data: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    import factseek.ml.encode
+    from factseek.ml.encode import FunctionEncoder
+
+    asked: list[str | None] = []
+
+    def encoder_from_name(name: str = "minilm", device: str | None = None):
+        asked.append(device)
+        return FunctionEncoder(lambda ts: np.array([[len(t), 1.0] for t in ts], np.float32), dim=2, name="len")  # fmt: skip
+
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", encoder_from_name)
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    res = CliRunner().invoke(app, ["rewrite", "bfs", "--claims", str(data["fever_dev"]),
+                                   "--format", "fever-dev", "--retriever", "knn", "--reward",
+                                   "recall@50", "--depth", "1", "--limit", "2", "--device", "cpu",
+                                   "--out", str(tmp_path / "knn"), "--no-progress"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert asked == ["cpu"]

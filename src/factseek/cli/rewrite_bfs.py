@@ -59,6 +59,10 @@ def bfs(
     threads: Annotated[
         int, typer.Option(min=1, help="torch CPU threads for knn (1 is fastest on a busy machine).")
     ] = 1,
+    device: Annotated[
+        str | None,
+        typer.Option(help="Where the knn encoder runs: cpu (default) or cuda (use --workers 1)."),
+    ] = None,
 ) -> None:
     """Find edit sequences that improve each claim's retrieval; write trajectories to OUT."""
     from factseek.datasets.retrieval import load_retrieval
@@ -89,7 +93,12 @@ def bfs(
         torch.set_num_threads(threads)
     options = dict(_kv(o) for o in backend_opt or [])
     ret = make_retriever(
-        retriever.value, data.pairs(), encoder=encoder, backend=backend, options=options
+        retriever.value,
+        data.pairs(),
+        encoder=encoder,
+        backend=backend,
+        options=options,
+        device=device,
     )
     env = Environment(retriever=ret, reward=reward)
     result = generate(

@@ -327,17 +327,18 @@ def make_retriever(
     backend: str | None = None,
     options: dict[str, Any] | None = None,
     cache_dir: str | Path | None = None,
+    device: str | None = None,
 ) -> Retriever:
-    """``bm25`` or ``knn`` over ``docs``, or ``backend`` (a registered ``SearchBackend``)."""
+    """``bm25`` or ``knn`` over ``docs``, or ``backend`` (a registered ``SearchBackend``);
+    ``device``: where the knn encoder runs (CPU by default; ``cuda`` on a GPU machine)."""
     if name == "bm25":
         return BM25Retriever.from_docs(docs)
     if name == "knn":
         from factseek.files import cache_root
         from factseek.ml.encode import encoder_from_name
 
-        return KNNRetriever.build(
-            docs, encoder_from_name(encoder), cache_dir=cache_dir or cache_root()
-        )
+        enc = encoder_from_name(encoder) if device is None else encoder_from_name(encoder, device)
+        return KNNRetriever.build(docs, enc, cache_dir=cache_dir or cache_root())
     if name == "backend":
         from factseek.search.base import make_backend
 
