@@ -110,22 +110,11 @@ def test_train_edits_on_fever_train_chooses_on_fever_dev(
     data: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("torch")
-    import numpy as np
-
     import factseek.ml.encode
-    from factseek.ml.encode import FunctionEncoder
     from factseek.rewrite.edits import model as edit_model
+    from test_rewrite_edits import ENC
 
-    def letters(texts):
-        out = np.zeros((len(texts), 26), np.float32)
-        for i, t in enumerate(texts):
-            for ch in t.lower():
-                if "a" <= ch <= "z":
-                    out[i, ord(ch) - 97] += 1
-        return out + 1e-3
-
-    enc = FunctionEncoder(letters, dim=26, name="letters")
-    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": enc)
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": ENC)
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     train = ["--claims", str(data["fever_train"]), "--corpus", str(data["fever_dev"]),
              "--corpus", str(data["fool_me_twice"]), "--format", "fever-dev", "--split", "all",

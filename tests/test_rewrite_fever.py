@@ -134,21 +134,10 @@ def test_cli_train_edits_then_eval_on_the_test_side(
 ) -> None:
     pytest.importorskip("torch")
     import factseek.ml.encode
-    from factseek.ml.encode import FunctionEncoder
     from factseek.rewrite.edits import model as edit_model
+    from test_rewrite_edits import ENC
 
-    def letters(texts):
-        import numpy as np
-
-        out = np.zeros((len(texts), 26), np.float32)
-        for i, t in enumerate(texts):
-            for ch in t.lower():
-                if "a" <= ch <= "z":
-                    out[i, ord(ch) - 97] += 1
-        return out + 1e-3
-
-    enc = FunctionEncoder(letters, dim=26, name="letters")
-    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": enc)
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": ENC)
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     folder, fmt = write_fever(tmp_path)
     data = ["--claims", str(folder), "--corpus", str(fmt), "--format", "fever-dev"]
