@@ -166,3 +166,16 @@ def test_knn_bfs_encodes_on_the_device_asked(
                                    "--out", str(tmp_path / "knn"), "--no-progress"])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert asked == ["cpu"]
+
+
+def test_texts_repeated_inside_one_folder_stay_apart(tmp_path: Path) -> None:
+    folder = tmp_path / "f"
+    folder.mkdir()
+    (folder / "evidence.jsonl").write_text(
+        "".join(json.dumps({"id": i, "text": "Same text ."}) + "\n" for i in ("e1", "e2"))
+    )
+    rows = [{"id": f"c{i}", "claim": "A claim.", "label": "SUPPORTS", "evidence": [f"e{i}"]} for i in (1, 2)]  # fmt: skip
+    (folder / "claims.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    data = load_fever_dev(folder)
+    assert [c.evidence for c in data.claims] == [("e1",), ("e2",)]  # two groups, as before
+    assert sorted(data.evidence) == ["e1", "e2"]

@@ -18,8 +18,9 @@ Wikipedia sentences become the characters they stand for.
 is one path or several: a FEVER folder (one holding ``evidence.jsonl``) adds its evidence texts,
 anything else is read as Fool Me Twice data and adds every distinct sentence in it (gold and
 retrieved; id ``fmt-<sha1[:12]>`` of the text). The corpus is every FEVER evidence text (sorted
-by id), then the Fool Me Twice sentences (sorted by id). A text found in several FEVER folders
-is one document whose id is the smallest of its ids (claims are relevant to it under that id),
+by id), then the Fool Me Twice sentences (sorted by id). A text found in the claims' folder and
+in another FEVER folder is one document whose id is the smallest of its ids (claims are relevant
+to it under that id; texts repeated inside one folder stay apart, as in a single folder),
 and a Fool Me Twice sentence equal to a FEVER text is left out (it would be an unjudged
 duplicate of a relevant document). So FEVER train with FEVER dev and Fool Me Twice as
 distractors, and FEVER dev with FEVER train and Fool Me Twice, search the same corpus.
@@ -131,21 +132,27 @@ def _paths(distractors: str | Path | Sequence[str | Path] | None) -> list[Path]:
 
 
 def _fever_texts(own: Mapping[str, str], paths: Sequence[Path]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:  # fmt: skip
-    """(alias: own id -> document id, own documents, other folders' documents): one document
-    per distinct text, its id the smallest id any folder gives that text."""
-    texts: dict[str, str] = dict(own)
+    """(alias: own id -> document id, own documents, other folders' documents). A text found in
+    the own folder and in another is one document, its id the smallest any folder gives it;
+    every other text keeps its ids (duplicates inside one folder stay apart, as before)."""
+    others: dict[str, str] = {}
     for p in paths:
         _, evidence_path = _files(p)
         for eid, text in _read_evidence(evidence_path).items():
-            if texts.setdefault(eid, text) != text:
+            if others.setdefault(eid, own.get(eid, text)) != text:
                 raise DataError(f"evidence id {eid!r} has another text in an earlier folder", str(evidence_path))  # fmt: skip
+    ids_of: dict[str, list[str]] = {}
+    for eid, text in others.items():
+        ids_of.setdefault(text, []).append(eid)
+    shared = {text for text in own.values() if text in ids_of}
     first: dict[str, str] = {}
-    for eid in sorted(texts):
-        first.setdefault(texts[eid], eid)
-    alias = {eid: first[text] for eid, text in own.items()}
-    mine = {first[text]: text for text in own.values()}
-    others = {doc: text for text, doc in first.items() if doc not in mine}
-    return alias, mine, others
+    for eid, text in sorted(own.items()):
+        if text in shared:
+            first.setdefault(text, min(eid, *ids_of[text]))
+    alias = {eid: first.get(text, eid) for eid, text in own.items()}
+    mine = {alias[eid]: text for eid, text in own.items()}
+    rest = {eid: text for eid, text in others.items() if text not in shared}
+    return alias, mine, rest
 
 
 @loader
