@@ -27,7 +27,7 @@ def test_check_rewrites_queries_and_reports_traces(
         infer,
         train,
     ):  # a bag-of-words encoder and word-level edits: no MiniLM, no spaCy
-        monkeypatch.setattr(module, "encoder_from_name", lambda name: synth.ENCODER)
+        monkeypatch.setattr(module, "encoder_from_name", lambda name, device=None: synth.ENCODER)
         monkeypatch.setattr(module, "ActionsEditor", synth.WordEditor)
     folder = synth.write_folder(tmp_path / "bfs", synth.synthetic(8))
     model = tmp_path / "rewriter"

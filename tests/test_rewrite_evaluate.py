@@ -177,7 +177,7 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     for module in (infer, train):
-        monkeypatch.setattr(module, "encoder_from_name", lambda name: synth.ENCODER)
+        monkeypatch.setattr(module, "encoder_from_name", lambda name, device=None: synth.ENCODER)
         monkeypatch.setattr(module, "ActionsEditor", synth.WordEditor)
     records = synth.synthetic(6)
     folder = synth.write_folder(tmp_path / "bfs", records)

@@ -100,7 +100,7 @@ def test_cli_eval_and_calibrate_respect_the_split(
 
     monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
     for module in (infer, train):
-        monkeypatch.setattr(module, "encoder_from_name", lambda name: synth.ENCODER)
+        monkeypatch.setattr(module, "encoder_from_name", lambda name, device=None: synth.ENCODER)
         monkeypatch.setattr(module, "ActionsEditor", synth.WordEditor)
     bfs = synth.write_folder(tmp_path / "bfs", synth.synthetic(6))
     tj.write_config(bfs, {**tj.read_config(bfs), "split": "train"})

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from factseek.datasets.guard import jsonl_objects, loader
+from factseek.datasets.guard import as_paths, jsonl_objects, loader
 from factseek.datasets.records import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import DataError, InputError
 
@@ -123,14 +123,6 @@ def _distractor_sentences(path: Path) -> Iterator[str]:
                         yield clean_text(text)
 
 
-def _paths(distractors: str | Path | Sequence[str | Path] | None) -> list[Path]:
-    if distractors is None:
-        return []
-    if isinstance(distractors, str | Path):
-        return [Path(distractors)]
-    return [Path(p) for p in distractors]
-
-
 def _fever_texts(own: Mapping[str, str], paths: Sequence[Path]) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:  # fmt: skip
     """(alias: own id -> document id, own documents, other folders' documents). A text found in
     the own folder and in another is one document, its id the smallest any folder gives it;
@@ -165,7 +157,7 @@ def load_fever_dev(
     for p in (claims_path, evidence_path):
         if not p.exists():
             raise DataError("not found (FEVER layout: claims.jsonl + evidence.jsonl)", str(p))
-    paths = _paths(distractors)
+    paths = as_paths(distractors)
     for p in paths:
         if not p.exists():
             raise DataError("distractors not found", str(p))

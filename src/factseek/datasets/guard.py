@@ -5,6 +5,9 @@ is the seam behind those checks: any ``TypeError``, ``KeyError``, ``ValueError``
 record the checks did not foresee still raises (a nested list where a string was expected, a
 number too large for a float) becomes ``DataError("malformed record (...)", file, line)``,
 naming the line that the loader's reader last reported with ``at(path, line)``.
+
+``as_paths`` turns a loader's path argument, given once, several times or not at all, into a
+list (``--corpus`` of the formats that take several).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import csv
 import functools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +38,15 @@ _UNFORESEEN = (
     UnicodeError,
     csv.Error,
 )
+
+
+def as_paths(value: str | Path | Sequence[str | Path] | None) -> list[Path]:
+    """One path, several, or none, as a list of paths (the ``--corpus`` of some formats)."""
+    if value is None:
+        return []
+    if isinstance(value, str | Path):
+        return [Path(value)]
+    return [Path(p) for p in value]
 
 
 def at(path: str | Path, line: int | None) -> None:

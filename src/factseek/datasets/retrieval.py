@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.datasets.guard import MAX_LINE_BYTES, at, jsonl_objects, loader
+from factseek.datasets.guard import MAX_LINE_BYTES, as_paths, at, jsonl_objects, loader
 from factseek.datasets.records import CorpusDoc, RetrievalClaim, RetrievalData
 from factseek.errors import ConfigError, DataError, InputError
 
@@ -248,7 +248,7 @@ def load_retrieval(
         raise ConfigError(
             f"unknown retrieval format {format!r}; choose one of: {', '.join(FORMATS)}"
         ) from None
-    paths = [] if corpus is None else [Path(corpus)] if isinstance(corpus, str | Path) else [Path(p) for p in corpus]  # fmt: skip
+    paths = as_paths(corpus)
     if format in MULTI_CORPUS:
         return loader(Path(claims), paths or None)
     if len(paths) > 1:

@@ -246,10 +246,14 @@ def _unpack_mpnet(parts: Sequence[Path], target: Path) -> Path:
 ENCODERS: dict[str, Callable[[], Path]] = {"minilm": minilm_path, "mpnet": mpnet_path}
 
 
-@lru_cache(maxsize=4)
 def encoder_from_name(name: str = "minilm", device: str | None = None) -> Encoder:
-    """A shared, cached encoder for a registered name or a local folder (loaded once per process;
-    ``device``: where it runs, CPU by default)."""
+    """A shared, cached encoder for a registered name or a local folder (loaded once per process
+    and device; ``device``: where it runs, CPU when None)."""
+    return _shared_encoder(name, device or "cpu")
+
+
+@lru_cache(maxsize=4)
+def _shared_encoder(name: str, device: str) -> Encoder:
     path = ENCODERS[name]() if name in ENCODERS else Path(name)
     return CachedEncoder(SentenceTransformerEncoder(path, name=name, device=device))
 

@@ -337,7 +337,7 @@ def make_retriever(
         from factseek.files import cache_root
         from factseek.ml.encode import encoder_from_name
 
-        enc = encoder_from_name(encoder) if device is None else encoder_from_name(encoder, device)
+        enc = encoder_from_name(encoder, device)
         return KNNRetriever.build(docs, enc, cache_dir=cache_dir or cache_root())
     if name == "backend":
         from factseek.search.base import make_backend

@@ -154,8 +154,7 @@ def mask_table(
 
     _fill(store, texts, out, todo, rows, batch_size=batch_size, label="tagging queries",
           cache=cache, progress=progress)  # fmt: skip
-    out[:, -1] = True
-    return out
+    return out  # STOP (last column) is allowed in every row, cached or new
 
 
 def word_table(

@@ -335,11 +335,7 @@ def train_on_records(
     if where == "cpu" and config.threads:
         torch.set_num_threads(config.threads)  # before encoding: the encoder runs on torch too
     # on a GPU the states are encoded there too (the embeddings are the same up to float error)
-    encoder = encoder or (
-        encoder_from_name(config.encoder)
-        if where == "cpu"
-        else encoder_from_name(config.encoder, device=where)
-    )
+    encoder = encoder or encoder_from_name(config.encoder, where)
     editor = editor or ActionsEditor()
     base = model_config or SMALL
     cfg = dataclasses.replace(
