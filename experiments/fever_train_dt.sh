@@ -18,8 +18,8 @@
 #   KNN_CLAIMS=N            also a kNN BFS (MiniLM, recall@50) over the first N  [0: none]
 #                           FEVER train claims (bound by the encoder: a GPU's work)
 #
-# On a GPU machine (16 cores): PRESET=paper ENCODER=mpnet; the BFS takes about 5 minutes there
-# (22 claims per CPU second), so the whole run is meant to fit in 10 minutes.
+# On a GPU machine (16 cores): PRESET=paper ENCODER=mpnet. Not yet run on one: at the ~20 claims
+# per CPU second measured here, its BFS should take about 6 minutes on 16 workers.
 set -euo pipefail
 DATA="${1:?usage: fever_train_dt.sh DATA OUT}"
 OUT="${2:?usage: fever_train_dt.sh DATA OUT}"

@@ -5,9 +5,9 @@
         [--with-train]
 
 Claims: the ``--split`` side (default ``test``) of FEVER's group split (``fever_dev`` with the
-Fool Me Twice distractors as the corpus; ``--with-train``: FEVER train's evidence sentences too,
-the corpus of rewriters trained on FEVER train, docs/rewrite-model.md); the endpoint is exact BM25 top-50 over the whole
-corpus; metric AP@50 (with one relevant text per claim, about the reciprocal rank). Rows, each on
+Fool Me Twice distractors as the corpus; ``--with-train``: FEVER train's evidence sentences
+too, the corpus of rewriters trained on FEVER train, docs/rewrite-model.md); the endpoint is
+exact BM25 top-50 over the whole corpus; metric AP@50 (with one relevant text per claim, about the reciprocal rank). Rows, each on
 the same claims:
 
 - ``claim``: the claim as the query;

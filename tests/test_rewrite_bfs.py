@@ -114,6 +114,14 @@ def test_generate_writes_counts_and_resumes(env, tmp_path):
     assert set(tj.read_journal(out)) == {"c1", "c2", "c3"}
     with pytest.raises(ConfigError, match="other settings"):
         generate(env, CLAIMS, out, BfsConfig(depth=2), progress=False)
+    # the claims' own mean reward and the oracle's (each claim's best sequence, if it improves)
+    journal = tj.read_journal(out)
+    best = {c: max([e["reward0"], *(s.rewards[-1] for s in records[c].sequences if not s.negative)])
+            if c in records else e["reward0"] for c, e in journal.items()}  # fmt: skip
+    summary = tj.summarize(out)
+    assert summary["claim_reward"] == pytest.approx(sum(e["reward0"] for e in journal.values()) / 3)
+    assert summary["oracle_reward"] == pytest.approx(sum(best.values()) / 3)
+    assert summary["oracle_reward"] > summary["claim_reward"]  # c1 and c3 improve
 
 
 def test_process_pool_matches_inline(env, tmp_path):

@@ -293,8 +293,12 @@ def summarize(folder: str | Path) -> dict[str, Any]:
 
     Gains are per claim, from its best sequence; action statistics count every edit of every
     kept positive sequence (a prefix shared by several sequences counts once per sequence).
+    ``claim_reward`` is the mean reward of the claims as written (every claim of the journal)
+    and ``oracle_reward`` the same with each claim's best sequence where one improves it.
     """
     config = read_config(folder)
+    start = {cid: float(e.get("reward0", 0.0)) for cid, e in read_journal(folder).items()}
+    oracle = dict(start)
     best: list[float] = []
     lengths: list[int] = []
     per_action: dict[str, list[float]] = {}
@@ -304,6 +308,8 @@ def summarize(folder: str | Path) -> dict[str, Any]:
         if not pos:
             continue
         best.append(max(s.gain for s in pos))
+        if rec.claim_id in oracle:
+            oracle[rec.claim_id] = max(oracle[rec.claim_id], max(s.rewards[-1] for s in pos))
         for s in pos:
             n_seq += 1
             lengths.append(len(s.actions))
@@ -320,6 +326,8 @@ def summarize(folder: str | Path) -> dict[str, Any]:
         "mean_gain": sum(best) / len(best) if best else None,
         "max_gain": max(best) if best else None,
         "mean_edits": sum(lengths) / len(lengths) if lengths else None,
+        "claim_reward": sum(start.values()) / len(start) if start else None,
+        "oracle_reward": sum(oracle.values()) / len(oracle) if oracle else None,
         "actions": {
             kind: {
                 "share": len(v) / n_edits,
