@@ -107,7 +107,10 @@ def test_batch_writes_formats_and_summaries(store, tmp_path):
     md = (out / "summary.md").read_text()
     assert "2 claims: not judged 2" in md
     assert "[The council approved 4 new buses.](<reports/c1.md>)" in md
-    assert "Agreement with the claims file's labels: 0 of 0 compared; 1 without a verdict." in md
+    assert (
+        "Against the claims file's labels: 0 right, 0 wrong, 0 abstained; 1 without a verdict."
+        in md
+    )
 
     # A rerun with another format renders the missing files from JSON and checks nothing again.
     r = runner.invoke(app, [*args, "--store", str(store), "-q", "--format", "html"])
@@ -207,12 +210,63 @@ def test_summary_agreement_with_gold_labels(tmp_path):
     assert text[0].endswith(",gold_label,agrees") and text[3].endswith(",Supported,no")
     md = (out / "summary.md").read_text()
     assert (
-        "Agreement with the claims file's labels: 2 of 3 compared (67%); 1 without a verdict,"
-        " 1 with a gold label not on the verdict's scale." in md
+        "Against the claims file's labels: 2 right, 1 wrong (67% of 3 given), 0 abstained;"
+        " 1 without a verdict, 1 with a gold label not on the verdict's scale." in md
     )
     assert "| gold label | agrees |" in md and "| Refuted | yes |" in md
     finish_batch(out, [])  # no labels: no agreement line, no gold columns in the table
     assert "Agreement" not in (out / "summary.md").read_text()
+
+
+def test_summaries_count_abstentions_apart_from_right_and_wrong(tmp_path):
+    """An abstention (the judge declined; its label reads not-enough-evidence) is neither "no" on
+    a supported claim nor agreement on a not-enough-evidence one: docs/verdicts.md scores a
+    judge by how often the labels it gives are right, and counts its abstentions apart."""
+
+    def verdict(cid: str, label: str, abstained: bool = False) -> Report:
+        v = Verdict(judged=True, label=label, scale="averitec", abstained=abstained)
+        return replace(fake_report(cid, []), verdict=v)
+
+    reports = [
+        verdict("a", "not-enough-evidence", abstained=True),  # gold: supported
+        verdict("b", "not-enough-evidence", abstained=True),  # gold: not enough evidence
+        verdict("c", "not-enough-evidence"),  # the judge said so: compared
+        verdict("d", "refuted"),
+        verdict("e", "supported"),
+    ]
+    gold = {
+        "a": "Supported",
+        "b": "Not Enough Evidence",
+        "c": "Not Enough Evidence",
+        "d": "Refuted",
+        "e": "Refuted",
+    }
+    out = fake_run(tmp_path / "run", reports)
+    rows = finish_batch(out, [], gold)
+    assert [(r.id, r.verdict, r.abstained, r.agrees) for r in rows[:5]] == [
+        ("a", "not-enough-evidence", True, "abstained"),
+        ("b", "not-enough-evidence", True, "abstained"),
+        ("c", "not-enough-evidence", False, "yes"),
+        ("d", "refuted", False, "yes"),
+        ("e", "supported", False, "no"),
+    ]
+    table = list(csv.DictReader(io.StringIO((out / "summary.csv").read_text())))
+    assert tuple(table[0]) == COLUMNS and "abstained" in COLUMNS
+    assert [(x["id"], x["abstained"], x["agrees"]) for x in table[:5]] == [
+        ("a", "yes", "abstained"),
+        ("b", "yes", "abstained"),
+        ("c", "", "yes"),
+        ("d", "", "yes"),
+        ("e", "", "no"),
+    ]
+    md = (out / "summary.md").read_text()
+    assert "6 claims: abstained 2, failed 1, not-enough-evidence 1, refuted 1, supported 1" in md
+    assert "Against the claims file's labels: 2 right, 1 wrong (67% of 3 given), 2 abstained." in md
+    assert "| verdict | abstained | confidence |" in md
+    assert "| not-enough-evidence | yes |" in md and "| abstained |" in md
+    finish_batch(out, [])  # without labels the abstentions are still counted apart
+    md = (out / "summary.md").read_text()
+    assert "abstained 2" in md and "Against" not in md
 
 
 def test_batch_reads_gold_labels_from_the_claims_file(tmp_path):

@@ -219,6 +219,34 @@ def test_cli_runs_the_claims_and_measures_recall_without_a_judge(tmp_path: Path)
     assert bad.exit_code == 2 and "error:" in bad.output
 
 
+def test_cli_reads_a_claims_file(tmp_path: Path) -> None:
+    """`eval pipeline` takes the claims file every command takes (here as CSV; `--format`
+    defaults to auto), its label set read from the labels."""
+    _, store = _fixture(tmp_path)
+    claims = tmp_path / "claims.csv"
+    rows = ["id,claim,date,label"] + [
+        f'c{i},"The {text[4:]}",2023-06-01,{label}' for i, (text, label, _, _) in enumerate(CLAIMS)
+    ]
+    claims.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "run"
+    args = ["eval", "pipeline", "--claims", str(claims), "--store", str(store), "--out", str(out)]
+    args += ["--stance", "none", "--undated", "keep", "-q"]
+    r = CliRunner().invoke(app, [*args, "--format", "claims"])
+    assert r.exit_code == 0, r.output
+    assert "10 claims (averitec labels)" in r.output and "nothing judged" in r.output
+    assert sorted(p.stem for p in (out / "reports").glob("*.json")) == [f"c{i}" for i in range(10)]
+    report = json.loads((out / "reports" / "c0.json").read_text(encoding="utf-8"))
+    assert report["claim"]["date"] == "2023-06-01"
+    assert "https://news0.example/page-0" in [d["url"] for d in report["documents"]]
+    unlabelled = tmp_path / "unlabelled.jsonl"
+    unlabelled.write_text('{"id": "u1", "claim": "The Zorblax bridge reopened."}\n')
+    r = CliRunner().invoke(app, [*args[:3], str(unlabelled), *args[4:]])  # auto: a claims file
+    assert (
+        r.exit_code == 2
+        and "every claim needs a gold label; 1 of 1 have none (the first: u1)" in r.output
+    )
+
+
 def test_cli_trains_the_evidence_judge_and_scores_it(tmp_path: Path, monkeypatch) -> None:
     """`judge train-evidence` on a `--stance none` run, then `eval pipeline --judge`: the
     command's defaults are the configuration docs/verdicts.md reports."""

@@ -413,8 +413,8 @@ def batch(
     claims: Annotated[
         Path,
         typer.Argument(
-            help="Claims file: JSONL with claim (or text) and optional id, date, speaker, venue"
-            " (docs/formats.md)."
+            help="Claims file: JSONL, or CSV/TSV with a header, with claim (or text) and optional"
+            " id, date, speaker, venue, label (docs/formats.md)."
         ),
     ],
     out: Annotated[
@@ -461,7 +461,8 @@ def batch(
     """Check many claims; resumable: claims already in OUT/journal.jsonl are skipped.
 
     Writes OUT/reports/ID.json (plus .md/.html with --format), OUT/summary.csv and OUT/summary.md
-    (claim, verdict, confidence, kept documents, time). With --ray, on a Ray cluster.
+    (claim, verdict, abstained, confidence, kept documents, time; with the claims file's labels:
+    right, wrong, abstained). With --ray, on a Ray cluster.
     """
     from factseek.cli.cluster import ray_settings
     from factseek.runs.batch import run_batch

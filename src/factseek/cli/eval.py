@@ -157,6 +157,8 @@ def decompose_cmd(
 
 
 class PipelineFormat(StrEnum):
+    auto = "auto"
+    claims = "claims"
     averitec = "averitec"
     claimdecomp = "claimdecomp"
     liar = "liar"
@@ -165,10 +167,22 @@ class PipelineFormat(StrEnum):
 
 @app.command("pipeline", cls=RayCommand)
 def pipeline_cmd(
-    claims: Annotated[Path, typer.Option("--claims", help="Labelled claims (a data set file).")],
-    fmt: Annotated[PipelineFormat, typer.Option("--format", help="The file's format.")],
+    claims: Annotated[
+        Path,
+        typer.Option(
+            "--claims", help="Labelled claims: a claims file (docs/formats.md) or a data set file."
+        ),
+    ],
     store: Annotated[Path, typer.Option("--store", help="Knowledge store to search.")],
     out: Annotated[Path, typer.Option("--out", help="Run folder: reports, journal, results.")],
+    fmt: Annotated[
+        PipelineFormat,
+        typer.Option(
+            "--format",
+            help="The file's format: auto (guess), claims (JSONL or CSV/TSV; docs/formats.md),"
+            " or a data set's.",
+        ),
+    ] = PipelineFormat.auto,
     judge: Annotated[
         Path | None,
         typer.Option("--judge", help="Judge folder (default: rules over the evidence stance)."),

@@ -8,9 +8,10 @@ helpers are in ``factseek.datasets.labeled``, the public data sets' loaders in
 ``factseek.datasets.public`` (the record is re-exported here). The formats are documented below,
 in ``docs/formats.md`` and ``docs/data.md`` (where each data set comes from).
 
-- ``claims``: factseek's own claims file (``factseek.datasets.claimsfile``): JSONL with ``claim``
-  (or ``text``) and optional ``id``, ``date``, ``speaker``, ``venue``, ``label``, ``questions``.
-  Its label set is the first of PolitiFact, AVeriTeC, FEVER that has every label in the file.
+- ``claims``: factseek's own claims file (``factseek.datasets.claimsfile``): JSONL, or CSV/TSV
+  with a header, with ``claim`` (or ``text``) and optional ``id``, ``date``, ``speaker``,
+  ``venue``, ``label``, ``questions``. Its label set is the one set its labels belong to
+  (``claimsfile.file_label_set``; a file mixing sets is refused).
 
 - ``claimdecomp``: JSONL, one PolitiFact claim a line (``example_id``, ``label``, ``claim``,
   ``person``, ``venue`` as "stated on April 7, 2020 in a press briefing:", ``justification``
@@ -36,7 +37,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from factseek.datasets.claimsfile import ClaimRecord, looks_like_claims, read_claims_file
+from factseek.datasets.claimsfile import (
+    file_label_set,
+    is_claims_table,
+    looks_like_claims,
+    read_claims_file,
+)
 from factseek.datasets.guard import loader
 from factseek.datasets.labeled import (
     DedupReport,
@@ -52,44 +58,22 @@ from factseek.datasets.public import (
     load_liar,
     load_liar_plus,
 )
-from factseek.errors import DataError, InputError
-from factseek.labels import AVERITEC, FEVER, LABEL_SETS, POLITIFACT, LabelSet
+from factseek.errors import InputError
+from factseek.labels import AVERITEC, FEVER, POLITIFACT, LabelSet
 
 # ----------------------------------------------------------------------------- claims file
 
 
 def claims_label_set(path: str | Path) -> LabelSet:
-    """The label set of a claims file: the first of ``LABEL_SETS`` that parses every label in it
-    (PolitiFact when it has none). ``DataError`` names the first line no single set can read."""
-    return _label_set_of(read_claims_file(path), path)
-
-
-def _label_set_of(records: Sequence[ClaimRecord], path: str | Path) -> LabelSet:
-    rows = [r for r in records if r.label is not None]
-    best: tuple[int, int] | None = None  # (lines parsed, first failing line)
-    for labels in LABEL_SETS.values():
-        bad = [r.line for r in rows if not _parses(labels, r.label or "")]
-        if not bad:
-            return labels
-        if best is None or len(rows) - len(bad) > best[0]:
-            best = (len(rows) - len(bad), bad[0])
-    assert best is not None
-    sets = "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in LABEL_SETS.values())
-    raise DataError(f"the labels do not all belong to one label set ({sets})", str(path), best[1])
-
-
-def _parses(labels: LabelSet, raw: str) -> bool:
-    try:
-        labels.parse(raw)
-    except InputError:
-        return False
-    return True
+    """The label set of a claims file: the one set its labels belong to (PolitiFact when it has
+    none); ``read_claims_file`` refuses a file whose labels mix sets, naming both."""
+    return file_label_set(read_claims_file(path), path)
 
 
 def load_claims_file(path: str | Path) -> list[LabeledClaim]:
     """A claims file (``docs/formats.md``) as labelled claims; labels in ``claims_label_set``."""
     records = read_claims_file(path)
-    labels = _label_set_of(records, path)
+    labels = file_label_set(records, path)
     return [
         LabeledClaim(
             claim=r.claim if r.claim.id else replace(r.claim, id=f"line-{r.line}"),
@@ -135,8 +119,12 @@ FORMATS: dict[str, DataFormat] = {
 
 @loader
 def sniff_format(path: str | Path) -> str:
-    """Guess a file's format from its extension and first record."""
+    """Guess a file's format from its first line and extension: a CSV/TSV header naming a claim
+    column is a claims file; other ``.tsv`` files are LIAR, ``.json`` AVeriTeC; JSON Lines by
+    their first record's fields."""
     path = Path(path)
+    if is_claims_table(path):
+        return "claims"
     if path.suffix == ".tsv":
         return "liar"
     if path.suffix == ".json":

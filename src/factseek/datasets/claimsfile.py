@@ -1,7 +1,9 @@
 """The claims file: the one format every command that reads claims accepts (docs/formats.md).
 
 JSONL, UTF-8 (a byte-order mark at the start is allowed), one JSON object a line; blank lines
-are skipped. Fields:
+are skipped. Or the same fields as a table: CSV or TSV with a header row naming the columns
+(``factseek.datasets.claimstable``); a file whose first line is not a JSON object is read as
+one. Fields:
 
 ========== ============================ =========================================================
 field      type                         meaning
@@ -22,20 +24,25 @@ questions  list of strings              gold subquestions (``factseek eval decom
 
 Other fields are ignored. A command may require more than ``claim`` (``require=``): the query
 rewriter needs ``id`` and ``relevant``. Every problem raises ``DataError`` naming ``file:line``:
-bad JSON, a wrong type, an empty or over-long claim, a bad date, a repeated id, a missing
-required field. Nothing is silently dropped or truncated.
+bad JSON, a first line that is neither a JSON object nor a header naming a claim column, a wrong
+type, an empty or over-long claim, a bad date, a repeated id, a missing required field, a label
+of no label set or of another set than the file's other labels. Nothing is silently dropped or
+truncated.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import json
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import DataError
+from factseek.datasets.claimstable import not_a_header, table_delimiter, table_rows
+from factseek.errors import DataError, InputError
+from factseek.labels import LABEL_SETS, LabelSet
 from factseek.sanitize import json_loads
 from factseek.types import MAX_CLAIM_CHARS, Claim
 
@@ -59,8 +66,9 @@ class ClaimRecord:
     questions: tuple[str, ...] = ()
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Non-blank lines, streamed with the input caps (``factseek.files``)."""
+def _decoded_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """Every line with its line break, blank ones included, streamed with the input caps
+    (``factseek.files``): the one place the file is opened."""
     from factseek.files import input_lines
 
     # a line of MAX_LINE_CHARS characters takes at most 4 bytes each in UTF-8
@@ -69,10 +77,49 @@ def _lines(path: Path) -> Iterator[tuple[int, str]]:
             line = raw.decode("utf-8-sig" if n == 1 else "utf-8")  # a byte-order mark is fine
         except UnicodeDecodeError as e:
             raise DataError(f"not UTF-8 text ({e.reason})", str(path), n) from None
-        if len(line) > MAX_LINE_CHARS:
+        if len(line.rstrip("\r\n")) > MAX_LINE_CHARS:
             raise DataError(f"line longer than {MAX_LINE_CHARS:,} characters", str(path), n)
+        yield n, line
+
+
+def _first_line(lines: Iterator[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The lines up to the first non-blank one (empty when every line is blank)."""
+    head: list[tuple[int, str]] = []
+    for n, line in lines:
+        head.append((n, line))
         if line.strip():
-            yield n, line
+            return head
+    return []
+
+
+def is_claims_table(path: str | Path) -> bool:
+    """Whether the file's first non-blank line is a CSV/TSV claims header (format sniffing)."""
+    path = Path(path)
+    head = _first_line(_decoded_lines(path))
+    return bool(head) and table_delimiter(head[-1][1], path) is not None
+
+
+def _records(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line, record)``: each JSONL line decoded, or each table row as its fields. The first
+    non-blank line decides: a JSON object (or array) means JSONL, else it must be a header."""
+    lines = _decoded_lines(path)
+    head = _first_line(lines)
+    if not head:
+        return
+    first = head[-1]
+    every = itertools.chain(head, lines)
+    if first[1].lstrip()[:1] in ("{", "["):
+        for n, line in every:
+            if line.strip():
+                try:
+                    yield n, json_loads(line)
+                except json.JSONDecodeError as e:
+                    raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
+        return
+    delimiter = table_delimiter(first[1], path)
+    if delimiter is None:
+        raise DataError(not_a_header(first[1], path), str(path), first[0])
+    yield from table_rows(every, path, delimiter)
 
 
 def _optional_str(row: Mapping[str, Any], key: str) -> str | None:
@@ -179,11 +226,9 @@ def read_claims_file(path: str | Path, *, require: Collection[str] = ()) -> list
     path = Path(path)
     out: list[ClaimRecord] = []
     first_line: dict[str, int] = {}
-    for n, line in _lines(path):
+    for n, record in _records(path):
         try:
-            claim, extra = parse_record(json_loads(line), require=require)
-        except json.JSONDecodeError as e:
-            raise DataError(f"not valid JSON ({e.msg})", str(path), n) from None
+            claim, extra = parse_record(record, require=require)
         except ValueError as e:
             raise DataError(str(e), str(path), n) from None
         if claim.id is not None:
@@ -193,7 +238,51 @@ def read_claims_file(path: str | Path, *, require: Collection[str] = ()) -> list
                 )
             first_line[claim.id] = n
         out.append(ClaimRecord(claim=claim, line=n, **extra))
+    file_label_set(out, path)
     return out
+
+
+def _sets_reading(raw: str) -> tuple[LabelSet, ...]:
+    """The label sets that read ``raw`` as one of their labels."""
+    out = []
+    for labels in LABEL_SETS.values():
+        try:
+            labels.parse(raw)
+        except InputError:
+            continue
+        out.append(labels)
+    return tuple(out)
+
+
+def _names(sets: Sequence[LabelSet]) -> str:
+    return " or ".join(s.name for s in sets)
+
+
+def file_label_set(records: Sequence[ClaimRecord], path: str | Path) -> LabelSet:
+    """The one label set of the records' labels: the first of ``LABEL_SETS`` that reads them
+    all (PolitiFact when there are none). ``DataError`` names the line of a label no set reads,
+    or of the first label of another set than an earlier line's, with both sets."""
+    common = tuple(LABEL_SETS.values())
+    anchor: ClaimRecord | None = None  # the first labelled line
+    for r in records:
+        if r.label is None:
+            continue
+        sets = _sets_reading(r.label)
+        if not sets:
+            known = "; ".join(f"{s.name}: {', '.join(s.labels)}" for s in LABEL_SETS.values())
+            raise DataError(f"label {r.label!r} is in no label set ({known})", str(path), r.line)
+        narrowed = tuple(s for s in common if s in sets)
+        if not narrowed:
+            assert anchor is not None
+            raise DataError(
+                f"label {r.label!r} belongs to the {_names(sets)} label set, but line "
+                f"{anchor.line}'s {anchor.label!r} belongs to {_names(common)}: a claims file "
+                "takes labels of one set",
+                str(path),
+                r.line,
+            )
+        common, anchor = narrowed, anchor or r
+    return common[0]
 
 
 def looks_like_claims(record: Mapping[str, Any]) -> bool:

@@ -44,6 +44,7 @@ from factseek.sanitize import clean_text, safe_name
 from factseek.types import Claim
 
 if TYPE_CHECKING:
+    from factseek.datasets.claimsfile import ClaimRecord
     from factseek.runs.distributed import RaySettings
 
 
@@ -53,6 +54,10 @@ def read_claims(path: Path) -> Iterator[tuple[int, Claim]]:
 
     for record in read_claims_file(path):
         yield record.line, record.claim
+
+
+def _gold(records: Sequence[ClaimRecord]) -> dict[str, str]:
+    return {claim_id(r.claim): r.label for r in records if r.label}
 
 
 def _unique_ids(claims: list[tuple[int, Claim]], path: Path) -> None:
@@ -109,7 +114,10 @@ def run_batch(
     """Check every claim not yet in the journal, then write the summaries. ``formats``: per-claim
     report formats besides JSON ("md", "html"); ``ray``: run the claims on a Ray cluster
     (``factseek.runs.distributed``; same run folder). Returns (checked, skipped, failed)."""
-    claims = list(read_claims(claims_path))  # validate the whole file before any work
+    from factseek.datasets.claimsfile import read_claims_file
+
+    records = read_claims_file(claims_path)  # validate the whole file before any work
+    claims = [(r.line, r.claim) for r in records]
     _unique_ids(claims, claims_path)
     check_writable_dir(out, "--out")
     check_run_folder(out)  # before the parts load: a clear line, not an error mid-run
@@ -135,7 +143,7 @@ def run_batch(
     else:
         parts = build_parts(CheckOptions(**options))
         result = run_claims(claims, out, parts, config, progress=progress, formats=formats)
-    finish_batch(out, formats, gold_labels(claims_path))
+    finish_batch(out, formats, _gold(records))
     return result
 
 
@@ -143,7 +151,7 @@ def gold_labels(path: Path) -> dict[str, str]:
     """Claim id -> the claims file's ``label`` (for the summaries' agreement column)."""
     from factseek.datasets.claimsfile import read_claims_file
 
-    return {claim_id(r.claim): r.label for r in read_claims_file(path) if r.label}
+    return _gold(read_claims_file(path))
 
 
 def run_claims(

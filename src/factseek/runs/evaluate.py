@@ -269,8 +269,12 @@ def evaluate_pipeline(
     ``parts``; ``eval pipeline --ray`` passes ``distributed.run_claims_ray``)."""
     if not rows:
         raise InputError("no labelled claims to evaluate")
-    if any(r.label is None for r in rows):
-        raise InputError("every claim needs a gold label")
+    unlabelled = [r for r in rows if r.label is None]
+    if unlabelled:
+        raise InputError(
+            f"every claim needs a gold label; {len(unlabelled)} of {len(rows)} have none "
+            f"(the first: {claim_id(unlabelled[0].claim)})"
+        )
     judge = judge or parts.judge or parts.evidence_judge
     judge_scale = getattr(judge, "scale", None) or getattr(
         getattr(judge, "labels", None), "name", ""
