@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.datasets.claimstable import not_a_header, table_delimiter, table_rows
-from factseek.errors import DataError, InputError
+from factseek.errors import DataError, FactseekError, InputError
 from factseek.labels import LABEL_SETS, LabelSet
 from factseek.sanitize import json_loads
 from factseek.types import MAX_CLAIM_CHARS, Claim
@@ -93,9 +93,16 @@ def _first_line(lines: Iterator[tuple[int, str]]) -> list[tuple[int, str]]:
 
 
 def is_claims_table(path: str | Path) -> bool:
-    """Whether the file's first non-blank line is a CSV/TSV claims header (format sniffing)."""
+    """Whether the file's first non-blank line is a CSV/TSV claims header (format sniffing; a file
+    that cannot be read is not one, and its loader says why)."""
     path = Path(path)
-    head = _first_line(_decoded_lines(path))
+    lines = _decoded_lines(path)
+    try:
+        head = _first_line(lines)
+    except FactseekError:
+        return False
+    finally:
+        lines.close()
     return bool(head) and table_delimiter(head[-1][1], path) is not None
 
 
