@@ -164,8 +164,12 @@ def full_report() -> dict[str, Any]:
     )
 
 
+#: The report's free mappings (their keys are data; other objects' keys are field names).
+MAPPINGS = frozenset({"meta", "config", "usage", "removed", "timings", "probs", "scores"})
+
+
 def string_slots(data: Any, path: tuple[Any, ...] = ()) -> list[Slot]:
-    """Every place a string sits in ``data``: values, and keys of mappings."""
+    """Every place a string sits in ``data``: values, and keys of the free mappings."""
     out: list[Slot] = []
     if isinstance(data, str):
         out.append((path, False))
@@ -174,7 +178,8 @@ def string_slots(data: Any, path: tuple[Any, ...] = ()) -> list[Slot]:
             out += string_slots(v, (*path, i))
     elif isinstance(data, dict):
         for k, v in data.items():
-            out.append(((*path, k), True))
+            if path and path[-1] in MAPPINGS:
+                out.append(((*path, k), True))
             out += string_slots(v, (*path, k))
     return out
 

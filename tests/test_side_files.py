@@ -140,13 +140,16 @@ def test_a_ratings_file_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
 
 
 def test_an_averitec_file_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
-    from factseek.datasets.claims import load_claims
+    """Both AVeriTeC JSON readers: the data set's and the stance pairs' (real-world evidence)."""
+    from factseek.datasets.public import load_averitec
+    from factseek.stance.realworld import _averitec_rows
 
     rows = [{"claim": "Buses doubled.", "label": "Supported", "claim_date": "01-02-2020"}]
     path = tmp_path / "dev.json"
     path.write_bytes(BOM + json.dumps(rows).encode())
-    (claim,) = load_claims(path, "averitec")
+    (claim,) = load_averitec(path)
     assert claim.claim.text == "Buses doubled."
+    assert _averitec_rows(path) == rows
 
 
 # ----------------------------------------------------------------------------- a store's files
@@ -201,7 +204,7 @@ def test_a_checksum_file_past_the_input_cap_names_the_cap(
     Store.open(store)
 
 
-def test_a_store_config_linked_to_dev_zero_is_one_line(store: Path) -> None:
+def test_a_store_config_past_its_cap_is_one_line(store: Path) -> None:
     from factseek.store.reader import Store
 
     sparse(store / "config.json", SIDE_LIMIT + 1)

@@ -62,9 +62,9 @@ _KEY_SHAPES = re.compile(
     r"\b(?:sk|pk|rk)-[A-Za-z0-9_*-]{4,}"  # OpenAI-style keys, also partly masked echoes
     r"|(?i:\bbearer\s+)[A-Za-z0-9._~+/*-]+=*"
 )
-#: How many URLs deep a URL nested in a parameter value is redacted; a value still encoded
-#: deeper than that, that could hold a credential, is masked whole.
-MAX_DEPTH = 4
+#: How deep a parameter value is taken apart (each percent-decoding and each URL inside another
+#: is one step); a value deeper than that which could hold a credential is masked whole.
+MAX_DEPTH = 8
 _PATH_PARAM = re.compile(r";([^;/?#=]*)=([^;/?#]*)")
 
 
@@ -160,13 +160,21 @@ class _Redaction:
         nested in it, percent-encoded or not, removed; re-encoded only when something was."""
         if not raw or ("%" not in raw and "@" not in raw and "=" not in raw):
             return raw
-        if depth >= MAX_DEPTH:
-            if _USERINFO_TEXT.search(unquote(raw)) or "=" in unquote(raw):
+        if depth >= MAX_DEPTH:  # too deep to take apart: masked whole if it may hold a secret
+            text = raw
+            for _ in range(4 * MAX_DEPTH):
+                decoded = unquote_plus(text)
+                if decoded == text:
+                    break
+                text = decoded
+            if "@" in text or "=" in text or "%" in text:
                 self.removed.append(f"{where}nested")
                 return MASK
             return raw
         text = unquote_plus(raw) if plus else unquote(raw)
-        if text == raw:  # not encoded: a URL written as it is (its query is the outer one's)
+        if text == raw:  # not encoded: a URL written as it is (``&`` ends it: the outer split)
+            if "://" in raw or raw.startswith(("/", "?")):
+                return self.url(raw, depth + 1, where)
             clean = _USERINFO_TEXT.sub(r"\1", raw)
             if clean != raw:
                 self.removed.append(f"{where}userinfo")
