@@ -1,7 +1,9 @@
 """Secrets out of everything factseek prints or stores.
 
 - ``redact_url``: a URL without its userinfo (``user:pass@``) and with the values of key-like
-  query or fragment parameters (``api_key``, ``token``, ``sig``...) replaced by ``***``.
+  query, fragment or path parameters (``api_key``, ``token``, ``sig``, ``;jsessionid``...; names
+  compared percent-decoded) replaced by ``***``; a URL nested in a parameter value (as
+  ``?u=https%3A%2F%2Fuser%3Apass%40...``) is redacted the same way, ``MAX_DEPTH`` steps deep.
 - ``redact_text``: free text (an error message, a server's reply) with the given secrets, URL
   userinfo, key-like URL parameters and well-known key shapes (``sk-...``, ``Bearer ...``)
   replaced by ``***``. Call it *before* cutting text to length, so no prefix of a secret survives.
@@ -37,9 +39,10 @@ MESSAGE_KEYS = frozenset({"notes", "error", "explanation", "note"})
 #: What an evidence bundle's config.json says about redaction.
 RULE = (
     "URLs are redacted where they enter factseek: userinfo (user:password@) is removed and the "
-    "values of key-like query and fragment parameters (api_key, token, access_token, sig, "
-    "password, session, code, ...) are replaced by ***; redactions.jsonl names each redacted "
-    "part (never its value)"
+    "values of key-like query, fragment and path parameters (api_key, token, access_token, sig, "
+    "hmac, password, session, PHPSESSID, jsessionid, code, ...; names compared percent-decoded "
+    "and in any case) are replaced by ***; a URL nested in a parameter value, percent-encoded or "
+    "not, is redacted the same way; redactions.jsonl names each redacted part (never its value)"
 )
 
 #: Parameter names whose values are secrets: one of these words, alone or after a prefix that

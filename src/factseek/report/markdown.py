@@ -1,5 +1,9 @@
 """A report as Markdown: text HTML-escaped and Markdown syntax backslash-escaped, link targets
-percent-encoded inside ``<...>``."""
+percent-encoded inside ``<...>``.
+
+Every string that comes from the report (text, ids, filter names, funnel stages, timings' names,
+the version) goes through ``_md`` before it is put in a line; only numbers, dates and this
+module's own words are written as they are."""
 
 from __future__ import annotations
 
