@@ -1,5 +1,6 @@
 """Fuzzing every loader, the store reader, the batch input and the report writers (issue 14),
-report loading, huge and special files and the CLI on odd paths (issue 29).
+report loading, huge and special files and the CLI on odd paths (issue 29), rating scales, URLs
+with credentials nested in them and crafted reports rendered as Markdown (issue 47).
 
 The property everywhere: untrusted input either works or raises a ``FactseekError`` whose message
 is one line; any other exception is an unconverted error and fails the test. For the store, a
@@ -8,7 +9,7 @@ reports, no control character or escape sequence survives, and the Markdown rend
 
 Deterministic by default (``derandomize``); ``FACTSEEK_FUZZ_RANDOM=1`` explores new cases and
 ``FACTSEEK_FUZZ_SCALE=4`` runs four times as many. Hypothesis keeps no database (nothing is
-written outside ``tmp_path``). The per-test counts add up to at least 2,000 cases per run.
+written outside ``tmp_path``). The per-test counts add up to at least 2,900 cases per run.
 """
 
 from __future__ import annotations
@@ -655,6 +656,178 @@ def test_malformed_history_rows(tmp: Path) -> None:
     fuzz(mutated_reports(), check, 150)
 
 
+# ----------------------------------------------------------------------------- issue 47: ratings, nested URLs, crafted reports
+
+RATINGS = {
+    "format_version": 1,
+    "name": "desk",
+    "title": "Desk ratings",
+    "labels": [
+        {"label": "true", "name": "True", "rating": 5, "machine": ["averitec:supported"]},
+        {"label": "false", "name": "False", "rating": 1, "machine": ["averitec:refuted"]},
+    ],
+}
+BOM = b"\xef\xbb\xbf"
+
+
+def ratings_files() -> st.SearchStrategy[bytes]:
+    """A valid scale with its fields, a label's fields or the whole document hostile, with or
+    without a byte-order mark."""
+    label = record(RATINGS["labels"][0])
+    doc = st.builds(
+        lambda top, labels: {**top, "labels": labels},
+        record({k: v for k, v in RATINGS.items() if k != "labels"}),
+        st.one_of(st.just(RATINGS["labels"]), st.lists(label, max_size=3), hostile_json),
+    )
+    body = st.one_of(
+        doc.map(lambda d: dumps(d).encode()),
+        hostile_json.map(lambda v: dumps(v).encode()),
+        raw_line,
+    )
+    return st.tuples(st.booleans(), body).map(lambda t: (BOM if t[0] else b"") + t[1])
+
+
+def test_ratings_files(tmp: Path) -> None:
+    """``--ratings`` (serve, feedback export): a scale loads, or one line naming the file."""
+    from factseek.review.ratings import load_ratings
+
+    loaded = 0
+
+    def check(data: bytes) -> None:
+        nonlocal loaded
+        scale = converted(lambda: load_ratings(write(tmp, "ratings.json", data)))
+        if scale is not None:
+            loaded += 1
+            assert scale.labels and all(r.name for r in scale.labels)
+
+    fuzz(ratings_files(), check, 250)
+    assert loaded > 0  # the valid template (with and without a BOM) loads
+
+
+SECRET = "Zq7SECRETz"
+KEY_NAMES = ["api_key", "api%5Fkey", "API%5fKEY", "api_key+", "api_key%20", "PHPSESSID", "hmac",
+             "AWSAccessKeyId", "X-Amz-Signature", "access_token", "sig", "token", "Password",
+             "client.secret", "sessionid"]  # fmt: skip
+
+
+def nested_urls() -> st.SearchStrategy[str]:
+    """A URL carrying ``SECRET`` (as userinfo, a key-like parameter or a path parameter), nested
+    zero to four times in another URL's parameter or path, encoded 0-2 times each; or odd text."""
+    from urllib.parse import quote
+
+    junk = st.text(ANY_CHAR, max_size=8)
+    inner = st.one_of(
+        st.builds(
+            lambda n, j: f"https://in.example/p?{n}={SECRET}&x={quote(j)}",
+            st.sampled_from(KEY_NAMES),
+            junk,
+        ),
+        st.just(f"https://bob:{SECRET}@in.example/p"),
+        st.just(f"https://in.example/p;jsessionid={SECRET}?a=1"),
+        st.just(f"https://in.example/#access_token={SECRET}&t=bearer"),
+    )
+
+    def nest(url: str, how: list[tuple[int, int]]) -> str:
+        for where, times in how:
+            for _ in range(times):
+                url = quote(url, safe="")
+            if where == 0:
+                url = f"https://out.example/r?u={url}&page=2"
+            elif where == 1 and times:
+                url = f"https://out.example/go/{url}"
+            else:
+                url = f"https://out.example/r?next={url}"
+        return url
+
+    steps = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)), max_size=4)
+    return st.one_of(st.builds(nest, inner, steps), urls, st.text(ANY_CHAR, max_size=60))
+
+
+def test_nested_urls_keep_no_credentials() -> None:
+    """``redact_url`` and ``redact_text`` on nested, encoded, odd URLs: never an exception, no
+    ``SECRET`` left, and redacting twice changes nothing."""
+    from factseek.redact import redact_text, redact_url, redacted_parts
+
+    def check(url: str) -> None:
+        shown = redact_url(url)
+        assert redact_url(shown) == shown, (url, shown)
+        redacted_parts(url)
+        text = redact_text(f"HTTP 500 for {url} (retrying)")
+        if SECRET in url and url.startswith("https://"):
+            assert SECRET not in shown, (url, shown)
+            assert SECRET not in text, (url, text)
+
+    fuzz(nested_urls(), check, 400)
+
+
+def crafted_reports() -> st.SearchStrategy[bytes]:
+    """A full report (``crafted_reports.full_report``) with hostile text or markup planted in one
+    to four of its strings (values or keys)."""
+    from crafted_reports import full_report, planted, string_slots
+
+    base = full_report()
+    slots = string_slots(base)
+    payload = st.one_of(
+        st.text(st.characters(exclude_categories=("Cs",)), max_size=40),  # a report may hold it
+        hostile_text,
+        st.sampled_from(
+            [
+                "<script>alert(1)</script>",
+                "<img src=x onerror=alert(1)>",
+                "](javascript:alert(1))",
+                "`<svg/onload=alert(1)>`",
+                "<!--",
+                "&lt;b&gt;",
+                "<a href='javascript:x'>y</a>",
+                "\\<script>",
+            ]
+        ),
+    )
+
+    def plant(edits: list[tuple[int, str]]) -> bytes:
+        doc = base
+        for which, text in edits:
+            try:
+                doc = planted(doc, slots[which % len(slots)], text)
+            except (KeyError, IndexError, TypeError, AttributeError):
+                continue  # an earlier edit renamed a key on this slot's path
+        return dumps(doc).encode()
+
+    return st.lists(st.tuples(st.integers(0, 10_000), payload), min_size=1, max_size=4).map(plant)
+
+
+def test_crafted_reports_render_inert(tmp: Path) -> None:
+    """``render --format md`` (and html) of a crafted report: no raw tag survives, and a
+    CommonMark renderer with raw HTML on makes no script, image or handler."""
+    from markdown_it import MarkdownIt
+
+    from factseek.report import read_report, render
+
+    md_renderer = MarkdownIt("commonmark", {"html": True})
+    rendered = 0
+
+    def check(data: bytes) -> None:
+        nonlocal rendered
+        report = converted(lambda: read_report(write(tmp, "r.json", data)))
+        if report is None:
+            return
+        rendered += 1
+        md = render(report, "md")
+        assert not re.search(r"<\s*/?\s*(script|img|svg|a)\b", md, re.I), md
+        for page, own in ((md_renderer.render(md), set()), (render(report, "html"), {"style"})):
+            tags = Tags()
+            tags.feed(page)
+            bad = {"script", "img", "iframe", "object", "style", "svg"} - own  # html: its CSS
+            assert not tags.tags & bad, tags.tags
+            for name, value in tags.attrs:
+                assert not name.startswith("on") and name != "src", name
+                if name == "href":
+                    assert (value or "").startswith(("http://", "https://", "#")), value
+
+    fuzz(crafted_reports(), check, 250)
+    assert rendered > 100
+
+
 # ----------------------------------------------------------------------------- huge and special files
 
 
@@ -663,8 +836,10 @@ def readers() -> dict[str, Callable[[Path], Any]]:
     from factseek.datasets.claimsfile import read_claims_file
     from factseek.datasets.retrieval import load_retrieval
     from factseek.judge.evaluate import read_predictions
+    from factseek.judge.rules import load_rules
     from factseek.labels import POLITIFACT
     from factseek.report import read_report
+    from factseek.review.ratings import load_ratings
     from factseek.runs.bundle import Replayer
     from factseek.runs.compare import url_sets
     from factseek.runs.resume import journal_entries
@@ -682,6 +857,8 @@ def readers() -> dict[str, Callable[[Path], Any]]:
         "store source": lambda p: list(DocumentSource(p)),
         "predictions": lambda p: read_predictions(p, POLITIFACT),
         "batch journal": lambda p: journal_entries(p),
+        "ratings": load_ratings,
+        "verdict rules": load_rules,
     }
 
 

@@ -189,3 +189,59 @@ def test_error_lines_have_no_escape_sequences(monkeypatch: pytest.MonkeyPatch) -
     assert r.exit_code == 1
     assert not BAD_CHARS.search(r.stderr.rstrip("\n"))
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- issue 47 item 4
+
+PLANT = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+RAW_TAG = re.compile(r"<\s*/?\s*(script|img)\b", re.I)
+
+
+def _crafted_reports() -> tuple[list[tuple[Any, Report]], Report]:
+    """A full report read back with ``PLANT`` in one string at a time (those the loader
+    accepts), and one with it in all of those at once."""
+    from crafted_reports import full_report, planted, string_slots
+    from factseek.errors import DataError
+    from factseek.report.io import report_from_data
+
+    base = full_report()
+    taken: list[tuple[Any, Report]] = []
+    for slot in string_slots(base):
+        try:
+            taken.append((slot, report_from_data(planted(base, slot, PLANT), "crafted")))
+        except DataError:
+            continue  # a field with a closed set of values (a label, a date): refused on load
+    every = base
+    values = [s for s, _ in taken if not s[1]]
+    keys = sorted((s for s, _ in taken if s[1]), key=lambda s: -len(s[0]))
+    for i, slot in enumerate(values + keys):  # keys last, deepest first: paths stay valid
+        every = planted(every, slot, f"{PLANT}{i}")
+    return taken, report_from_data(every, "crafted")
+
+
+def test_markdown_escapes_every_string_of_a_crafted_report() -> None:
+    """Each string of a report (``results[].native``, ``answers[].evidence_ids``,
+    ``funnel[].stage``, ``version``... every one the loader accepts) goes through the one
+    escaping function: no raw ``<script>`` or ``<img>`` survives in the Markdown, and a
+    CommonMark renderer with raw HTML on makes no such tag."""
+    taken, every = _crafted_reports()
+    fields = {".".join(str(k) for k in s[0] if not isinstance(k, int)) for s, _ in taken}
+    assert {"results.native", "answers.evidence_ids", "funnel.stage", "version"} <= fields
+    assert len(taken) > 60, len(taken)
+    md_it = MarkdownIt("commonmark", {"html": True})
+    for slot, report in [*taken, ("all", every)]:
+        md = render(report, "md")
+        assert not RAW_TAG.search(md), (slot, RAW_TAG.search(md))
+        tags = Tags()
+        tags.feed(md_it.render(md))
+        assert not tags.names & {"script", "img"}, (slot, tags.names)
+        assert not [a for a in tags.attrs if a.startswith("on") or a == "src"], slot
+    assert render(every, "md").count("alert(1)") >= len(taken) // 2  # shown, as text
+
+
+def test_html_escapes_every_string_of_a_crafted_report() -> None:
+    _, every = _crafted_reports()
+    tags = Tags()
+    tags.feed(render(every, "html"))
+    assert not tags.names & {"script", "img"}, tags.names
+    assert not [a for a in tags.attrs if a.startswith("on") or a == "src"], tags.attrs

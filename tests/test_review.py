@@ -241,7 +241,7 @@ def test_missing_rating_scale_file(tmp_path) -> None:
     with pytest.raises(ConfigError, match="rating scale not found"):
         load_ratings(tmp_path / "nope.json")
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ConfigError, match="not JSON"):
+    with pytest.raises(ConfigError, match=r"bad\.json: not valid JSON"):
         load_ratings(tmp_path / "bad.json")
 
 

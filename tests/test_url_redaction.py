@@ -22,12 +22,19 @@ from factseek.summarize.extractive import ExtractiveSummarizer
 from factseek.types import Claim, Document, FetchFailure, Hit, Report, to_dict, to_json
 from web_fixtures import FixedJudge, TwoQuestions
 
-SECRETS = ("hunter2pass", "APIKEY0123", "TOKEN4567", "ACCESS8910", "FINALSIG42")
+SECRETS = ("hunter2pass", "APIKEY0123", "TOKEN4567", "ACCESS8910", "FINALSIG42", "nested7pass",
+           "NESTEDKEY9")  # fmt: skip
+#: A result URL whose parameter holds another URL, percent-encoded, with its own credentials.
+NESTED = (
+    "https://out.example/bridge?u=https%3A%2F%2Fbob%3Anested7pass%40inner.example%2Fdoc"
+    "%3Fapi_key%3DNESTEDKEY9%26lang%3Den"
+)
 URLS = (
     "https://ana:hunter2pass@ledger.example/bridge-budget",
     "https://post.example/bridge-costs?api_key=APIKEY0123&page=2",
     "https://news.example/bridge?token=TOKEN4567",
     "https://blog.example/bridge#access_token=ACCESS8910&token_type=bearer",
+    NESTED,
 )
 CLAIM = Claim(
     text="The council spent 3 million dollars on the new bridge.", date=dt.date(2024, 1, 10)
@@ -91,6 +98,93 @@ def test_redacted_parts_name_what_was_removed_never_the_value() -> None:
     assert redacted_parts("https://x.example/a?b=1") == ()
 
 
+SECRET_FORMS = [
+    "https://x.example/a?api%5Fkey=S3CRET&page=2",  # a percent-encoded name
+    "https://x.example/a?API%5fKEY=S3CRET",
+    "https://x.example/a?PHPSESSID=S3CRET",
+    "https://x.example/a?hmac=S3CRET&t=1",
+    "https://x.example/a;jsessionid=S3CRET?page=2",  # a path parameter
+    "https://x.example/a;JSESSIONID=S3CRET/b",
+    "https://x.example/o?AWSAccessKeyId=S3CRET&Expires=1&Signature=S3CRET",
+    "https://x.example/a?api_key+=S3CRET",  # a space (+) after the name
+    "https://x.example/a?api_key%20=S3CRET",
+    "https://x.example/a?X-Amz-Signature=S3CRET",
+    NESTED.replace("nested7pass", "S3CRET").replace("NESTEDKEY9", "S3CRET"),
+    # the nested URL encoded twice, written as it is, or as a path segment
+    "https://x.example/r?u=https%253A%252F%252Fu%253AS3CRET%2540in.example%252F%253Ftoken%253DS3CRET",
+    "https://web.archive.org/web/2020/https://u:S3CRET@in.example/p?token=S3CRET",
+    "https://x.example/go/https%3A%2F%2Fu%3AS3CRET%40in.example%2F%3Fsig%3DS3CRET/",
+    "https://x.example/a?next=%2Flogin%3Ftoken%3DS3CRET",  # a relative URL in a parameter
+    "https://x.example/a?state=a%3D1%26access_token%3DS3CRET",  # a query string in one
+    "https://x.example/#/route?token=S3CRET",
+]
+
+
+@pytest.mark.parametrize("url", SECRET_FORMS)
+def test_redact_url_removes_every_form_of_credential(url: str) -> None:
+    """Issue 47 item 5: names compared decoded, path parameters, URLs nested in parameters."""
+    from factseek.redact import redact_text, redact_url, redacted_parts
+
+    shown = redact_url(url)
+    assert "S3CRET" not in shown, shown
+    assert redact_url(shown) == shown  # redacting twice changes nothing
+    assert shown.split("/")[2] == url.split("/")[2]  # still the same site
+    assert redacted_parts(url) and not redacted_parts(shown)
+    assert "S3CRET" not in redact_text(f"HTTP 500 for {url} (retrying)")
+
+
+def test_nested_credentials_are_named_and_the_nested_url_kept() -> None:
+    from factseek.redact import redact_url, redacted_parts
+
+    assert redacted_parts(NESTED) == ("query:u/userinfo", "query:u/query:api_key")
+    assert redact_url(NESTED) == (
+        "https://out.example/bridge?u=https%3A%2F%2Finner.example%2Fdoc%3Fapi_key%3D***%26lang%3Den"
+    )
+
+
+def test_nesting_deeper_than_the_bound_is_masked_whole() -> None:
+    from urllib.parse import quote
+
+    from factseek.redact import MAX_DEPTH, redact_url
+
+    inner = "https://u:S3CRET@in.example/?token=S3CRET"
+    for _ in range(MAX_DEPTH + 2):
+        inner = "https://x.example/?u=" + quote(inner, safe="")
+    assert "S3CRET" not in redact_url(inner) and "x.example" in redact_url(inner)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://x.example/?q=a%20b&page=2",
+        "https://x.example/a?monkey=banana&postcode=1",
+        "https://x.example/a%2Fb;v=1?x=%3D",
+        "https://x.example/search?q=user%40mail.example",
+        "https://x.example/?",
+    ],
+)
+def test_urls_without_credentials_are_kept_as_they_are(url: str) -> None:
+    from factseek.redact import redact_url
+
+    assert redact_url(url) == url
+
+
+def test_the_page_cache_records_no_credentials(tmp_path: Path) -> None:
+    """A redirect's target (``final_url``) with a token, and a nested URL: kept out of the
+    cache's entries, and the page still comes back from the cache."""
+    from factseek.fetch.cache import CachedPage, PageCache
+
+    cache = PageCache(tmp_path)
+    page = CachedPage(url=NESTED, final_url=URLS[2], content_type="text/html",
+                      last_modified=None, body=b"<p>bridge</p>")  # fmt: skip
+    cache.put(page)
+    for path in tmp_path.rglob("*.json"):
+        assert_clean(path.read_bytes(), str(path))
+    got = cache.get(NESTED)
+    assert got is not None and got.body == page.body
+    assert got.final_url == "https://news.example/bridge?token=***"
+
+
 def test_a_report_never_holds_result_credentials_in_any_field() -> None:
     """Not only the rendered report: the Report object itself (what every copy is made from)."""
     fetcher = CredentialedFetcher()
@@ -150,7 +244,7 @@ def test_an_older_bundle_with_raw_urls_replays_redacted(
     monkeypatch.undo()
     rep = Replayer(tmp_path / "old")
     report = run(CLAIM, parts(rep.search_backend(), rep.fetcher()))
-    assert len(report.documents) == 3 and len(report.failures) == 1
+    assert len(report.documents) == 4 and len(report.failures) == 1
     assert_clean(to_json(report), "a report replayed from an older bundle")
 
 
@@ -193,7 +287,7 @@ def test_a_store_built_from_credentialed_urls_keeps_none(tmp_path: Path) -> None
     backend = StoreBackend.open(tmp_path / "s")
     hits = backend.search("bridge council", 10, Constraints())
     docs = backend.documents(hits)
-    assert len(docs) == 4 and docs[0].id == docs[0].url
+    assert len(docs) == len(URLS) and docs[0].id == docs[0].url
 
 
 # ----------------------------------------------------------------------------- the web app

@@ -9,31 +9,39 @@ so ``-rw-r--r--`` under the usual umask 022), not the owner-only mode of a ``mks
 
 **Reading.** Input files read with a size cap, and their OS errors as one line.
 
-Every file factseek reads whole (a report, a batch journal, an evidence bundle's logs, a data
-set's JSON array) goes through ``read_input``, and every file it streams line by line (claims
-files, JSON Lines data sets, reports in JSONL) through ``input_lines``:
+Every side file factseek reads whole (a report, a rating scale, a store's config and checksum
+files, verdict rules, a model folder's config, a batch journal, an evidence bundle's logs, a data
+set's JSON array) goes through ``read_input`` (``read_json`` for JSON), and every file it streams
+line by line (claims files, JSON Lines data sets, reports in JSONL) through ``input_lines``:
 
 1. at most ``input_limit()`` bytes are read from one file, 256 MiB unless the environment
    variable ``FACTSEEK_MAX_INPUT_BYTES`` (or the command line's ``--max-input-bytes``) says
-   otherwise; a larger file, or an endless one (``/dev/zero``, a pipe that never closes), stops
-   at the cap with ``InputError``, so memory stays bounded;
-2. ``input_lines`` also caps each line (``max_line`` bytes), so a file without newlines never
+   otherwise; small side files have a fixed, smaller cap (``SIDE_LIMIT``, 16 MiB: rating
+   scales, configs, rules). A larger file, or an endless one (a pipe that never closes), stops
+   at the cap with ``InputError`` naming the cap, so memory stays bounded;
+2. a device (``/dev/zero``, ``/dev/urandom``, a terminal) is refused before anything is read;
+   a regular file or a pipe is read;
+3. ``input_lines`` also caps each line (``max_line`` bytes), so a file without newlines never
    becomes one huge line;
-3. OS errors become ``InputError`` naming the file: not found, a folder, a name too long, no
-   permission, not readable.
+4. OS errors become ``InputError`` naming the file: not found, a folder, a name too long, no
+   permission, not readable;
+5. ``read_json`` decodes UTF-8 with or without a byte-order mark; text that is not UTF-8 or not
+   JSON is a ``DataError`` naming the file.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from factseek.errors import DataError, InputError
 
@@ -151,6 +159,8 @@ def check_writable_file(path: str | Path, what: str) -> Path:
 
 ENV = "FACTSEEK_MAX_INPUT_BYTES"
 DEFAULT_LIMIT = 256 * 2**20
+#: The cap for small side files (rating scales, configs, rules), not changed by the input limit.
+SIDE_LIMIT = 16 * 2**20
 CHUNK = 2**20
 
 
@@ -195,22 +205,46 @@ def os_errors(path: str | Path, what: str) -> Iterator[None]:
         raise os_error(e, e.filename or path, what) from None
 
 
-def too_large(path: str | Path, what: str, limit: int) -> InputError:
+def size_words(n: int) -> str:
+    """ "16 MiB (16,777,216 bytes)", or "100 bytes" below a MiB."""
+    if n >= 2**20 and n % 2**20 == 0:
+        return f"{n // 2**20:,} MiB ({n:,} bytes)"
+    return f"{n:,} bytes"
+
+
+def too_large(path: str | Path, what: str, limit: int, *, fixed: bool = False) -> InputError:
+    if fixed:
+        return InputError(
+            f"{_shown(path)}: the {what} is larger than {size_words(limit)}, the most factseek "
+            f"reads for one"
+        )
     return InputError(
-        f"{_shown(path)}: the {what} is larger than the input limit of {limit:,} bytes; "
+        f"{_shown(path)}: the {what} is larger than the input limit of {size_words(limit)}; "
         f"raise it with `factseek --max-input-bytes N ...` or {ENV}"
     )
 
 
 def _open(path: str | Path, what: str) -> BinaryIO:
+    """``path`` open for reading; a device (``/dev/zero``, a terminal) is refused unread."""
     try:
-        return open(path, "rb")
+        f = open(path, "rb")  # noqa: SIM115 (returned to the caller's ``with``)
     except OSError as e:
         raise os_error(e, path, what) from None
+    try:
+        mode = os.fstat(f.fileno()).st_mode
+    except OSError as e:
+        f.close()
+        raise os_error(e, path, what) from None
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        f.close()
+        raise InputError(f"{_shown(path)} is a device, not a {what}; give a regular file")
+    return f
 
 
 def read_input(path: str | Path, what: str = "file", *, limit: int | None = None) -> bytes:
-    """The bytes of ``path``: at most ``limit`` (default ``input_limit()``), else ``InputError``."""
+    """The bytes of ``path``: at most ``limit`` (default ``input_limit()``, which the user can
+    raise), else ``InputError`` naming the cap."""
+    fixed = limit is not None
     limit = input_limit() if limit is None else limit
     parts: list[bytes] = []
     size = 0
@@ -220,10 +254,25 @@ def read_input(path: str | Path, what: str = "file", *, limit: int | None = None
                 parts.append(chunk)
                 size += len(chunk)
                 if size > limit:
-                    raise too_large(path, what, limit)
+                    raise too_large(path, what, limit, fixed=fixed)
         except OSError as e:
             raise os_error(e, path, what) from None
     return b"".join(parts)
+
+
+def read_json(path: str | Path, what: str = "file", *, limit: int | None = None) -> Any:
+    """The JSON in ``path``, read by ``read_input`` (so capped), as UTF-8 with or without a
+    byte-order mark; ``DataError`` naming the file when it is not UTF-8 or not JSON (nested too
+    deeply, a lone surrogate escape: ``sanitize.json_loads``)."""
+    from factseek.sanitize import json_loads
+
+    raw = read_input(path, what, limit=limit)
+    try:
+        return json_loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        raise DataError(f"not UTF-8 text (byte {e.start})", str(path)) from None
+    except json.JSONDecodeError as e:
+        raise DataError(f"not valid JSON ({e})", str(path)) from None
 
 
 def input_lines(
@@ -231,6 +280,7 @@ def input_lines(
 ) -> Iterator[tuple[int, bytes]]:
     """``(line number, raw line)`` for each line of ``path``, streamed; a line over ``max_line``
     bytes is a ``DataError`` naming it, a file over ``limit`` bytes an ``InputError``."""
+    fixed = limit is not None
     limit = input_limit() if limit is None else limit
     size = 0
     with _open(path, what) as f:
@@ -245,7 +295,7 @@ def input_lines(
             n += 1
             size += len(raw)
             if size > limit:
-                raise too_large(path, what, limit)
+                raise too_large(path, what, limit, fixed=fixed)
             if len(raw) > max_line:
                 raise DataError(f"line longer than {max_line:,} bytes", str(path), n)
             yield n, raw

@@ -532,11 +532,12 @@ def rules_precision(
     not-enough-evidence is left out (the judge declining is not a finding). The claim's
     answers ("yes": supported, "no": refuted) are shown above a report's answers."""
     from factseek.errors import InputError
+    from factseek.files import SIDE_LIMIT, read_json
     from factseek.judge.rules import load_rules
 
     verdict_rules = load_rules(rules)
     try:
-        results = json.loads((run / "results.json").read_text(encoding="utf-8"))
+        results = read_json(run / "results.json", "results file", limit=SIDE_LIMIT)
         system = next(s for s in results["systems"] if s["name"] == "retrieved")
         measured = {
             k: float(v["precision"])
@@ -545,7 +546,7 @@ def rules_precision(
         }
         answers = {k: dict(v) for k, v in (results.get("claim_answers") or {}).items()}
         subs = {k: dict(v) for k, v in (results.get("subquestion_answers") or {}).items()}
-    except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
+    except (InputError, ValueError, KeyError, StopIteration, TypeError, AttributeError) as e:
         raise InputError(f"{run}: no measured precision of a 'retrieved' system ({e})") from None
     from dataclasses import replace
 

@@ -4,7 +4,6 @@ formats: ``factseek.datasets.claims``, docs/formats.md, docs/data.md)."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,7 +24,6 @@ from factseek.datasets.labeled import (
 )
 from factseek.errors import DataError, InputError
 from factseek.labels import AVERITEC, FEVER, POLITIFACT
-from factseek.sanitize import json_loads
 from factseek.types import Claim
 
 # ----------------------------------------------------------------------------- ClaimDecomp
@@ -207,13 +205,9 @@ def load_liar_plus(path: str | Path) -> list[LabeledClaim]:
 def load_averitec(path: str | Path) -> list[LabeledClaim]:
     """AVeriTeC JSON array (dev/train files). Records without a label get ``label=None``."""
     path = Path(path)
-    from factseek.files import read_input
+    from factseek.files import read_json
 
-    raw = read_input(path, "data file")
-    try:
-        data = json_loads(raw.decode("utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise DataError(f"not valid JSON ({e})", str(path)) from None
+    data = read_json(path, "data file")  # capped; UTF-8 with or without a byte-order mark
     if not isinstance(data, list):
         raise DataError("expected a JSON array of claims", str(path))
     out = []

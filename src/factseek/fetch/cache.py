@@ -9,7 +9,8 @@ Layout (plain files, safe to share)::
 
 Identical bodies fetched from different URLs are stored once. Writes are atomic (temp file +
 ``os.replace``); a damaged or partial entry reads as a miss. Headers other than Content-Type
-and Last-Modified are not kept (no cookies, nothing secret).
+and Last-Modified are not kept (no cookies, nothing secret); the URLs an entry records are
+redacted (``factseek.redact.redact_url``), and entries are read through the bounded reader.
 """
 
 from __future__ import annotations
@@ -20,10 +21,14 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from factseek.files import atomic_write
+from factseek.errors import FactseekError
+from factseek.files import atomic_write, read_input
+from factseek.redact import redact_url
 from factseek.sanitize import json_loads
 
 FORMAT_VERSION = 1
+#: The most bytes one ``urls/*.json`` entry may have.
+ENTRY_LIMIT = 2**20
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,11 +58,11 @@ class PageCache:
 
     def get(self, url: str) -> CachedPage | None:
         try:
-            meta = json_loads(self._entry(url).read_text())
+            meta = json_loads(read_input(self._entry(url), "page cache entry", limit=ENTRY_LIMIT))
             body = gzip.decompress((self.root / "bodies" / f"{meta['sha256']}.gz").read_bytes())
-        except (OSError, ValueError, KeyError, EOFError, gzip.BadGzipFile):
+        except (OSError, ValueError, KeyError, TypeError, EOFError, FactseekError):
             return None
-        if sha256(body) != meta["sha256"] or meta.get("url") != url:
+        if sha256(body) != meta["sha256"] or meta.get("url") != redact_url(url):
             return None
         return CachedPage(
             url=url,
@@ -73,8 +78,8 @@ class PageCache:
         if not blob.exists():
             atomic_write(blob, gzip.compress(page.body, mtime=0))
         meta = {
-            "url": page.url,
-            "final_url": page.final_url,
+            "url": redact_url(page.url),
+            "final_url": redact_url(page.final_url),
             "content_type": page.content_type,
             "last_modified": page.last_modified,
             "sha256": digest,

@@ -42,14 +42,14 @@ class EvidenceJudge(Protocol):
 def load_judge(path: str | Path) -> Judge | EvidenceJudge:
     """A trained judge from its folder (config.json + weights): a classifier reading summaries,
     or an evidence judge (``judge.evidence_model``), told apart by the config's ``kind``."""
-    import json
-
+    from factseek.errors import FactseekError
+    from factseek.files import SIDE_LIMIT, read_json
     from factseek.judge.classifier import ClassifierJudge
 
     try:
-        kind = json.loads((Path(path) / "config.json").read_text(encoding="utf-8")).get("kind")
-    except (OSError, ValueError, AttributeError):
-        kind = None
+        kind = read_json(Path(path) / "config.json", "model config", limit=SIDE_LIMIT).get("kind")
+    except (FactseekError, AttributeError):
+        kind = None  # the classifier's loader says what is wrong with the folder
     if kind == "factseek-evidence-judge":
         from factseek.judge.evidence_model import EvidenceModelJudge
 

@@ -81,7 +81,9 @@ class ScoreThresholds:
 
     @classmethod
     def load(cls, path: str | Path) -> ScoreThresholds:
-        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        from factseek.files import SIDE_LIMIT, read_json
+
+        return cls.from_dict(read_json(path, "score thresholds file", limit=SIDE_LIMIT))
 
 
 def fit_thresholds(

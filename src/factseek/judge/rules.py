@@ -51,7 +51,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import ConfigError, ModelError
+from factseek.errors import ConfigError, InputError, ModelError
 
 FORMAT_VERSION = 1
 KIND = "factseek-verdict-rules"
@@ -198,10 +198,12 @@ def load_rules(name: str | Path = "default", *, stance: str = "default") -> Verd
     path = default_rules_path(model) if shipped else Path(name)
     if shipped and not path.is_file():
         return VerdictRules()
+    from factseek.files import SIDE_LIMIT, read_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f"cannot read verdict rules {path} ({e})") from None
+        data = read_json(path, "verdict rules file", limit=SIDE_LIMIT)
+    except InputError as e:  # not found, a device, too large, not UTF-8 or not JSON
+        raise ConfigError(f"cannot read verdict rules: {e}") from None
     if not isinstance(data, dict):
         raise ModelError(f"{path}: not a verdict rules file")
     return rules_from_dict(data, str(path))

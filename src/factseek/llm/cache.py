@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.files import atomic_write
+from factseek.errors import FactseekError
+from factseek.files import atomic_write, read_json
 from factseek.llm.base import LLM, Prompt, check_params, to_messages
-from factseek.sanitize import json_loads
 
 CACHE_FORMAT = 1
 
@@ -61,8 +61,8 @@ class ResponseCache:
 
     def get(self, key: str) -> list[str] | None:
         try:
-            data = json_loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = read_json(self._path(key), "LLM cache entry")
+        except FactseekError:  # missing, unreadable, too large or not JSON: a miss
             return None
         comps = data.get("completions") if isinstance(data, dict) else None
         if not isinstance(comps, list) or not all(isinstance(c, str) for c in comps):

@@ -8,12 +8,12 @@ key its kind needs. Kind-specific checks stay with each kind.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import ModelError
+from factseek.errors import InputError, ModelError
+from factseek.files import SIDE_LIMIT, read_json
 
 CONFIG_FILE = "config.json"
 
@@ -28,9 +28,9 @@ def read_model_config(
     if not cfg_path.is_file():
         raise ModelError(f"{path} is not a {what} folder (no {CONFIG_FILE})")
     try:
-        cfg = json.loads(cfg_path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{cfg_path}: unreadable ({e})") from None
+        cfg = read_json(cfg_path, "model config", limit=SIDE_LIMIT)
+    except InputError as e:  # a device, too large, not UTF-8 or not JSON
+        raise ModelError(f"unreadable model config: {e}") from None
     if not isinstance(cfg, dict) or cfg.get("kind") != kind:
         found = cfg.get("kind") if isinstance(cfg, dict) else None
         raise ModelError(f"{cfg_path}: not a factseek {what} (kind {found!r})")

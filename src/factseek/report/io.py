@@ -14,7 +14,7 @@ from factseek.files import atomic_write
 from factseek.redact import MESSAGE_KEYS, URL_KEYS, redact_text, redact_tree, redact_url
 from factseek.report.html import render_html
 from factseek.report.markdown import render_markdown
-from factseek.sanitize import clean_text, json_loads
+from factseek.sanitize import clean_text
 from factseek.types import Report, to_dict
 
 
@@ -122,13 +122,12 @@ def read_report(path: str | Path) -> Report:
     """A report from a JSON file written by factseek (``render_json``, ``check -f json``, a batch's
     ``reports/*.json``), read with the input size cap (``factseek.files``) and checked
     field by field. ``DataError`` names the file (and the field) when it is not one."""
-    from factseek.files import read_input
+    from factseek.files import read_json
 
     path = Path(path)
-    raw = read_input(path, "report")
     try:
-        data = json_loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = read_json(path, "report")
+    except DataError:  # not UTF-8 or not JSON (a device, a size past the cap: InputError)
         raise DataError("not a JSON report (render reads the JSON format)", str(path)) from None
     return report_from_data(data, str(path))
 

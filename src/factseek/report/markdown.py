@@ -1,5 +1,9 @@
 """A report as Markdown: text HTML-escaped and Markdown syntax backslash-escaped, link targets
-percent-encoded inside ``<...>``."""
+percent-encoded inside ``<...>``.
+
+Every string that comes from the report (text, ids, filter names, funnel stages, timings' names,
+the version) goes through ``_md`` before it is put in a line; only numbers, dates and this
+module's own words are written as they are."""
 
 from __future__ import annotations
 
@@ -85,7 +89,7 @@ def _md_evidence(report: Report) -> list[str]:
         for a in report.answers:
             confidence = None if by_reviewer(report, a.evidence_ids) else a.confidence
             conf = f"{confidence:.2f}" if confidence is not None else ""
-            cited = ", ".join(a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
+            cited = ", ".join(_md(x) for x in a.evidence_ids) or _md(a.rationale or NO_EVIDENCE)
             cell = _md(answer_cell(a, machine.get(a.question)))
             out.append(f"| {_md(a.question)} | **{cell}** | {conf} | {cited} |")
         out.append("")
@@ -106,7 +110,7 @@ def _md_evidence(report: Report) -> list[str]:
             if e.figures:
                 flag += f" — compare the figures: {_md(e.figures)}"
             out.append(
-                f"- {e.id} `{badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(card_meta(e))}): "
+                f"- {_md(e.id)} `{badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(card_meta(e))}): "
                 f"“{_md(clip(e.text, 400))}” [chars {e.start_char}-{e.end_char}]{flag}"
             )
         out.append("")
@@ -156,7 +160,7 @@ def render_markdown(report: Report) -> str:
         if q.text != q.question:
             line += f"; rewritten to {quoted(q.text, _md)} ({', '.join(_md(a) for a in q.trace)})"
         if r.native or r.emulated:
-            line += f"; {filter_words(r.native, r.emulated)}"
+            line += f"; {_md(filter_words(r.native, r.emulated))}"
         if r.error:
             line += f"; **error:** {_md(r.error)}"
         out.append(line)
@@ -204,7 +208,7 @@ def render_markdown(report: Report) -> str:
     out.append("| stage | hits | documents | words |\n|---|---|---|---|")
     for f in report.funnel:
         out.append(
-            f"| {stage_words(f.stage)} | {count_text(f.hits)} | {count_text(f.documents)} | {count_text(f.words)} |"
+            f"| {_md(stage_words(f.stage))} | {count_text(f.hits)} | {count_text(f.documents)} | {count_text(f.words)} |"
         )
     out.append("")
     if report.failures:
@@ -216,8 +220,8 @@ def render_markdown(report: Report) -> str:
         out.extend(f"- {_md(n)}" for n in report.notes)
         out.append("")
     out.append("## Timings (s)\n")
-    out.append(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()) + "\n")
-    out.append(f"factseek {report.version}\n")
+    out.append(", ".join(f"{_md(k)} {v:.3f}" for k, v in report.timings.items()) + "\n")
+    out.append(f"factseek {_md(report.version)}\n")
     return "\n".join(out)
 
 

@@ -22,7 +22,6 @@ conflicting-evidence 3, supported 5, not-enough-evidence no value).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from factseek.errors import ConfigError, InputError
+from factseek.files import SIDE_LIMIT, read_json
 from factseek.labels import AVERITEC, POLITIFACT
 
 FORMAT_VERSION = 1
@@ -235,13 +235,7 @@ def load_ratings(path: str | Path | None) -> RatingScale:
         return DEFAULT_RATINGS
     path = Path(path).expanduser()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"rating scale not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read the rating scale {path}: {e}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(f"{path}: not JSON ({e})") from None
+        data = read_json(path, "rating scale", limit=SIDE_LIMIT)
+    except InputError as e:  # not found, a device, too large, not UTF-8 or not JSON
+        raise ConfigError(str(e)) from None
     return ratings_from_dict(data, str(path))

@@ -7,13 +7,13 @@ Both the torch network (``stance.model``) and the numpy one (``stance.npnet``) b
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from factseek.errors import ConfigError, MissingDependency, ModelError
+from factseek.errors import ConfigError, InputError, MissingDependency, ModelError
+from factseek.files import SIDE_LIMIT, read_json
 
 #: Linear maps of a layer that get an adapter when the layer is trained.
 LORA_TARGETS: tuple[str, ...] = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")
@@ -74,8 +74,8 @@ def kind_of(config: dict[str, Any]) -> str:
 def base_kind(name: str) -> str:
     """``kind_of`` the base ``name`` (a name in ``BASES`` or a folder)."""
     try:
-        config = json.loads((resolve_base(name) / "config.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+        config = read_json(resolve_base(name) / "config.json", "model config", limit=SIDE_LIMIT)
+    except InputError as e:
         raise ModelError(f"cannot read the stance base {name!r} ({e})") from None
     return kind_of(config)
 
@@ -85,9 +85,9 @@ def read_base(name: str, load_file: Callable[[str], dict[str, Any]]) -> tuple[di
     numpy or torch reader); ``ModelError`` when either cannot be read."""
     folder = resolve_base(name)
     try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        config = read_json(folder / "config.json", "model config", limit=SIDE_LIMIT)
         tensors = load_file(str(folder / "model.safetensors"))
-    except (OSError, json.JSONDecodeError) as e:
+    except (OSError, InputError) as e:
         raise ModelError(f"cannot read the stance base in {folder} ({e})") from None
     return config, tensors
 

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -308,10 +307,9 @@ def liarplus_pairs(folder: Path) -> dict[Split, list[Any]]:
 
 
 def _averitec_rows(path: Path) -> list[dict[str, Any]]:
-    try:
-        rows = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise DataError(f"cannot read AVeriTeC JSON ({e})", str(path)) from None
+    from factseek.files import read_json
+
+    rows = read_json(path, "AVeriTeC file")  # capped; UTF-8 with or without a byte-order mark
     if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
         raise DataError("expected a JSON list of claim objects", str(path))
     return rows

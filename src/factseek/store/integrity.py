@@ -36,7 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from factseek.errors import StoreError
+from factseek.errors import InputError, StoreError
+from factseek.files import read_input
 
 BLOCK = 1 << 20
 FORMAT = 1
@@ -60,7 +61,13 @@ def unsealed(root: Path) -> StoreError:
 
 
 def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The SHA-256 of a file the build just wrote (streamed; a store being read is checked by
+    ``load_sealed``, through the bounded reader)."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(BLOCK):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def _block_crcs(path: Path) -> tuple[int, list[int]]:
@@ -85,18 +92,23 @@ def write_sums(sidecar: Path, files: Iterable[Path]) -> None:
 class Sums:
     """The recorded checksums of one folder's files, and which blocks were verified."""
 
-    def __init__(self, root: Path, folder: Path, sidecar: Path) -> None:
+    def __init__(self, root: Path, folder: Path, sidecar: Path, raw: bytes | None = None) -> None:
+        """``raw``: the sidecar's bytes, when the caller has read them already."""
         self.root = root
         self.folder = folder
         self.sidecar = sidecar
         try:
-            doc = json.loads(sidecar.read_text(encoding="utf-8"))
+            if raw is None:
+                raw = read_input(sidecar, "checksum file")
+            doc = json.loads(raw.decode("utf-8-sig"))
             if doc.get("format") != FORMAT or doc.get("block") != BLOCK:
                 raise ValueError("unknown checksum format")
             self.files: dict[str, dict[str, Any]] = {
                 str(name): {"size": int(e["size"]), "crc32": [int(c) for c in e["crc32"]]}
                 for name, e in doc["files"].items()
             }
+        except InputError as e:  # a device, larger than the input limit, unreadable
+            raise corrupt(root, f"{sidecar.name} is unreadable ({e})") from None
         except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
             raise corrupt(root, f"{sidecar.name} is unreadable ({type(e).__name__})") from None
         self._done = {name: np.zeros(len(e["crc32"]), bool) for name, e in self.files.items()}
@@ -172,15 +184,15 @@ def load_sealed(
     rel = sidecar.relative_to(root).as_posix()
     if sha256 is None:
         raise corrupt(root, f"config.json records no checksum file {rel}")
-    try:
-        digest = sha256_of(sidecar)
-    except FileNotFoundError:
-        raise corrupt(root, f"checksum file {rel} is missing") from None
-    except OSError as e:
-        raise corrupt(root, f"checksum file {rel} is unreadable ({type(e).__name__})") from None
-    if digest != sha256:
+    if not sidecar.exists() and not sidecar.is_symlink():
+        raise corrupt(root, f"checksum file {rel} is missing")
+    try:  # read once, bounded: a sidecar linked to /dev/zero is refused, not read forever
+        raw = read_input(sidecar, "checksum file")
+    except InputError as e:
+        raise corrupt(root, f"checksum file {rel} is unreadable ({e})") from None
+    if hashlib.sha256(raw).hexdigest() != sha256:
         raise corrupt(root, f"checksum file {rel} differs from the one config.json records")
-    sums = Sums(root, folder, sidecar)
+    sums = Sums(root, folder, sidecar, raw)
     missing = sorted(set(covers) - set(sums.files))
     if missing:
         raise corrupt(root, f"checksum file {rel} has no checksum for {missing[0]}")

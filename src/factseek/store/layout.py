@@ -46,7 +46,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from factseek.errors import StoreError
+from factseek.errors import InputError, StoreError
+from factseek.files import SIDE_LIMIT, read_json
 
 FORMAT_VERSION = 2
 UNSEALED_VERSION = 1  # stores built before config.json recorded their checksum files
@@ -134,7 +135,7 @@ def read_config(root: Path) -> StoreConfig:
     if not path.is_file():
         raise StoreError(f"{root} is not a knowledge store: {CONFIG} is missing")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, "store config", limit=SIDE_LIMIT)
         version = data.get("format_version")
         if version not in (FORMAT_VERSION, UNSEALED_VERSION) or isinstance(version, bool):
             raise StoreError(
@@ -147,6 +148,8 @@ def read_config(root: Path) -> StoreConfig:
         config = StoreConfig(**data)
     except StoreError:
         raise
+    except InputError as e:  # a device, too large, not UTF-8 or not JSON
+        raise StoreError(f"{e}; the store is corrupt") from None
     except (ValueError, TypeError, KeyError, AttributeError) as e:
         raise StoreError(f"{path} is corrupt: {type(e).__name__}: {e}") from None
     if config.analyzer != ANALYZER:

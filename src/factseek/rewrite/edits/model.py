@@ -125,9 +125,12 @@ def _threshold_json(value: float) -> float | None:
 
 
 def is_edit_scorer(path: str | Path) -> bool:
+    from factseek.errors import FactseekError
+    from factseek.files import SIDE_LIMIT, read_json
+
     try:
-        doc = json.loads((Path(path) / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
+        doc = read_json(Path(path) / CONFIG_FILE, "model config", limit=SIDE_LIMIT)
+    except FactseekError:
         return False
     return isinstance(doc, dict) and doc.get("kind") == MODEL_KIND
 
@@ -140,11 +143,16 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
     cfg, weights = path / CONFIG_FILE, path / WEIGHTS_FILE
     if not cfg.is_file() or not weights.is_file():
         raise ModelError(f"{path} is not an edit scorer folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})")  # fmt: skip
+    from factseek.errors import InputError
+    from factseek.files import SIDE_LIMIT, read_json
+
     try:
-        doc = json.loads(cfg.read_text(encoding="utf-8"))
+        doc = read_json(cfg, "model config", limit=SIDE_LIMIT)
         arrays = load_file(str(weights))
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{path}: unreadable ({e})") from e
+    except (OSError, ValueError, InputError) as e:
+        raise ModelError(f"{path}: unreadable ({e})") from None
+    if not isinstance(doc, dict):
+        raise ModelError(f"{cfg}: not a {MODEL_KIND}")
     if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"{cfg}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}")
     features = tuple(doc["features"])

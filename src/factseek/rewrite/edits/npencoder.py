@@ -15,7 +15,6 @@ docs/rewrite-model.md measures that the rewriter's edits do not change.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,13 +43,20 @@ class NumpyBertEncoder:
             from tokenizers import Tokenizer
         except ImportError as e:
             raise MissingDependency(e.name or "tokenizers", "dense", "the MiniLM encoder") from e
+        from factseek.errors import InputError
+        from factseek.files import SIDE_LIMIT, read_json
+
         path = Path(path)
         try:
-            cfg = json.loads((path / "config.json").read_text(encoding="utf-8"))
-            st = json.loads((path / "sentence_bert_config.json").read_text(encoding="utf-8"))
-            pooling = json.loads((path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ConfigError(f"{path} is not a sentence-transformers BERT folder ({e})") from e
+            cfg = read_json(path / "config.json", "model config", limit=SIDE_LIMIT)
+            st = read_json(path / "sentence_bert_config.json", "model config", limit=SIDE_LIMIT)
+            pooling = read_json(
+                path / "1_Pooling" / "config.json", "model config", limit=SIDE_LIMIT
+            )
+        except InputError as e:
+            raise ConfigError(f"{path} is not a sentence-transformers BERT folder ({e})") from None
+        if not all(isinstance(x, dict) for x in (cfg, st, pooling)):
+            raise ConfigError(f"{path} is not a sentence-transformers BERT folder")
         modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
         if cfg.get("model_type") != "bert" or modes != ["pooling_mode_mean_tokens"]:
             raise ConfigError(f"{path}: only BERT models with mean pooling are supported here")

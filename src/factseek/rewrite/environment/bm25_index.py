@@ -156,18 +156,23 @@ class BM25Index:
 
     @classmethod
     def load(cls, folder: str | Path, mmap: bool = True) -> BM25Index:
+        from factseek.errors import InputError
+        from factseek.files import SIDE_LIMIT, read_json
+
         folder = Path(folder)
         try:
-            config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as e:
+            config = read_json(folder / "config.json", "index config", limit=SIDE_LIMIT)
+        except InputError as e:
             raise DataError(f"not a BM25 index folder: {e}", str(folder)) from None
+        if not isinstance(config, dict):
+            raise DataError("not a BM25 index folder: config.json is not an object", str(folder))
         if config.get("format_version") != INDEX_FORMAT:
             raise DataError(f"unknown index format {config.get('format_version')!r}", str(folder))
         arrays = {
             n: np.load(folder / f"{n}.npy", mmap_mode="r" if mmap else None) for n in cls._ARRAYS
         }
-        terms = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
-        ids = json.loads((folder / "doc_ids.json").read_text(encoding="utf-8"))
+        terms = read_json(folder / "vocab.json", "index vocabulary")
+        ids = read_json(folder / "doc_ids.json", "index document ids")
         return cls(
             doc_ids=tuple(ids),
             vocab={t: i for i, t in enumerate(terms)},

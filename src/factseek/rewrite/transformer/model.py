@@ -327,13 +327,24 @@ def save_checkpoint(
     atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
 
 
+def _read_config(cfg_file: Path) -> dict[str, Any]:
+    """A model folder's config.json through the bounded reader; ``ModelError`` if unusable."""
+    from factseek.errors import InputError
+    from factseek.files import SIDE_LIMIT, read_json
+
+    try:
+        doc = read_json(cfg_file, "model config", limit=SIDE_LIMIT)
+    except InputError as e:
+        raise ModelError(f"unreadable model config: {e}") from None
+    if not isinstance(doc, dict):
+        raise ModelError(f"{cfg_file}: not a {MODEL_KIND} config")
+    return doc
+
+
 def update_config(path: str | Path, changes: Mapping[str, Any]) -> dict[str, Any]:
     """Merge ``changes`` into a model folder's ``config.json`` (atomically); returns the result."""
     cfg_file = Path(path) / CONFIG_FILE
-    try:
-        doc = json.loads(cfg_file.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
+    doc = _read_config(cfg_file)
     doc.update(changes)
     atomic_write(cfg_file, json.dumps(doc, indent=2))
     return doc
@@ -349,10 +360,7 @@ def load_checkpoint(path: str | Path, device: str = "cpu") -> tuple[Any, dict[st
         raise ModelError(
             f"{path} is not a rewrite model folder (needs {CONFIG_FILE}, {WEIGHTS_FILE})"
         )
-    try:
-        doc = json.loads(cfg_file.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise ModelError(f"{cfg_file}: unreadable ({e})") from e
+    doc = _read_config(cfg_file)
     if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
         raise ModelError(
             f"{cfg_file}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}"

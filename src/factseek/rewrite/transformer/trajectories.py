@@ -162,13 +162,14 @@ def write_config(folder: str | Path, config: Mapping[str, Any]) -> None:
 
 
 def read_config(folder: str | Path) -> dict[str, Any]:
+    from factseek.files import SIDE_LIMIT, read_json
+
     path = Path(folder) / CONFIG
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("no config.json: not a trajectory folder", str(folder)) from None
-    except json.JSONDecodeError as e:
-        raise DataError(f"invalid JSON: {e.msg}", str(path), e.lineno) from None
+    if not path.exists():
+        raise DataError("no config.json: not a trajectory folder", str(folder))
+    data = read_json(path, "trajectory config", limit=SIDE_LIMIT)
+    if not isinstance(data, dict):
+        raise DataError("config.json is not an object", str(path))
     if data.get("format_version") != FORMAT_VERSION:
         raise DataError(
             f"format_version {data.get('format_version')!r}, expected {FORMAT_VERSION}", str(path)
