@@ -7,7 +7,8 @@
   from this origin only (no inline script or style, no framing, forms post here only), plus
   ``nosniff``, a same-origin referrer policy and ``DENY`` framing. ``SecurityHeaders`` is the
   outermost layer, so errors answered before the app (a bad ``Host``, a body too large) carry
-  them too.
+  them too; an error nothing else answered becomes a 500 with one line, headers included
+  (logged with its traceback), never a dropped connection.
 - Bodies: ``BodyLimit`` reads a request body before the app sees it and answers 413 once it
   passes the limit, whether the length was declared or the body is chunked.
 - Hosts: only the names the server was bound to are accepted in ``Host`` (DNS rebinding).
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from collections.abc import Iterable
 from typing import Any
@@ -38,6 +40,7 @@ HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+log = logging.getLogger(__name__)
 
 
 def new_token() -> str:
@@ -90,8 +93,12 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        started = False
+
         async def send_with_headers(message: Message) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 extra = [
                     (k.lower().encode("latin-1"), v.encode("latin-1"))
@@ -101,7 +108,13 @@ class SecurityHeaders:
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            await self.app(scope, receive, send_with_headers)
+        except Exception as e:
+            if started:
+                raise
+            log.exception("unanswered error on %s", scope.get("path", ""))
+            await _plain(send_with_headers, 500, f"internal error ({type(e).__name__})")
 
 
 async def _plain(send: Any, status: int, text: str) -> None:
