@@ -11,7 +11,6 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from factseek.judge.verdict import StanceRules, answer_questions
 from factseek.report import render
 from factseek.report.words import judge_words, verdict_sentence
 from factseek.review.apply import reviewed
@@ -19,10 +18,7 @@ from factseek.review.claimreview import claim_review
 from factseek.review.feedback import FeedbackLog
 from factseek.review.history import History
 from factseek.types import (
-    Claim,
-    Document,
     Evidence,
-    Question,
     Report,
     StanceResult,
     Verdict,
@@ -32,49 +28,19 @@ from factseek.web.app import WebSettings, create_app, wants_json
 from factseek.web.jobs import Runner
 from factseek.web.views import review
 from web_fixtures import fake_parts
+from web_fixtures import off_topic_report as checked
 
-CLAIM = Claim(text="Burglaries in Caldmere fell by a third last year.")
-Q = (
-    Question(text=CLAIM.text, source="claim", kind="claim"),
-    Question(text="Did burglaries in Caldmere fall by a third?"),
-)
 BASE = "http://127.0.0.1:8321"
 
 
-def card(n: int, label: str, p: float, text: str, q: int = 1) -> Evidence:
+def card(n: int, label: str, p: float, text: str) -> Evidence:
     rest = (1 - p) / 2
     probs = {x: (p if x == label else rest) for x in ("supports", "refutes", "nei")}
-    return Evidence(
+    return replace(
+        checked().evidence[0],
         id=f"E{n}",
-        url=f"https://site{n}.example/story",
         text=text,
-        start_char=0,
-        end_char=len(text),
-        question=Q[q].text,
-        title=f"Story {n}",
-        domain=f"site{n}.example",
         stance=StanceResult(label=label, probs=probs, model="hand"),  # type: ignore[arg-type]
-    )
-
-
-def checked() -> Report:
-    """A rules verdict that cites an off-topic card (E2) the reviewer never confirms."""
-    cards = [
-        card(1, "supports", 0.9, "Burglaries fell 33 percent in Caldmere, police said."),
-        card(2, "supports", 0.85, "Violent crime was up slightly across the region."),  # off-topic
-        card(3, "nei", 0.6, "The police annual report lists 412 burglaries, down from 618."),
-        card(4, "nei", 0.5, "Caldmere's council discussed the burglary figures in March."),
-    ]
-    answers = answer_questions(Q, cards)
-    verdict = StanceRules("hand").judge(CLAIM, Q, cards, answers)
-    docs = tuple(Document(url=e.url, text=e.text, title=e.title) for e in cards)
-    return Report(
-        claim=CLAIM,
-        questions=Q,
-        documents=docs,
-        evidence=tuple(cards),
-        answers=tuple(answers),
-        verdict=verdict,
     )
 
 
@@ -182,6 +148,8 @@ def test_a_reviewers_label_is_not_replaced_by_one_click(client) -> None:
     assert 'class="inline approve"' not in html  # no one-click approve over a set verdict
     assert 'id="replace-verdict"' in html and 'name="replace"' in html and "required" in html
     assert re.search(r'id="verdict-rests">Rests on <a href="#card-E3">E3</a>', html)
+    row = client.get("/history").text.split("<tbody>")[1]
+    assert "set by maria" in row and "rests on E3<" in row
     # the old page's approve button: refused, the reviewer's label stays
     r = client.post(f"{url}/approve", data={"csrf_token": t})
     assert r.status_code == 409 and "maria set the verdict to False" in r.text

@@ -417,6 +417,7 @@ def listing(report: Report) -> ReviewState:
         status=rec.status,
         reviewer=rec.reviewer if rec.status != "machine" else "",
         words=words,
+        cites=rec.citations if rec.status in ("approved", "set") else (),
     )
 
 
