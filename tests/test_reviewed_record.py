@@ -66,7 +66,10 @@ def test_a_set_verdict_rests_on_the_confirmed_cards_only(log) -> None:
     assert back.review.citations == ("E3", "E4") and back.verdict.evidence_ids == ("E3", "E4")
     v = review(report, log.for_run(1)).verdict
     assert [c.id for c in v.rests_on] == ["E3", "E4"]
-    assert verdict_sentence(out) == "True: set by maria on E3 and E4, the cards they confirmed."
+    assert (
+        verdict_sentence(out)
+        == "True: set by maria, resting on E3 and E4, the cards they confirmed."
+    )
     # a confirmed card marked irrelevant later is no longer cited
     log.add(1, "relevance", {"relevant": False}, user="maria", target="E3")
     assert reviewed(report, log.for_run(1)).review.citations == ("E4",)

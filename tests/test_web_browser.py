@@ -358,7 +358,9 @@ def test_a_set_verdict_cites_exactly_the_cards_the_reviewer_confirmed(desk, brow
     rests = [a.inner_text() for a in page.locator("#verdict-rests a").all()]
     assert rests == ["E3", "E4"], rests
     assert "the cards maria confirmed" in page.inner_text("#verdict-rests")
-    assert page.inner_text("#verdict-headline").startswith("True: set by maria on E3 and E4")
+    assert page.inner_text("#verdict-headline").startswith(
+        "True: set by maria, resting on E3 and E4"
+    )
 
     # the ClaimReview cites those two pages, and no other
     page.click(".crform > summary")

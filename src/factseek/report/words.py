@@ -203,7 +203,7 @@ def verdict_sentence(report: Report) -> str:
         words = r.rating_name or label_words(r.label)
         if not r.citations:
             return f"{words}: set by {r.reviewer}, who has confirmed no card."
-        return f"{words}: set by {r.reviewer} on {_ids(r.citations)}, the cards they confirmed."
+        return f"{words}: set by {r.reviewer}, resting on {_ids(r.citations)}, the cards they confirmed."
     if not v.judged:
         return f"Not judged: {v.explanation or 'no judge gave a verdict'}."
     words = label_words(v.label or "")
