@@ -214,6 +214,14 @@ def test_a_json_client_of_a_page_gets_json_and_a_browser_html(client) -> None:
     assert r.status_code == 404 and "<html" in r.text
 
 
+def test_errors_answered_before_the_app_are_json_for_a_json_client(client) -> None:
+    r = client.get("/runs/1/status", headers={"host": "evil.example"})
+    assert r.status_code == 400 and r.json() == {"status": 400, "error": "Invalid host header"}
+    assert r.headers["content-security-policy"].startswith("default-src 'none'")
+    r = client.get("/history", headers={"host": "evil.example"})  # a browser's page: plain text
+    assert r.status_code == 400 and r.text == "Invalid host header"
+
+
 def test_claimreview_refusal_is_json(client) -> None:
     url = stored(client, checked())
     r = client.get(url + "/claimreview.jsonld")

@@ -47,6 +47,7 @@ from factseek.stance import engine_for_many
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
 from factseek.web.jobs import STAGES, Runner
+from factseek.web.security import wants_json
 from factseek.web.views import review, tone
 
 HERE = Path(__file__).parent
@@ -63,23 +64,13 @@ CHOICES = {
     "llm": ("none", "openai", "llamacpp"),
 }
 SETTINGS = ("date_basis", "keep_pdf")  # form fields that choose pipeline settings
-JSON_SUFFIXES = (".json", ".jsonld", "/status")  # paths that answer JSON, errors included
-JSON_TYPES = ("application/json", "application/ld+json")
 
 
-def wants_json(path: str, accept: str = "") -> bool:
-    """Whether a request is a JSON client's: a JSON endpoint (``JSON_SUFFIXES``), or an
-    ``Accept`` header that names JSON and not HTML. Its errors are JSON too."""
-    if path.endswith(JSON_SUFFIXES):
-        return True
-    accept = accept.lower()
-    return any(t in accept for t in JSON_TYPES) and "text/html" not in accept
-
-
-def json_error(status: int, reason: str) -> JSONResponse:
-    """A JSON client's error: the status and one line saying why."""
-    line = " ".join(str(reason).split())[:500]
-    return JSONResponse({"status": status, "error": line}, status_code=status)
+def json_error(status: int, reason: str) -> Response:
+    """A JSON client's error: the status and one line saying why (``security.error_json``)."""
+    return Response(
+        security.error_json(status, reason), status_code=status, media_type="application/json"
+    )
 
 
 def cookie_name(user: str) -> str:
@@ -195,6 +186,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts))
     app.add_middleware(security.BodyLimit, limit=MAX_BODY)
+    app.add_middleware(security.JsonErrors)  # JSON clients get JSON errors, those above too
     app.add_middleware(security.SecurityHeaders)  # outermost: every response, errors included
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
