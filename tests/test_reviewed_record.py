@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from factseek.report import render
 from factseek.report.words import judge_words, verdict_sentence
-from factseek.review.apply import reviewed
+from factseek.review.apply import reviewed, user_stance
 from factseek.review.claimreview import claim_review
 from factseek.review.feedback import FeedbackLog
 from factseek.review.history import History
@@ -108,6 +108,13 @@ def test_the_verdict_sentence_comes_first_in_plain_words() -> None:
     assert verdict_sentence(report) == (
         "Not enough evidence: the best supporting card (E2, 0.59) is too weak, and E1 reads"
         " against it."
+    )
+    mine = replace(
+        report, evidence=(cards[0], replace(cards[1], stance=user_stance("supports", "li")))
+    )
+    assert verdict_sentence(mine) == (
+        "Not enough evidence: E2 (set by li) supports it, but the rules need more to decide, and E1"
+        " reads against it."
     )
     assert judge_words(report.verdict) == "the stance rules, built in (stance-rules:hand)"
     assert judge_words(Verdict(judged=True, label="true", judge="user:maria")) == (

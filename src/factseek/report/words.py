@@ -191,6 +191,17 @@ def _how(e: Evidence, side: str) -> str:
     return f"set by {who}" if who else f"{p:.2f}"
 
 
+def _weak(e: Evidence, side: str) -> str:
+    """Why the best card of a side did not decide: "the best supporting card (E2, 0.59) is too
+    weak"; a stance a reviewer set is no probability: "E4 (set by maria) reads against it, but
+    the rules need more to decide"."""
+    if e.stance is not None and e.stance.set_by:
+        reads = "supports it" if side == "supports" else "reads against it"
+        return f"{e.id} (set by {e.stance.set_by}) {reads}, but the rules need more to decide"
+    best = "the best supporting card" if side == "supports" else "the best card against it"
+    return f"{best} ({e.id}, {_how(e, side)}) is too weak"
+
+
 def _ids(ids: Sequence[str]) -> str:
     ids = list(ids)
     return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
@@ -229,8 +240,9 @@ def verdict_sentence(report: Report) -> str:
     lean = _LEANS.search(v.rationale or v.explanation or "")
     side = _SIDE_OF.get(lean.group(1), "") if lean else ""
     if v.abstained and side == "refutes" and ref is not None:
-        why = f"the best card against it ({ref.id}, {_how(ref, 'refutes')}) is not sure enough"
-        return f"{words}: {why}" + (f", and {sup.id} supports it." if sup else ".")
+        return f"{words}: {_weak(ref, 'refutes')}" + (
+            f", and {sup.id} supports it." if sup else "."
+        )
     if v.abstained and lean and not side and sup is not None and ref is not None:
         return (
             f"{words}: {sup.id} supports it and {ref.id} reads against it, neither surely enough"
@@ -243,10 +255,11 @@ def verdict_sentence(report: Report) -> str:
             f" {len(report.answers)} questions have no answer."
         )
     if sup is not None:
-        why = f"the best supporting card ({sup.id}, {_how(sup, 'supports')}) is too weak"
-        return f"{words}: {why}" + (f", and {ref.id} reads against it." if ref else ".")
+        return f"{words}: {_weak(sup, 'supports')}" + (
+            f", and {ref.id} reads against it." if ref else "."
+        )
     if ref is not None:
-        return f"{words}: the best card against it ({ref.id}, {_how(ref, 'refutes')}) is too weak."
+        return f"{words}: {_weak(ref, 'refutes')}."
     if report.evidence:
         return f"{words}: no card takes a side."
     return f"{words}: no evidence was found."
