@@ -6,7 +6,10 @@ Starts the app on a free loopback port with the demo store and an organisation's
 Debian's Chromium (``--chromium``, default /usr/bin/chromium) saves:
 
 - ``web-check.png``: the check form;
-- ``web-unreviewed.png``: the machine's verdict before review (no ClaimReview offered);
+- ``web-unreviewed.png``: the machine's verdict before review (its sentence, judge and cards; no
+  ClaimReview offered);
+- ``web-set.png``: the verdict box of a verdict the reviewer set after confirming two cards: it
+  rests on those two only, and replacing it with the machine's takes a ticked box;
 - ``web-correction.png``: two stances corrected on the demo's conflicting question: its answer
   and the verdict recomputed, the machine's beside them (the other questions hidden for the
   picture);
@@ -78,8 +81,13 @@ def main() -> None:
         page.click("button.primary")
         page.wait_for_selector("#verdict", timeout=120_000)
 
-        # a check whose verdict the reviewer set themselves
+        # a check whose verdict the reviewer set themselves, on two cards they confirmed
         check(page, srv.url, "a campaign flyer")
+        for _ in range(2):
+            card = page.locator(".card:not(.irrelevant):not(:has(.tag.ok))").first
+            cid = card.locator(".cid").inner_text()
+            card.locator("button[value=relevant]").click()
+            page.wait_for_selector(f"#card-{cid} .tag.ok")
         page.click(".override > summary")
         page.select_option("#override-label", "factseek:barely-true")
         page.fill(
@@ -88,6 +96,8 @@ def main() -> None:
         )
         page.click(".override button[type=submit]")
         page.wait_for_selector("#verdict[data-status=set]")
+        page.click("#replace-verdict > summary")
+        page.locator("#verdict").screenshot(path=str(args.out / "web-set.png"))
 
         # the main session: before review, a correction, an approval
         url = check(page, srv.url, "KCDM community radio")

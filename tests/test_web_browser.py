@@ -9,6 +9,7 @@ check from the history. They skip, saying why, when Chromium or Playwright is mi
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from factseek.demo import demo_claim, demo_store
 from factseek.review.history import History
 from factseek.web.app import WebSettings, check_options
 from factseek.web.jobs import Runner
+from web_fixtures import off_topic_report
 
 pytestmark = pytest.mark.slow
 
@@ -120,6 +122,12 @@ def test_a_fact_checkers_session(server, browser, tmp_path) -> None:
     card.locator("button[value=irrelevant]").click()
     page.wait_for_selector(f"#card-{card_id}.irrelevant", state="attached")
     assert "marked irrelevant by maria" in page.locator(f"#card-{card_id}").inner_text()
+    # confirm another: a verdict the reviewer sets cites the cards they confirmed, only those
+    kept = page.locator(".card:not(.irrelevant)").first
+    kept_id = kept.locator(".cid").inner_text()
+    kept_url = kept.locator(".ctitle a").get_attribute("href")
+    kept.locator("button[value=relevant]").click()
+    page.wait_for_selector(f"#card-{kept_id} .tag.ok")
 
     # set the verdict with a note
     page.click(".override > summary")
@@ -147,7 +155,7 @@ def test_a_fact_checkers_session(server, browser, tmp_path) -> None:
     rating = data["reviewRating"]
     assert rating["alternateName"] == "False" and rating["ratingValue"] == 1
     assert rating["bestRating"] == 5 and rating["worstRating"] == 1
-    assert data["citation"] and all(c["url"].startswith("http") for c in data["citation"])
+    assert [c["url"] for c in data["citation"]] == [kept_url]
     assert data["datePublished"] and len(data["datePublished"]) == 10
 
     # reopen from the history
@@ -160,7 +168,7 @@ def test_a_fact_checkers_session(server, browser, tmp_path) -> None:
     page.wait_for_selector("#verdict")
     assert page.url.split("#")[0] == rerun
     assert page.inner_text("#verdict-label").lower() == "false"
-    assert page.locator("#corrections tbody tr").count() == 2
+    assert page.locator("#corrections tbody tr").count() == 3
     assert not errors, errors  # no script errors, no CSP violations
     page.close()
 
@@ -312,6 +320,82 @@ def test_a_rerun_keeps_an_override(desk, browser) -> None:
     assert "carried from #" in page.inner_text("#corrections")
     assert not errors, errors
     page.close()
+
+
+def test_a_set_verdict_cites_exactly_the_cards_the_reviewer_confirmed(desk, browser) -> None:
+    """Issue 46: the machine's verdict cites an off-topic card (E2); the reviewer confirms E3 and
+    E4 and sets the verdict. The box, the ClaimReview citation and the Markdown export cite
+    those two; the approve button of a page opened before is refused, and replacing the
+    reviewer's label takes a ticked box and stays on record."""
+    history: History = desk.app.state.history
+    report = off_topic_report()
+    rid = history.create(report.claim, user="maria")
+    history.finish(rid, report)
+    url = f"{desk.url}/runs/{rid}"
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page, stale = context.new_page(), context.new_page()
+    errors = watch(page)
+    page.goto(url)
+    stale.goto(url)  # an old tab, its one-click approve button still showing
+    machine = page.inner_text("#verdict-rests")
+    assert "E2" in machine and "not confirmed" in machine  # the off-topic card, as the machine's
+    assert "Judge: the stance rules" in page.inner_text("#verdict-judge")
+
+    # confirm two cards: one marked relevant, one given a stance
+    page.locator("#card-E3 button[value=relevant]").click()
+    page.wait_for_selector("#card-E3 .tag.ok")
+    assert "confirmed by maria" in page.inner_text("#card-E3")
+    page.locator("#card-E4 select[name=label]").select_option("supports")
+    page.locator("#card-E4 form:has(select) button[type=submit]").click()
+    page.wait_for_selector("#card-E4.s-supports")
+
+    # set the verdict
+    page.click(".override > summary")
+    page.select_option("#override-label", "factseek:true")
+    page.fill(".override textarea[name=note]", "Police figures: 618 to 412 burglaries.")
+    page.click(".override button[type=submit]")
+    page.wait_for_selector("#verdict[data-status=set]")
+    rests = [a.inner_text() for a in page.locator("#verdict-rests a").all()]
+    assert rests == ["E3", "E4"], rests
+    assert "the cards maria confirmed" in page.inner_text("#verdict-rests")
+    assert page.inner_text("#verdict-headline").startswith(
+        "True: set by maria, resting on E3 and E4"
+    )
+
+    # the ClaimReview cites those two pages, and no other
+    page.click(".crform > summary")
+    page.fill(".crform input[name=url]", "https://desk.example/checks/burglaries")
+    with page.expect_response(lambda r: "claimreview.jsonld" in r.url) as resp:
+        page.click(".crform button[type=submit]")
+    data = json.loads(resp.value.text())
+    assert [c["url"] for c in data["citation"]] == [
+        "https://site3.example/story",
+        "https://site4.example/story",
+    ]
+    # so does the Markdown export
+    md = page.request.get(url + "/export.md").text()
+    (rested,) = [line for line in md.splitlines() if "Rests on" in line]
+    assert re.findall(r"\bE\d+\b", rested) == ["E3", "E4"], rested
+    assert "site3.example" in rested and "the cards maria confirmed" in rested
+
+    # the old tab's approve button: refused, the reviewer's label stands
+    stale.click(".approve button[type=submit]")
+    stale.wait_for_selector(".errmsg")
+    assert "maria set the verdict to True" in stale.inner_text(".errmsg")
+    page.goto(url)
+    assert page.get_attribute("#verdict", "data-status") == "set"
+    assert not page.locator(".approve").count()  # no one-click approve over it
+    # replacing it takes the ticked box; both decisions stay, with who and when
+    page.click("#replace-verdict > summary")
+    page.click("#replace-verdict button[type=submit]")  # unticked: the browser does not send it
+    assert page.get_attribute("#verdict", "data-status") == "set"
+    page.check("#replace-verdict input[name=replace]")
+    page.click("#replace-verdict button[type=submit]")
+    page.wait_for_selector("#verdict[data-status=approved]")
+    rows = page.inner_text("#corrections")
+    assert "verdict set → true" in rows and "approved the machine verdict" in rows
+    assert not errors, errors
+    context.close()
 
 
 def test_load_20_concurrent_checks_on_the_demo_store() -> None:

@@ -129,3 +129,58 @@ def carded_report() -> Report:
             evidence_ids=("E1", "E2"),
         ),
     )
+
+
+def off_topic_report() -> Report:
+    """A stance-rules verdict whose cited cards include an off-topic one (E2, about violent
+    crime): what a reviewer must not be made to cite. E3 and E4 take no side for the machine."""
+    from factseek.judge.verdict import StanceRules, answer_questions
+
+    claim = Claim(
+        text="Burglaries in Caldmere fell by a third last year.", date=dt.date(2024, 3, 1)
+    )
+    questions = (
+        Question(text=claim.text, source="claim", kind="claim"),
+        Question(text="Did burglaries in Caldmere fall by a third?"),
+    )
+    said = [
+        ("supports", 0.9, "Burglaries fell 33 percent in Caldmere, police said."),
+        ("supports", 0.85, "Violent crime was up slightly across the region."),
+        ("nei", 0.6, "The police annual report lists 412 burglaries, down from 618."),
+        ("nei", 0.5, "Caldmere's council discussed the burglary figures in March."),
+    ]
+    cards = []
+    for n, (label, p, text) in enumerate(said, 1):
+        rest = (1 - p) / 2
+        cards.append(
+            Evidence(
+                id=f"E{n}",
+                url=f"https://site{n}.example/story",
+                text=text,
+                start_char=0,
+                end_char=len(text),
+                question=questions[1].text,
+                title=f"Story {n}",
+                domain=f"site{n}.example",
+                published=dt.date(2024, 1, 10 + n),
+                stance=StanceResult(
+                    label=label,  # type: ignore[arg-type]
+                    probs={x: (p if x == label else rest) for x in ("supports", "refutes", "nei")},
+                    model="hand",
+                ),
+            )
+        )
+    answers = answer_questions(questions, cards)
+    verdict = StanceRules("hand").judge(claim, questions, cards, answers)
+    docs = tuple(
+        Document(url=e.url, text=e.text, title=e.title, domain=e.domain, published=e.published)
+        for e in cards
+    )
+    return Report(
+        claim=claim,
+        questions=questions,
+        documents=docs,
+        evidence=tuple(cards),
+        answers=tuple(answers),
+        verdict=verdict,
+    )

@@ -6,8 +6,13 @@
   differently; so do "no independent evidence" (only the claimant's own words or copies), "only
   letters, opinion or blogs" and "too weak to decide" (evidence below the rules' level).
 - ``abstained_words``: an abstention with the strongest card for the claim and against it.
-- ``review_lines``: who decided the verdict (approved, set), or that no one did, and what the
+- ``review_lines``: who decided the verdict (approved, set), or that no one did, what it rests
+  on (a reviewed verdict: the cards the review cites, ``ReviewRecord.citations``), and what the
   machine said.
+- ``verdict_sentence``: the verdict in one short sentence, its reason in plain words ("Not enough
+  evidence: the best supporting card (E2, 0.59) is too weak, and E1 reads against it"); the
+  numbers come after it, elsewhere.
+- ``judge_words``: which judge gave the verdict ("the stance rules", a trained judge, a reviewer).
 - ``by_reviewer``: whether a confidence rests on a stance a reviewer set (then it is not shown:
   the reviewer's stance is certain by construction).
 - ``reliability_line``: how often the stance model's readings were right on real-world evidence
@@ -18,6 +23,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from factseek.constraints.hits import PAGE_REMOVED
@@ -30,7 +36,7 @@ from factseek.judge.verdict import (
     strongest,
 )
 from factseek.review.ratings import label_words
-from factseek.types import Answer, Report, Verdict
+from factseek.types import REVIEWER_PREFIX, Answer, Evidence, Report, Verdict
 
 
 def reliability_line(report: Report) -> str:
@@ -126,6 +132,8 @@ def review_lines(report: Report) -> list[str]:
         )
     else:
         out.append("Automated verdict, not reviewed by a person.")
+    if r.status in ("approved", "set"):
+        out.append(rests_on_line(report))
     if r.note:
         out.append(f"Reviewer's note: {r.note}")
     m = r.machine
@@ -136,6 +144,125 @@ def review_lines(report: Report) -> list[str]:
             f"The machine said: {m} by {m.judge}." if m.judged else f"The machine said: {m}."
         )
     return out
+
+
+def rests_on_line(report: Report) -> str:
+    """What a reviewed verdict rests on: "Rests on E7 (site.example), E8 (...): the cards
+    maria confirmed." (the review's ``citations``, every renderer and the ClaimReview alike)."""
+    r = report.review
+    if r is None:
+        return ""
+    ids = r.citations
+    if not ids:
+        return (
+            f"Rests on {r.reviewer}'s judgement alone: no card confirmed, so a ClaimReview cites"
+            " none."
+        )
+    where = {e.id: e.domain or e.url for e in report.evidence}
+    where.update({f"S{i}": s.url for i, s in enumerate(report.summaries, 1)})
+    cited = ", ".join(f"{i} ({where[i]})" if where.get(i) else i for i in ids)
+    whose = (
+        f"the cards {r.reviewer} confirmed"
+        if r.status == "set"
+        else f"the cards the machine's verdict cites, which {r.reviewer} approved, and those confirmed"
+    )
+    return f"Rests on {cited}: {whose}."
+
+
+def judge_words(v: Verdict) -> str:
+    """Who gave the verdict, in words: "the stance rules (stance-rules:mpnet)", "the trained
+    judge my-judge", "the reviewer maria", or "no judge" when it was not judged."""
+    if not v.judged:
+        return "no judge"
+    if v.judge.startswith(REVIEWER_PREFIX):
+        return f"the reviewer {v.judge[len(REVIEWER_PREFIX) :]}"
+    if v.judge == "stance-rules" or v.judge.startswith("stance-rules:"):
+        return f"the stance rules, built in ({v.judge})"
+    return f"the judge {v.judge}" if v.judge else "an unnamed judge"
+
+
+_LEANS = re.compile(r"the evidence leans ([a-z-]+) with probability")
+_SIDE_OF = {"supported": "supports", "refuted": "refutes"}
+
+
+def _how(e: Evidence, side: str) -> str:
+    who = e.stance.set_by if e.stance is not None else ""
+    p = float(e.stance.probs.get(side, 0.0)) if e.stance is not None else 0.0
+    return f"set by {who}" if who else f"{p:.2f}"
+
+
+def _weak(e: Evidence, side: str) -> str:
+    """Why the best card of a side did not decide: "the best supporting card (E2, 0.59) is too
+    weak"; a stance a reviewer set is no probability: "E4 (set by maria) reads against it, but
+    the rules need more to decide"."""
+    if e.stance is not None and e.stance.set_by:
+        reads = "supports it" if side == "supports" else "reads against it"
+        return f"{e.id} (set by {e.stance.set_by}) {reads}, but the rules need more to decide"
+    best = "the best supporting card" if side == "supports" else "the best card against it"
+    return f"{best} ({e.id}, {_how(e, side)}) is too weak"
+
+
+def _ids(ids: Sequence[str]) -> str:
+    ids = list(ids)
+    return ids[0] if len(ids) == 1 else ", ".join(ids[:-1]) + " and " + ids[-1]
+
+
+def verdict_sentence(report: Report) -> str:
+    """The verdict and its reason in one short sentence (see the module docstring)."""
+    v, r = report.verdict, report.review
+    if r is not None and r.status == "set":
+        words = r.rating_name or label_words(r.label)
+        if not r.citations:
+            return f"{words}: set by {r.reviewer}, who has confirmed no card."
+        return f"{words}: set by {r.reviewer}, resting on {_ids(r.citations)}, the cards they confirmed."
+    if not v.judged:
+        return f"Not judged: {v.explanation or 'no judge gave a verdict'}."
+    words = label_words(v.label or "")
+    sup, ref = strongest(report.evidence, "supports"), strongest(report.evidence, "refutes")
+    if v.label == "supported" and sup is not None:
+        why = f"{sup.id} ({_how(sup, 'supports')}) supports it"
+        more = [i for i in v.evidence_ids if i != sup.id]
+        why += f", as do {_ids(more)}" if more else ""
+        against = (
+            f"{ref.id} reads against it, too weakly to count" if ref else "none reads against it"
+        )
+        return f"{words}: {why}; {against}."
+    if v.label == "refuted" and ref is not None:
+        why = f"{ref.id} ({_how(ref, 'refutes')}) reads against it"
+        return f"{words}: {why}" + (f", though {sup.id} supports it." if sup else ".")
+    if v.label == "conflicting-evidence" and sup is not None and ref is not None:
+        return (
+            f"{words}: {sup.id} ({_how(sup, 'supports')}) supports it and"
+            f" {ref.id} ({_how(ref, 'refutes')}) reads against it."
+        )
+    if v.label != "not-enough-evidence":
+        return f"{words}: the verdict of {judge_words(v)}."
+    lean = _LEANS.search(v.rationale or v.explanation or "")
+    side = _SIDE_OF.get(lean.group(1), "") if lean else ""
+    if v.abstained and side == "refutes" and ref is not None:
+        return f"{words}: {_weak(ref, 'refutes')}" + (
+            f", and {sup.id} supports it." if sup else "."
+        )
+    if v.abstained and lean and not side and sup is not None and ref is not None:
+        return (
+            f"{words}: {sup.id} supports it and {ref.id} reads against it, neither surely enough"
+            " to say the evidence conflicts."
+        )
+    open_ = [a for a in report.answers if a.answer not in ("yes", "no", "conflicting")]
+    if not v.abstained and any(a.answer == "yes" for a in report.answers) and open_:
+        return (
+            f"{words}: part of the claim is supported, but {len(open_)} of its"
+            f" {len(report.answers)} questions have no answer."
+        )
+    if sup is not None:
+        return f"{words}: {_weak(sup, 'supports')}" + (
+            f", and {ref.id} reads against it." if ref else "."
+        )
+    if ref is not None:
+        return f"{words}: {_weak(ref, 'refutes')}."
+    if report.evidence:
+        return f"{words}: no card takes a side."
+    return f"{words}: no evidence was found."
 
 
 def machine_answers(report: Report) -> dict[str, Answer]:

@@ -23,8 +23,12 @@ card irrelevant or set its stance, and say who did it.
    label.
 4. ``Report.review`` (a ``ReviewRecord``) says which of these holds, with the machine's verdict
    as it ran, its answers that changed, the rating on the organisation's scale, and the cards a
-   published review cites: those the verdict rests on and those the reviewer confirmed (a card
-   marked irrelevant never).
+   published review cites (``citations``). A verdict the reviewer *set* rests on the cards they
+   confirmed (``confirmed``: marked relevant, or a supports/refutes stance they set) and on
+   those only: its ``evidence_ids`` and ``citations`` are those cards, never a machine card the
+   reviewer did not confirm. An *approved* verdict cites what the machine's verdict cites (the
+   cards the approve button names) and the confirmed cards. A card marked irrelevant never.
+   Every decision is a note, earlier ones marked "replaced later", each with who and when.
 
 ``carry_forward(old, corrections, new)`` brings a reviewer's card corrections from a run to its
 rerun wherever the same evidence reappears: same URL and same quoted text (whitespace aside)
@@ -206,23 +210,49 @@ def _recompute(
     return answers, verdict, was
 
 
+def confirmed(report: Report, force: dict[tuple[str, str], Correction]) -> tuple[str, ...]:
+    """Ids of the cards the reviewer confirmed, in the report's order: marked relevant, or given
+    a supports/refutes stance, and not marked irrelevant since (for a report without evidence
+    cards, the summaries they marked relevant)."""
+    if not report.evidence:
+        return tuple(
+            f"S{i}"
+            for i in range(1, len(report.summaries) + 1)
+            if (rel := force.get(("relevance", f"S{i}"))) is not None and rel.value["relevant"]
+        )
+    out = []
+    for e in report.evidence:
+        rel = force.get(("relevance", e.id))
+        st = force.get(("stance", e.id))
+        if rel is not None and not rel.value["relevant"]:
+            continue
+        if (rel is not None and rel.value["relevant"]) or (
+            st is not None and st.value["label"] in ("supports", "refutes")
+        ):
+            out.append(e.id)
+    return tuple(out)
+
+
 def _citations(
-    report: Report, verdict: Verdict, force: dict[tuple[str, str], Correction]
+    report: Report, verdict: Verdict, status: str, force: dict[tuple[str, str], Correction]
 ) -> tuple[str, ...]:
-    """Card ids a published review cites: what the verdict rests on, plus confirmed cards."""
+    """Card ids a published review cites. A verdict the reviewer set rests on the cards they
+    confirmed, and on those only; an approved machine verdict on the cards it cites (what the
+    reviewer approved, as the approve button names them) plus the confirmed ones."""
+    mine = confirmed(report, force)
+    if status == "set":
+        return mine
     if report.evidence:
-        rests = set(verdict.evidence_ids)
-        out = []
-        for e in report.evidence:
-            rel = force.get(("relevance", e.id))
-            st = force.get(("stance", e.id))
-            confirmed = (rel is not None and rel.value["relevant"]) or (
-                st is not None and st.value["label"] in ("supports", "refutes")
-            )
-            if e.id in rests or confirmed:
-                out.append(e.id)
-        return tuple(out)
+        keep = set(verdict.evidence_ids) | set(mine)
+        return tuple(e.id for e in report.evidence if e.id in keep)
     return tuple(f"S{i}" for i, s in enumerate(report.summaries, 1) if s.relevant)
+
+
+def _decision_words(d: Correction) -> str:
+    label = d.value.get("label", "")
+    if d.kind == "verdict":
+        return f"verdict set to {label_words(label)} by {_when(d)}"
+    return f"the machine's verdict {label_words(label)} approved by {_when(d)}"
 
 
 def _decide(
@@ -236,6 +266,10 @@ def _decide(
     d = decision(corrections)
     if d is None:
         return verdict, ReviewRecord(status="machine")
+    earlier = [c for c in corrections if c.kind in ("verdict", "approve") and c.id < d.id]
+    notes.extend(
+        f"{_decision_words(c)}; replaced later" for c in sorted(earlier, key=lambda c: c.id)
+    )
     label, scale, note = d.value["label"], d.value["scale"], d.value.get("note", "")
     rating = ratings.resolve(scale, label)
     common = dict(
@@ -259,7 +293,7 @@ def _decide(
             explanation=note,
             scale=str(common["scale"]),
             rationale=note,
-            evidence_ids=verdict.evidence_ids,
+            evidence_ids=confirmed(report, in_force(corrections)),  # what the reviewer confirmed
         )
         return mine, ReviewRecord(status="set", **common)  # type: ignore[arg-type]
     same = verdict.judged and (verdict.label, verdict.scale) == (label, scale)
@@ -363,7 +397,7 @@ def review_state(
         record,
         machine=machine,
         machine_answers=was,
-        citations=_citations(out, verdict, force),
+        citations=_citations(out, verdict, record.status, force),
     )
     return Reviewed(report=replace(out, review=record), machine_now=machine_now)
 
@@ -383,6 +417,7 @@ def listing(report: Report) -> ReviewState:
         status=rec.status,
         reviewer=rec.reviewer if rec.status != "machine" else "",
         words=words,
+        cites=rec.citations if rec.status in ("approved", "set") else (),
     )
 
 

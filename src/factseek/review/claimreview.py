@@ -13,23 +13,42 @@ place on the organisation's rating scale (``factseek.review.ratings``). Anything
 
 ``automated_verdict(report)`` is the machine's verdict as it ran, for research: marked
 ``"automated": true``, with no author and no rating, never a ClaimReview.
+
+``dumps(data)`` is the one serializer of both (the web app's JSON-LD, ``feedback export``'s
+JSONL files): JSON safe to embed in a page's ``<script type="application/ld+json">``, with
+``<``, ``>`` and ``&`` (and the line separators U+2028, U+2029) written as ``\\u`` escapes
+inside strings, so no field can close the script element or open a comment; a JSON reader
+gets the same text back.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from typing import Any
 
 from factseek.errors import InputError
-from factseek.review.feedback import ANONYMOUS
+from factseek.review.feedback import is_anonymous
 from factseek.review.ratings import BEST, WORST
 from factseek.sanitize import safe_url
 from factseek.types import Report, ReviewRecord
+
+#: What ``dumps`` escapes: what could end a ``<script>`` element or start markup in a page.
+_EMBED = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_EMBED_TABLE = str.maketrans(_EMBED)
 
 AUTOMATED_NOTICE = (
     "Automated verdict by factseek, not reviewed by a person: for research only. It is not a"
     " ClaimReview and not any organisation's finding."
 )
+
+
+def dumps(data: Any, *, indent: int | None = None) -> str:
+    """``data`` as JSON safe to embed in an HTML page (see the module docstring).
+
+    Outside strings JSON has none of the escaped characters, so escaping them in the text is
+    escaping them inside strings."""
+    return json.dumps(data, ensure_ascii=False, indent=indent).translate(_EMBED_TABLE)
 
 
 def refusal(review: ReviewRecord | None) -> str:
@@ -44,7 +63,7 @@ def refusal(review: ReviewRecord | None) -> str:
             f"the verdict changed after {review.reviewer} approved it (corrections since):"
             " approve it again or set your own"
         )
-    if not review.reviewer or review.reviewer == ANONYMOUS:
+    if is_anonymous(review.reviewer):
         return "the verdict has no named reviewer: set your name, then approve or set it again"
     if not review.rating_name:
         return (
@@ -99,7 +118,7 @@ def claim_review(
     url: str = "",
     published: _dt.date | None = None,
 ) -> dict[str, Any]:
-    """The ClaimReview object (``json.dumps`` it into a ``<script type="application/ld+json">``).
+    """The ClaimReview object (``dumps`` it into a ``<script type="application/ld+json">``).
 
     ``report`` is ``factseek.review.apply.reviewed``'s output; the author is ``organisation`` when
     given, else the reviewer as a Person. InputError (one line) when it may not be published."""

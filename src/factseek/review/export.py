@@ -26,7 +26,10 @@ training commands' loaders read as they are (docs/web-app.md shows each format).
   organisation's own scale counts on a machine scale when it stands for exactly one label there
   (``factseek.review.ratings``).
 - ``claimreview.jsonl``: one schema.org ClaimReview per run whose verdict a named reviewer
-  approved or set (``web.claimreview.claim_review``; never a machine verdict).
+  approved or set (``review.claimreview.claim_review``; never a machine verdict).
+
+Every file is written by ``review.claimreview.dumps``: ``<``, ``>`` and ``&`` inside strings are
+``\\u`` escapes, so a line can be embedded in a page as it is (JSON readers see the same text).
 - ``machine_verdicts.jsonl``: every finished run's machine verdict as it ran, for research,
   marked ``"automated": true`` (``web.claimreview.automated_verdict``), never as a review.
 
@@ -36,7 +39,6 @@ again: each judgement is one training example.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -178,7 +180,7 @@ def export(
 ) -> ExportCounts:
     """Write the files (``FILES``, ``AVERITEC_FILE``) under ``out`` and return what went into
     each. ``ratings`` is the organisation's scale, ``organisation`` the ClaimReview author."""
-    from factseek.review.claimreview import automated_verdict, claim_review, refusal
+    from factseek.review.claimreview import automated_verdict, claim_review, dumps, refusal
 
     out.mkdir(parents=True, exist_ok=True)
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in FILES}
@@ -253,8 +255,8 @@ def export(
             rows["machine_verdicts.jsonl"].append({**automated_verdict(report), "run_id": run_id})
     rows["rewrite_corpus.jsonl"] = list(corpus.values())
     for name, items in rows.items():
-        atomic_write(out / name, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items))
-    atomic_write(out / AVERITEC_FILE, json.dumps(averitec, ensure_ascii=False, indent=1) + "\n")
+        atomic_write(out / name, "".join(dumps(r) + "\n" for r in items))  # safe in a page
+    atomic_write(out / AVERITEC_FILE, dumps(averitec, indent=1) + "\n")
     return ExportCounts(
         runs=len(corrected),
         decompose=len(rows["decompose.jsonl"]),

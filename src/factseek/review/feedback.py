@@ -24,6 +24,7 @@ Corrections are appended, never edited: the latest one per (kind, target) is in 
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,9 +71,30 @@ class Correction:
 
 
 def clean_user(user: str) -> str:
-    """A user name fit to store and show: one line, at most ``MAX_USER_CHARS``."""
-    name = " ".join(str(user).split())[:MAX_USER_CHARS]
-    return name or ANONYMOUS
+    """A user name fit to store and show; every name a reviewer gives passes through here.
+
+    NFKC-normalised (full-width ``Ｍａｒｉａ`` is ``Maria``), without control or format
+    characters (zero-width spaces, direction marks), one line of at most ``MAX_USER_CHARS``.
+    A name that is empty then, or that reads "anonymous" in any case or width, is
+    ``ANONYMOUS``: the name of no one in particular."""
+    name = unicodedata.normalize("NFKC", str(user))
+    name = "".join(" " if ch.isspace() else ch for ch in name if _shown(ch))
+    name = " ".join(name.split())[:MAX_USER_CHARS].strip()
+    return ANONYMOUS if not name or is_anonymous(name) else name
+
+
+def _shown(ch: str) -> bool:
+    """Whether a character of a name is kept: not a control, format, surrogate or unassigned
+    code point (spaces and line breaks are kept, then collapsed)."""
+    return ch.isspace() or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co", "Cn")
+
+
+def is_anonymous(user: str) -> bool:
+    """Whether ``user`` names no one: empty, or "anonymous" in any case, width or with
+    invisible characters (``ANONYMOUS``, ``Ａｎｏｎｙｍｏｕｓ``, ``anon\u200bymous``)."""
+    name = unicodedata.normalize("NFKC", str(user))
+    key = "".join(ch for ch in name if _shown(ch) and not ch.isspace()).casefold()
+    return not key or key == ANONYMOUS
 
 
 def _line(value: Any, n: int) -> str:

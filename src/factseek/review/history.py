@@ -89,6 +89,7 @@ class ReviewState:
     status: str = "machine"  # machine, approved, set, stale
     reviewer: str = ""
     words: str = ""  # the label in words ("" = the label itself)
+    cites: tuple[str, ...] = ()  # the cards a reviewed verdict rests on (ReviewRecord.citations)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +208,7 @@ class History:
             "status": state.status,
             "reviewer": state.reviewer,
             "words": state.words,
+            "cites": list(state.cites),
         }
         with connect(self.path) as conn:
             conn.execute("UPDATE runs SET review_json = ? WHERE id = ?", (json.dumps(data), run_id))
@@ -301,6 +303,7 @@ def _review_state(text: str | None) -> ReviewState | None:
             status=str(data.get("status") or "machine"),
             reviewer=str(data.get("reviewer") or ""),
             words=str(data.get("words") or ""),
+            cites=tuple(str(x)[:40] for x in (data.get("cites") or ())[:200]),
         )
     except (ValueError, AttributeError):
         return None  # a damaged cell lists the pipeline's label

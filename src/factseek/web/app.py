@@ -14,8 +14,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import (
     HTMLResponse,
     JSONResponse,
@@ -35,8 +37,8 @@ from factseek.errors import FactseekError, InputError
 from factseek.pipeline import CheckConfig, validate_claim
 from factseek.report import filter_words, reason_words, render, stage_words
 from factseek.review.apply import carry_forward, listing, review_state, reviewed
-from factseek.review.claimreview import automated_verdict, claim_review, refusal
-from factseek.review.feedback import ANONYMOUS, FeedbackLog, clean_user
+from factseek.review.claimreview import automated_verdict, claim_review, dumps, refusal
+from factseek.review.feedback import FeedbackLog, clean_user, decision, is_anonymous
 from factseek.review.history import History, RunRecord
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
 from factseek.sanitize import safe_url
@@ -45,6 +47,7 @@ from factseek.stance import engine_for_many
 from factseek.types import STANCE_LABELS, Question, Report
 from factseek.web import security
 from factseek.web.jobs import STAGES, Runner
+from factseek.web.security import wants_json
 from factseek.web.views import review, tone
 
 HERE = Path(__file__).parent
@@ -61,6 +64,24 @@ CHOICES = {
     "llm": ("none", "openai", "llamacpp"),
 }
 SETTINGS = ("date_basis", "keep_pdf")  # form fields that choose pipeline settings
+
+
+def json_error(status: int, reason: str) -> Response:
+    """A JSON client's error: the status and one line saying why (``security.error_json``)."""
+    return Response(
+        security.error_json(status, reason), status_code=status, media_type="application/json"
+    )
+
+
+def cookie_name(user: str) -> str:
+    """A reviewer name as a cookie value: the cleaned name percent-encoded as UTF-8 (ASCII
+    only, whatever script the name is in; ``user_name`` reads it back)."""
+    return quote(clean_user(user), safe="")
+
+
+def user_name(cookie: str | None) -> str:
+    """The reviewer name a cookie holds ("" when none), cleaned as every name is."""
+    return clean_user(unquote(cookie)) if cookie else ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,12 +186,13 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.hosts))
     app.add_middleware(security.BodyLimit, limit=MAX_BODY)
+    app.add_middleware(security.JsonErrors)  # JSON clients get JSON errors, those above too
     app.add_middleware(security.SecurityHeaders)  # outermost: every response, errors included
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
         ctx.update(
             csrf=request.state.csrf,
-            user=request.cookies.get(USER_COOKIE) or settings.user,
+            user=user_of(request),
             settings=settings,
             search_choices=search_choices(settings),
         )
@@ -188,7 +210,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         return form
 
     def user_of(request: Request) -> str:
-        return clean_user(request.cookies.get(USER_COOKIE) or settings.user)
+        return user_name(request.cookies.get(USER_COOKIE)) or clean_user(settings.user)
 
     def record(run_id: int) -> RunRecord:
         try:
@@ -210,7 +232,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
     def named(request: Request) -> str:
         """The reviewer's name; a verdict decision needs one (InputError otherwise)."""
         user = user_of(request)
-        if user == ANONYMOUS:
+        if is_anonymous(user):
             raise InputError("set your reviewer name (top right) before deciding a verdict")
         return user
 
@@ -235,17 +257,27 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     runner.on_report = carry
 
+    def error(request: Request, status: int, message: str) -> Response:
+        """An error as the client asked: JSON for a JSON client, else the error page."""
+        if wants_json(request.url.path, request.headers.get("accept", "")):
+            return json_error(status, message)
+        if not hasattr(request.state, "csrf"):
+            return PlainTextResponse(message, status_code=status)
+        return page(request, "error.html", status=status, message=message)
+
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
-        if not hasattr(request.state, "csrf"):
-            return PlainTextResponse(str(exc.detail), status_code=exc.status_code)
-        return page(request, "error.html", status=exc.status_code, message=exc.detail)
+        return error(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        first = next(iter(exc.errors()), {})
+        where = str((first.get("loc") or ("request",))[-1]).replace("_", " ")
+        return error(request, 422, f"{where}: {str(first.get('msg', 'invalid')).lower()}")
 
     @app.exception_handler(FactseekError)
     async def factseek_error(request: Request, exc: FactseekError) -> Response:
-        return page(
-            request, "error.html", status=400 if exc.exit_code == 2 else 500, message=str(exc)
-        )
+        return error(request, 400 if exc.exit_code == 2 else 500, str(exc))
 
     @app.get("/favicon.ico")
     async def favicon() -> Response:
@@ -430,11 +462,23 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
 
     @app.post("/runs/{run_id}/approve")
     async def approve_verdict(request: Request, run_id: int) -> Response:
-        """The reviewer approves the machine's verdict as it stands after their corrections."""
+        """The reviewer approves the machine's verdict as it stands after their corrections.
+
+        Over a verdict a reviewer set, only with ``replace`` ticked (409 otherwise): a stale
+        page's approve button never replaces a reviewer's label by itself."""
         form = await form_of(request)
         rec = done_record(run_id)
         assert rec.report is not None
-        now = review_state(rec.report, feedback.for_run(run_id), settings.ratings).machine_now
+        corrections = feedback.for_run(run_id)
+        now = review_state(rec.report, corrections, settings.ratings).machine_now
+        d = decision(corrections)
+        if d is not None and d.kind == "verdict" and not form.get("replace"):
+            raise HTTPException(
+                409,
+                f"{d.user} set the verdict to {label_words(d.value['label'])} on"
+                f" {d.created[:16].replace('T', ' ')} UTC: to replace it with the machine's,"
+                " tick “replace” and approve again",
+            )
         if not now.judged:
             raise InputError("nothing to approve: the pipeline gave no verdict; set one instead")
         if settings.ratings.for_machine(now.scale, now.label or "") is None:
@@ -482,7 +526,7 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         org = " ".join(org.split())[:200] or settings.organisation
         data = claim_review(report, organisation=org, url=url.strip())
         return Response(
-            json.dumps(data, ensure_ascii=False, indent=2),
+            dumps(data, indent=2),  # safe inside <script type="application/ld+json">
             media_type="application/ld+json",
             headers={"Content-Disposition": f'inline; filename="claimreview-{run_id}.jsonld"'},
         )
@@ -511,8 +555,9 @@ def create_app(settings: WebSettings, *, runner: Runner | None = None) -> FastAP
         if not target.startswith("/") or target.startswith("//") or "\\" in target:
             target = "/"  # never redirect off this site
         response = RedirectResponse(target, status_code=303)
-        name = clean_user(str(form.get("user") or ""))
-        response.set_cookie(USER_COOKIE, name, httponly=True, samesite="strict")
+        response.set_cookie(
+            USER_COOKIE, cookie_name(str(form.get("user") or "")), httponly=True, samesite="strict"
+        )
         return response
 
     return app

@@ -1,8 +1,11 @@
 """What the review page shows, computed from a stored run (pure functions, no web framework).
 
 The page leads with the verdict (``VerdictView``): the verdict of record coloured by its label,
-who approved or set it (or that no one has), the machine's verdict beside the reviewer's, and the
-confidence with what it means. Then one ``Section`` per subquestion with its answer (the
+one short sentence saying why in plain words (``report.words.verdict_sentence``), the judge
+that gave it, what it rests on (for a reviewed verdict: the cards the review cites, those the
+reviewer confirmed), who approved or set it (or that no one has), the machine's verdict beside
+the reviewer's, and then the numbers: the confidence with what it means and the rules' own
+rationale. Then one ``Section`` per subquestion with its answer (the
 machine's too, when corrections changed it) and evidence cards (the claim itself first). Reports
 without evidence cards show their summaries as cards in one section of their own.
 """
@@ -17,8 +20,10 @@ from factseek.report.words import answer_kind as report_answer_kind
 from factseek.report.words import (
     answer_reliability_line,
     by_reviewer,
+    judge_words,
     precision_words,
     reliability_line,
+    verdict_sentence,
 )
 from factseek.review.apply import Card, Reviewed, cards, review_state
 from factseek.review.claimreview import refusal
@@ -71,8 +76,11 @@ class VerdictView:
     reviewer: str = ""
     at: str = ""
     note: str = ""
+    headline: str = ""  # the verdict and its reason in one short sentence
     confidence: str = ""  # the confidence with what it means ("" = none to show)
     judge: str = ""
+    judge_words: str = ""  # who gave the verdict of record, in words
+    rests_on: tuple[Card, ...] = ()  # the cards it rests on (reviewed: the review's citations)
     rationale: str = ""
     evidence_ids: tuple[str, ...] = ()
     abstained: bool = False
@@ -84,6 +92,7 @@ class VerdictView:
     approve: Rating | None = None  # the rating an approval would record
     can_approve: bool = False
     publish_refusal: str = ""  # why no ClaimReview ("" = it can be published)
+    replaces: str = ""  # an approval now replaces this reviewer's label ("" = none set)
     record: ReviewRecord | None = None
 
 
@@ -149,6 +158,9 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         t = tone(v.label, v.scale, ratings)
     if v.abstained and rec.status != "set":
         words = "Not enough evidence to decide"
+    reviewed_ = rec.status in ("approved", "set")
+    ids = rec.citations if reviewed_ else v.evidence_ids
+    by_id = {c.id: c for c in all_cards}
     return VerdictView(
         judged=v.judged,
         label=label,
@@ -159,6 +171,7 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         reviewer=rec.reviewer,
         at=rec.at,
         note=rec.note,
+        headline=verdict_sentence(out),
         confidence=(
             ""
             if rec.status == "set"
@@ -167,6 +180,8 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
             else confidence_words(v)
         ),
         judge=v.judge,
+        judge_words=judge_words(v),
+        rests_on=tuple(by_id[i] for i in ids if i in by_id),
         rationale=v.rationale or v.explanation,
         evidence_ids=v.evidence_ids,
         abstained=v.abstained and rec.status != "set",
@@ -178,6 +193,7 @@ def _verdict_view(state: Reviewed, all_cards: Sequence[Card], ratings: RatingSca
         approve=approve,
         can_approve=now.judged and approve is not None,
         publish_refusal=refusal(rec),
+        replaces=rec.reviewer if rec.status == "set" else "",
         record=rec,
     )
 
