@@ -109,9 +109,9 @@ CASES = {
         modified_basis="ok",
         published_basis="ok",
     ),
-    "copyright year only": Case(
-        page(after="<footer><p>© 2019 Harbour Gazette. All rights reserved.</p></footer>"),
-        published=D(2019, 1, 1),  # htmldate's heuristic search reads the copyright year
+    "a date only a script prints": Case(
+        page(after='<script>showDate("2019/01/01 10:04:00")</script>'),
+        published=D(2019, 1, 1),  # htmldate's heuristic search reads it: a guess
         modified=None,
         claim=D(2020, 3, 1),
         modified_basis="ok",  # kept and flagged (--guessed flag, the default)

@@ -82,6 +82,7 @@ from factseek.pages.datepolicy import (
     AMBIGUOUS,
     ARCHIVE_SOURCE,
     BOUND_SOURCES,
+    HEURISTIC_SOURCE,
     MODIFICATION_SOURCES,
     OUTSIDE_ARTICLE,
     POST_ID_SOURCE,
@@ -104,11 +105,13 @@ from factseek.pages.dates import (
     url_date,
 )
 from factseek.pages.sources import (
+    OTHER_STORIES,
     Found,
     language,
     masthead_day,
     printed_outside,
     structured,
+    unwritten_guess,
     visible,
 )
 from factseek.pages.webarchive import snapshot
@@ -380,15 +383,29 @@ def page_dates(
             # is that same string read with htmldate's own guess, not a second source
             unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
             rule = ""
+            where = printed_outside(tree, r.date) if tree is not None else ""
             if r.date in unsure:
                 rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
-            elif tree is not None and printed_outside(tree, r.date):
+            elif where:
                 rule = f"{OUTSIDE_ARTICLE} (a sidebar's, footer's or related story's date)"
             source = guess.source
-            if not rule and tree is not None and masthead_day(tree) == r.date:
+            stated = {e.date for e in evidence} | unsure
+            if where == OTHER_STORIES and r.date not in stated:
+                guess = None  # printed only in a list of other stories or a teaser: theirs
+            elif (
+                source == HEURISTIC_SOURCE
+                and tree is not None
+                and r.date not in stated
+                and unwritten_guess(tree, r.date, today=today)
+            ):
+                guess = None  # another page's date, or a year or month alone: no date
+            elif not rule and tree is not None and masthead_day(tree) == r.date:
                 source = SERVED_SOURCE  # an upper bound, not a vote
                 rule = "htmldate's date is the masthead's date for today: the day it was served"
-            evidence.append(DateEvidence(source=source, date=r.date, raw=value[:200], rule=rule))
+            if guess is not None:
+                evidence.append(
+                    DateEvidence(source=source, date=r.date, raw=value[:200], rule=rule)
+                )
     ev = tuple(evidence)
     choice = choose(ev)
     absurd = [

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from factseek.pages.datepolicy import MODIFIED_META, PUBLISHED_META
-from factseek.pages.dates import read_date
+from factseek.pages.dates import days_in, read_date, url_date
 from factseek.text import text_units
 
 MAX_JSONLD_CHARS = 200_000  # one JSON-LD block larger than this is ignored
@@ -157,6 +157,42 @@ def _outside_main(el: Any) -> bool:
     return False
 
 
+def _in_other_article(el: Any, page: Any) -> bool:
+    """Inside an ``<article>`` other than the page's own (``page_article``; nested in it, or
+    around it, counts as its own): another story's teaser. False when ``page`` is ``NO_H1``."""
+    if page is NO_H1:
+        return False
+    holder = next(el.iterancestors("article"), None)
+    if holder is None or holder is page:
+        return False
+    if page is None:
+        return True  # every <article> of the page lies before its headline, none holds it
+    return not any(a is holder for a in page.iterancestors()) and not any(
+        a is page for a in holder.iterancestors()
+    )
+
+
+NO_H1 = object()  # ``page_article``'s answer on a page with no <h1>: any article may be its own
+
+
+def page_article(tree: Any) -> Any:
+    """The page's own ``<article>``: the one holding the first ``<h1>``, else the first one
+    after it; None when every ``<article>`` lies before the headline; ``NO_H1`` on a page with
+    no ``<h1>`` (nothing tells its article from a teaser)."""
+    seen_h1 = False
+    for el in tree.iter("article", "h1"):
+        if el.tag == "h1":
+            if seen_h1:
+                continue
+            seen_h1 = True
+            holder = next(el.iterancestors("article"), None)
+            if holder is not None:
+                return holder
+        elif seen_h1:
+            return el
+    return None if seen_h1 else NO_H1
+
+
 def _in_article(el: Any) -> bool:
     return any(
         a.tag in ("article", "main") or a.get("itemprop") == "articleBody"
@@ -189,9 +225,11 @@ def visible(tree: Any) -> list[Found]:
     def has_date() -> bool:
         return any(kind == "text" for _, kind, _ in candidates)
 
-    def scan(root: Any, inside: bool) -> None:
+    def scan(root: Any, inside: bool, main: Any = None) -> None:
         after_pick = 0  # candidates examined since the first publication date
         for el in itertools.islice(_marked(root), MAX_CANDIDATES * 5):
+            if not inside and _in_other_article(el, main):
+                continue  # a teaser: another story's <article>
             found = _dated(el)
             if found is not None:
                 candidates.append((inside or _in_article(el), *found))
@@ -199,17 +237,18 @@ def visible(tree: Any) -> list[Found]:
             if len(candidates) >= MAX_CANDIDATES or after_pick > 3:
                 break  # an "Updated" line sits next to the date it updates, if anywhere
 
-    article = next(tree.iter("article", "main"), None)
+    article = main_article(tree)
     if article is not None:
         scan(article, True)
     if not has_date():
         for el in _after_headline(tree):
             found = _dated(el)
             if found and found[0] == "text" and text_units(found[1]) <= HEADLINE_LINE_WORDS:
-                candidates.append((True, *found))
+                if not any(in_listing(x) for x in itertools.islice(_marked(el), 10)):
+                    candidates.append((True, *found))
                 break
     if not has_date():
-        scan(tree, False)
+        scan(tree, False, page_article(tree))
     out: list[Found] = []
     for kind in ("text", "text:updated"):
         mine = [c for c in candidates if c[1] == kind]
@@ -219,23 +258,157 @@ def visible(tree: Any) -> list[Found]:
     return out
 
 
-def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> bool:
-    """True when ``day`` is printed in a ``<time>`` or date/byline element only outside the main
-    content (navigation, asides, footers, related-story and similar blocks: ``NOT_MAIN``): a
-    date htmldate's markup search found there is a sidebar's, not the page's."""
-    outside = False
-    for el in itertools.islice(_marked(tree), limit):
-        text = _text(el)
-        raw = (el.get("datetime") or text) if el.tag == "time" else text
-        if not raw or not _DIGIT.search(raw):
+def main_article(tree: Any) -> Any:
+    """The page's ``<article>`` or ``<main>``: the one holding the first ``<h1>``; failing that,
+    the first one after it (a headline above the article); with no ``<h1>``, the first one. An
+    ``<article>`` before the headline that does not hold it is another story's teaser."""
+    seen_h1 = False
+    first = None
+    for el in tree.iter("article", "main", "h1"):
+        if el.tag == "h1":
+            if seen_h1:
+                continue
+            seen_h1 = True
+            holder = next((a for a in el.iterancestors("article", "main")), None)
+            if holder is not None:
+                return holder
             continue
-        r = read_date(raw)
+        if seen_h1:
+            return el
+        first = first if first is not None else el
+    return None if seen_h1 else first
+
+
+LISTING_DEPTH = 4  # levels above a date element searched for a list item of other stories
+LISTING_SIBLINGS = 3  # siblings of such an item examined on each side
+
+
+def in_listing(el: Any) -> bool:
+    """True when a date element sits in one item of a list of other stories (related, latest,
+    "read also"...), whatever the list's class: an ancestor (``LISTING_DEPTH`` levels at most,
+    not past ``<article>``, ``<main>`` or ``<body>``) that holds a link and has a sibling of the
+    same tag and class holding a link and a different date. A byline does not repeat that
+    way."""
+    raw = _raw(el)
+    r = read_date(raw) if raw else None
+    if r is None:
+        return False
+    for a in itertools.islice(el.iterancestors(), LISTING_DEPTH):
+        if a.tag in ("article", "main", "body", "html"):
+            return False
+        if a.find(".//a[@href]") is None and a.tag != "a":
+            continue
+        sibs = [
+            *itertools.islice(a.itersiblings(preceding=True), LISTING_SIBLINGS),
+            *itertools.islice(a.itersiblings(), LISTING_SIBLINGS),
+        ]
+        for sib in sibs:
+            if (
+                sib.tag != a.tag
+                or (sib.get("class") or "").split() != (a.get("class") or "").split()
+            ):
+                continue  # list items share their tag and class
+            if sib.tag != "a" and sib.find(".//a[@href]") is None:
+                continue
+            for other in itertools.islice(_marked(sib), 10):
+                o_raw = _raw(other)
+                o = read_date(o_raw) if o_raw else None
+                if o is not None and o.date != r.date:
+                    return True
+    return False
+
+
+def _raw(el: Any) -> str:
+    text = _text(el)
+    raw = (el.get("datetime") or text) if el.tag == "time" else text
+    return raw if raw and _DIGIT.search(raw) else ""
+
+
+OTHER_STORIES = "other stories"  # ``printed_outside``: printed only in other stories' items
+OUTSIDE_MAIN = "outside"  # ``printed_outside``: printed only outside the main content
+
+
+def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> str:
+    """Where ``day`` is printed in ``<time>`` and date/byline elements, when it is printed only
+    outside the page's own story; ``""`` otherwise (printed in it, or not printed at all).
+
+    ``OTHER_STORIES`` when every print is an item of a list of other stories (``in_listing``)
+    or inside another story's ``<article>`` (a teaser): another page's date. ``OUTSIDE_MAIN``
+    when some print is in navigation, an aside, a footer, a comment or a related-story block
+    (``NOT_MAIN``): a date htmldate's markup search found there is a sidebar's, a guess."""
+    kinds: set[str] = set()
+    page = page_article(tree)
+    for el in itertools.islice(_marked(tree), limit):
+        raw = _raw(el)
+        r = read_date(raw) if raw else None
         if r is None or day not in (r.date, r.other):
             continue
-        if not _outside_main(el):
-            return False
-        outside = True
-    return outside
+        if _outside_main(el):
+            kinds.add(OUTSIDE_MAIN)
+        elif in_listing(el) or _in_other_article(el, page):
+            kinds.add(OTHER_STORIES)
+        else:
+            return ""
+    return OUTSIDE_MAIN if OUTSIDE_MAIN in kinds else (OTHER_STORIES if kinds else "")
+
+
+MAX_WRITTEN_SCAN = 200_000  # characters of visible text searched for a date written in full
+_VISIBLE_TEXT = (
+    "//body//text()[not(ancestor::script) and not(ancestor::style)"
+    " and not(ancestor::noscript) and not(ancestor::template)]"
+)
+
+
+def unwritten_guess(tree: Any, day: Any, *, today: Any = None) -> str:
+    """Why a date htmldate's heuristic search returned is not the page's date, or ``""``.
+
+    That search reads dates wherever the HTML has them. Two kinds are another page's date or
+    no day at all, and are too early on pages with no other date:
+
+    * the date of a **link to another page** (``/2019/03/12/older-story/`` in an ``<a href>``)
+      that the page neither prints nor carries in its own canonical address;
+    * **the 1st of a month that is written nowhere in full**: a copyright line or a year alone
+      (read as 1 January), a month and year (``03/2019``, an upload folder ``/2019/03/``: read
+      as the 1st).
+
+    A date printed in the visible text, in the canonical address (``<link rel="canonical">``,
+    ``og:url``), or written in full anywhere else (a script that prints it, a timestamp) stays.
+    """
+    own = tree.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
+    if any(url_date(str(href)[:2000], today=today) == day for href in own[:5]):
+        return ""
+    if day in days_in(_joined(tree.xpath(_VISIBLE_TEXT)), today=today):
+        return ""
+    links = itertools.islice(tree.iterfind(".//a[@href]"), MAX_LINKS)
+    if any(url_date(str(a.get("href"))[:2000], today=today) == day for a in links):
+        return "the date in the address of a link to another page"
+    if day.day == 1 and not _in_markup(tree, day, today):
+        return "a year or a month alone (a copyright line, a month and year) read as the 1st"
+    return ""
+
+
+MAX_LINKS = 5_000  # links examined for another page's date
+
+
+def _joined(texts: Any) -> str:
+    parts: list[str] = []
+    seen = 0
+    for t in texts:
+        chunk = str(t)[: MAX_WRITTEN_SCAN - seen]
+        parts.append(chunk)
+        seen += len(chunk)
+        if seen >= MAX_WRITTEN_SCAN:
+            break
+    return " ".join(" ".join(parts).split())
+
+
+def _in_markup(tree: Any, day: Any, today: Any) -> bool:
+    """Whether ``day`` is written in full anywhere in the page's markup (attributes, scripts),
+    with separators or as ``YYYYMMDD``."""
+    from lxml import etree
+
+    html = etree.tostring(tree, encoding="unicode")[: MAX_WRITTEN_SCAN * 5]
+    return day in days_in(html, today=today) or day.strftime("%Y%m%d") in html
 
 
 _WEEKDAY = re.compile(
@@ -277,6 +450,8 @@ def _dated(el: Any) -> tuple[str, str] | None:
     raw = (el.get("datetime") or text) if el.tag == "time" else text
     if not raw or not _DIGIT.search(raw) or _outside_main(el) or read_date(raw) is None:
         return None
+    if in_listing(el):
+        return None  # one of a list of other stories
     words = f"{el.get('class') or ''} {el.get('id') or ''} {text}"
     updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
     return ("text:updated" if updated else "text"), raw
@@ -290,9 +465,19 @@ def _after_headline(tree: Any) -> list[Any]:
     h1 = h1s[0]
     out = list(itertools.islice(h1.itersiblings(), 4))
     parent = h1.getparent()
-    if parent is not None and parent.tag not in ("body", "article", "main"):
+    if (
+        parent is not None
+        and parent.tag not in ("body", "article", "main")
+        and text_units(_text(parent, 2000)) <= text_units(_text(h1, 2000)) + HEADLINE_LINE_WORDS
+    ):  # a headline's wrapper (``<header>``): the lines after it; not a whole content block
         out += list(itertools.islice(parent.itersiblings(), 4))
-    return [el for el in out if isinstance(el.tag, str)]
+    return [el for el in out if isinstance(el.tag, str) and not _not_main_block(el)]
+
+
+def _not_main_block(el: Any) -> bool:
+    """An element that is itself a navigation, aside, footer, related or similar block."""
+    marks = f"{el.get('class') or ''} {el.get('id') or ''}"
+    return el.tag in NOT_MAIN_TAGS or bool(marks.strip() and NOT_MAIN.search(marks))
 
 
 def language(tree: Any | None, headers: Mapping[str, str]) -> str:
