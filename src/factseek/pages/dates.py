@@ -251,7 +251,7 @@ def days_in(text: str, *, today: _dt.date | None = None) -> set[_dt.date]:
         if form == "compact":
             continue  # only at the start of a string: a date string, not running text
         for m in pattern.finditer(text):
-            r = read_date(text[m.start() : m.start() + 40], today=today)
+            r = read_date(m[0], today=today)
             if r is not None:
                 out.update(d for d in (r.date, r.other) if d is not None)
     return out

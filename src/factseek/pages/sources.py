@@ -5,15 +5,25 @@ Each function returns ``Found(source, raw)`` records (the source names of
 would trust them; ``factseek.pages.pagedates`` reads the strings and settles their time zone and
 day/month order.
 
-* ``structured(tree)``: JSON-LD (``datePublished``/``dateModified``, article types first, any
-  nesting), meta tags (``datepolicy.PUBLISHED_META`` then ``MODIFIED_META`` order), microdata.
+* ``structured(tree)``: JSON-LD (``datePublished``/``dateModified`` of the objects that describe
+  the page: top level, ``@graph``, ``mainEntity``; not those of a video, an image, a listed
+  article or the publisher nested in them; article types first, the latest when two such
+  articles disagree), meta tags (``datepolicy.PUBLISHED_META`` then ``MODIFIED_META`` order),
+  microdata.
 * ``visible(tree)``: the first printed publication date and the first "Updated" date.
   Candidates are ``<time>`` elements and elements whose class or id speaks of dates or bylines,
-  first in the page's ``<article>``/``<main>``, then a short line right after the headline,
-  then anywhere; never inside navigation, asides, footers, related-story, comment, masthead or
-  similar blocks (``NOT_MAIN``).
+  first in the page's ``<article>``/``<main>`` (``main_article``: the one holding the headline),
+  then a short line right after the headline (before the text begins; not a line of prose,
+  not a sidebar), then anywhere; never inside navigation, asides, footers, related-story,
+  comment, masthead or similar blocks (``NOT_MAIN``), never in an item of a list of other
+  stories whatever its class (``in_listing``), never in another story's ``<article>`` (a
+  teaser). A line stating a publication and a later change ("Published ..., updated ...")
+  gives both.
 * ``printed_outside(tree, day)``: whether a day is printed only outside the main content (a
-  sidebar's or a comment's date that htmldate's markup search picked up: a guess).
+  sidebar's or a comment's date that htmldate's markup search picked up: a guess), or only in
+  other stories' items (their date, not the page's).
+* ``unwritten_guess(tree, day)``, ``jsonld_other_days(tree)``: whether a date htmldate found is
+  another page's date or no day at all (``pagedates`` rules G1-G3).
 * ``language(tree, headers)``: the page's declared language, for day/month order.
 """
 
@@ -68,9 +78,7 @@ def structured(tree: Any) -> list[Found]:
     return _jsonld(tree) + _meta(tree) + _microdata(tree)
 
 
-def _jsonld(tree: Any) -> list[Found]:
-    published: list[tuple[int, str]] = []  # (0 for an article type, else 1; value)
-    modified: list[tuple[int, str]] = []
+def _jsonld_blocks(tree: Any) -> Iterator[Any]:
     for script in tree.iterfind(".//script"):
         if (script.get("type") or "").strip().lower() != "application/ld+json":
             continue
@@ -78,36 +86,76 @@ def _jsonld(tree: Any) -> list[Found]:
         if len(raw) > MAX_JSONLD_CHARS:
             continue
         try:
-            data = json.loads(raw)
+            yield json.loads(raw)
         except (ValueError, RecursionError):
             continue
+
+
+def _jsonld(tree: Any) -> list[Found]:
+    published: list[tuple[int, str]] = []  # (0 for an article type, else 1; value)
+    modified: list[tuple[int, str]] = []
+    for data in _jsonld_blocks(tree):
         for kind, key, value in _jsonld_walk(data):
             (published if key == "datePublished" else modified).append((kind, value))
-    out: list[Found] = []
-    if published:
-        out.append(Found("json-ld", min(published, key=lambda x: x[0])[1]))
-    if modified:
-        out.append(Found("json-ld:dateModified", min(modified, key=lambda x: x[0])[1]))
-    return out
+    return [
+        Found(source, _latest_of_best(values))
+        for source, values in (("json-ld", published), ("json-ld:dateModified", modified))
+        if values
+    ]
 
 
-def _jsonld_walk(obj: Any, depth: int = 0) -> Iterator[tuple[int, str, str]]:
+def _latest_of_best(values: list[tuple[int, str]]) -> str:
+    """The value of the best kind; among several of that kind that disagree (a page that
+    describes two articles), the latest day: the safe side for a before-the-claim filter."""
+    best = min(kind for kind, _ in values)
+    same = [v for kind, v in values if kind == best]
+    days = [(r.date, i) for i, v in enumerate(same) if (r := read_date(v)) is not None]
+    if len({d for d, _ in days}) < 2:
+        return same[0]
+    return same[max(days, key=lambda x: (x[0], -x[1]))[1]]  # the first with the latest day
+
+
+#: Keys through which a JSON-LD object still describes the page itself; any other key of a
+#: typed object leads to something else (a video, an image, a list of other articles, the
+#: publisher), whose dates are not the page's.
+_PAGE_KEYS = frozenset({"@graph", "mainEntity", "mainEntityOfPage"})
+
+
+def jsonld_other_days(tree: Any) -> set[Any]:
+    """The days of the JSON-LD dates that describe something other than the page (a video, an
+    image, another article in a list, the publisher): not its dates. htmldate reads them all."""
+    days = set()
+    for data in _jsonld_blocks(tree):
+        for _, _, value in _jsonld_walk(data, others=True):
+            r = read_date(value)
+            if r is not None:
+                days.add(r.date)
+    return days
+
+
+def _jsonld_walk(
+    obj: Any, depth: int = 0, *, own: bool = True, others: bool = False
+) -> Iterator[tuple[int, str, str]]:
+    """(kind, key, value) of the page's own dates; with ``others`` those of everything else."""
     if depth > 20:
         return
     if isinstance(obj, list):
         for x in obj[:1000]:
-            yield from _jsonld_walk(x, depth + 1)
+            yield from _jsonld_walk(x, depth + 1, own=own, others=others)
     elif isinstance(obj, dict):
         types = obj.get("@type")
         names = " ".join(types if isinstance(types, list) else [str(types or "")])
         kind = 0 if _ARTICLE_TYPES.search(names) else 1
-        for key in ("datePublished", "dateModified"):
-            v = obj.get(key)
-            if isinstance(v, str):
-                yield kind, key, v
+        if own != others:
+            for key in ("datePublished", "dateModified", "uploadDate")[: 3 if others else 2]:
+                v = obj.get(key)
+                if isinstance(v, str):
+                    yield kind, key, v
+        typed = bool(types)
         for key, v in obj.items():
             if key not in ("datePublished", "dateModified") and isinstance(v, (list, dict)):
-                yield from _jsonld_walk(v, depth + 1)
+                inner = own and (not typed or key in _PAGE_KEYS)
+                yield from _jsonld_walk(v, depth + 1, own=inner, others=others)
 
 
 def _meta(tree: Any) -> list[Found]:
@@ -230,8 +278,7 @@ def visible(tree: Any) -> list[Found]:
         for el in itertools.islice(_marked(root), MAX_CANDIDATES * 5):
             if not inside and _in_other_article(el, main):
                 continue  # a teaser: another story's <article>
-            found = _dated(el)
-            if found is not None:
+            for found in _dated_all(el):
                 candidates.append((inside or _in_article(el), *found))
             after_pick += has_date()
             if len(candidates) >= MAX_CANDIDATES or after_pick > 3:
@@ -244,7 +291,9 @@ def visible(tree: Any) -> list[Found]:
         for el in _after_headline(tree):
             found = _dated(el)
             if found and found[0] == "text" and text_units(found[1]) <= HEADLINE_LINE_WORDS:
-                if not any(in_listing(x) for x in itertools.islice(_marked(el), 10)):
+                if not _prose(found[1]) and not any(
+                    in_listing(x) for x in itertools.islice(_marked(el), 10)
+                ):
                     candidates.append((True, *found))
                 break
     if not has_date():
@@ -444,17 +493,42 @@ def masthead_day(tree: Any) -> Any:
 
 def _dated(el: Any) -> tuple[str, str] | None:
     """("text" or "text:updated", the raw string) for a short element stating a date."""
+    found = _dated_all(el)
+    return found[0] if found else None
+
+
+def _dated_all(el: Any) -> list[tuple[str, str]]:
+    """``_dated``'s answer, then, for a line that states a publication and a later change
+    ("Published 12 March 2019, updated 16 June 2021"), ("text:updated", the change's part)."""
     if el.get("itemprop") == "datePublished":
-        return None  # the microdata source already
+        return []  # the microdata source already
     text = _text(el)
     raw = (el.get("datetime") or text) if el.tag == "time" else text
     if not raw or not _DIGIT.search(raw) or _outside_main(el) or read_date(raw) is None:
-        return None
+        return []
     if in_listing(el):
-        return None  # one of a list of other stories
+        return []  # one of a list of other stories
     words = f"{el.get('class') or ''} {el.get('id') or ''} {text}"
     updated = bool(_UPDATED.search(words)) and not _PUBLISHED.search(words)
-    return ("text:updated" if updated else "text"), raw
+    out = [("text:updated" if updated else "text", raw)]
+    change = _UPDATED.search(text) if not updated else None
+    if change is not None:
+        r, rest = read_date(raw), text[change.end() :]
+        later = read_date(rest) if _DIGIT.search(rest) else None
+        if r is not None and later is not None and later.date != r.date:
+            out.append(("text:updated", rest.strip(" :,|-")[:200]))
+    return out
+
+
+PROSE_RUN = 5  # consecutive lower-case words that make a line prose, not a dateline
+_PROSE = re.compile(rf"(?:\b[^\W\d_A-Z]*[a-zß-ÿ][^\W\d_]*\b[\s,;]+){{{PROSE_RUN}}}")
+
+
+def _prose(line: str) -> bool:
+    """A line of prose ("The plan was first drafted on 12 March 2019."), not a dateline or a
+    byline ("By Ann Lee, 15 June 2021", "Publicado el 15 de junio de 2021"): ``PROSE_RUN``
+    lower-case words in a row, month names and "de"/"of" included."""
+    return bool(_PROSE.search(line))
 
 
 def _after_headline(tree: Any) -> list[Any]:
@@ -463,15 +537,32 @@ def _after_headline(tree: Any) -> list[Any]:
     if not h1s:
         return []
     h1 = h1s[0]
-    out = list(itertools.islice(h1.itersiblings(), 4))
+    out = _lines(h1)
     parent = h1.getparent()
     if (
         parent is not None
         and parent.tag not in ("body", "article", "main")
         and text_units(_text(parent, 2000)) <= text_units(_text(h1, 2000)) + HEADLINE_LINE_WORDS
     ):  # a headline's wrapper (``<header>``): the lines after it; not a whole content block
-        out += list(itertools.islice(parent.itersiblings(), 4))
-    return [el for el in out if isinstance(el.tag, str) and not _not_main_block(el)]
+        out += _lines(parent)
+    return [el for el in out if not _not_main_block(el)]
+
+
+def _lines(el: Any) -> list[Any]:
+    """Up to 4 elements after ``el``, up to the first longer than a dateline: the text has
+    begun, and a date further down is the text's, not the page's."""
+    out = []
+    for sib in itertools.islice(el.itersiblings(), 4):
+        if not isinstance(sib.tag, str):
+            continue
+        try:
+            words = text_units(" ".join(sib.text_content()[:4000].split()))
+        except ValueError:
+            words = 0
+        if words > HEADLINE_LINE_WORDS:
+            break
+        out.append(sib)
+    return out
 
 
 def _not_main_block(el: Any) -> bool:
