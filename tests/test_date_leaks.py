@@ -61,6 +61,24 @@ CASES: dict[str, tuple[str, D | None]] = {
         ),
         OWN,
     ),
+    "sidebar list of other stories": (
+        page(
+            f"<article><h1>Council budget</h1>{TEXT}</article><div class='sidebar'><ul>"
+            "<li><a href='/a'>Older story</a> <span class='date'>March 3, 2015</span></li>"
+            "<li><a href='/b'>Older story</a> <span class='date'>February 11, 2015</span></li>"
+            "</ul></div>"
+        ),
+        None,  # htmldate's markup search took the list's first date
+    ),
+    "comment thread": (
+        page(
+            f"<article><h1>Council budget</h1>{TEXT}</article><div class='comments'>"
+            "<div class='comment'><a href='/u/ann'>Ann</a> <span class='date'>June 15, 2021</span>"
+            "<p>Good.</p></div><div class='comment'><a href='/u/bo'>Bo</a> "
+            "<span class='date'>June 16, 2021</span><p>Agreed.</p></div></div>"
+        ),
+        OWN,  # replies come on or after the page: a guess, not another story's date
+    ),
     # another story's <article> (a teaser card) before the headline
     "teaser article before the headline": (
         page(

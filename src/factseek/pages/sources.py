@@ -367,6 +367,19 @@ def in_listing(el: Any) -> bool:
     return False
 
 
+_COMMENTS = re.compile(r"comment|reply|repli|respons|discuss|disqus", re.I)
+
+
+def _in_comments(el: Any) -> bool:
+    """Inside a comment thread (class or id of an ancestor), before ``<body>``."""
+    for a in el.iterancestors():
+        if a.tag in ("body", "html"):
+            return False
+        if _COMMENTS.search(f"{a.get('class') or ''} {a.get('id') or ''}"):
+            return True
+    return False
+
+
 def _raw(el: Any) -> str:
     text = _text(el)
     raw = (el.get("datetime") or text) if el.tag == "time" else text
@@ -381,9 +394,11 @@ def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> 
     """Where ``day`` is printed in ``<time>`` and date/byline elements, when it is printed only
     outside the page's own story; ``""`` otherwise (printed in it, or not printed at all).
 
-    ``OTHER_STORIES`` when every print is an item of a list of other stories (``in_listing``)
-    or inside another story's ``<article>`` (a teaser): another page's date. ``OUTSIDE_MAIN``
-    when some print is in navigation, an aside, a footer, a comment or a related-story block
+    ``OTHER_STORIES`` when every print is an item of a list of other stories (``in_listing``,
+    wherever the list is: in the article, a sidebar, a related-story block) or inside another
+    story's ``<article>`` (a teaser): another page's date. ``OUTSIDE_MAIN`` when some print is
+    elsewhere in navigation, an aside, a footer, a comment thread (its items are a list too, but
+    of replies to this page: on or after its date, never before) or a related-story block
     (``NOT_MAIN``): a date htmldate's markup search found there is a sidebar's, a guess."""
     kinds: set[str] = set()
     page = page_article(tree)
@@ -392,10 +407,10 @@ def printed_outside(tree: Any, day: Any, *, limit: int = MAX_CANDIDATES * 5) -> 
         r = read_date(raw) if raw else None
         if r is None or day not in (r.date, r.other):
             continue
-        if _outside_main(el):
-            kinds.add(OUTSIDE_MAIN)
-        elif in_listing(el) or _in_other_article(el, page):
+        if not _in_comments(el) and (in_listing(el) or _in_other_article(el, page)):
             kinds.add(OTHER_STORIES)
+        elif _outside_main(el):
+            kinds.add(OUTSIDE_MAIN)
         else:
             return ""
     return OUTSIDE_MAIN if OUTSIDE_MAIN in kinds else (OTHER_STORIES if kinds else "")
