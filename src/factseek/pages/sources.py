@@ -359,12 +359,26 @@ def in_listing(el: Any) -> bool:
                 continue  # list items share their tag and class
             if sib.tag != "a" and sib.find(".//a[@href]") is None:
                 continue
-            for other in itertools.islice(_marked(sib), 10):
+            for other in _marked_in(sib):
                 o_raw = _raw(other)
                 o = read_date(o_raw) if o_raw else None
                 if o is not None and o.date != r.date:
                     return True
     return False
+
+
+LISTING_SCAN = 300  # elements of a sibling item searched for its date
+
+
+def _marked_in(item: Any) -> Iterator[Any]:
+    """The first date-marked elements among an item's first ``LISTING_SCAN`` elements: bounded,
+    so a large sibling (a whole content block) costs no more than a list item."""
+    for el in itertools.islice(item.iter(), LISTING_SCAN):
+        if el.tag == "time" or (
+            isinstance(el.tag, str)
+            and _MARKS.search(f"{el.get('class') or ''} {el.get('id') or ''}")
+        ):
+            yield el
 
 
 _COMMENTS = re.compile(r"comment|reply|repli|respons|discuss|disqus", re.I)
