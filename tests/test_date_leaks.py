@@ -70,6 +70,15 @@ CASES: dict[str, tuple[str, D | None]] = {
         ),
         None,  # htmldate's markup search took the list's first date
     ),
+    "list of other stories in a responsive block": (
+        page(
+            f"<article><h1>Council budget</h1>{TEXT}</article><div class='grid-responsive'><ul>"
+            "<li><a href='/a'>Older story</a> <span class='date'>March 3, 2015</span></li>"
+            "<li><a href='/b'>Older story</a> <span class='date'>February 11, 2015</span></li>"
+            "</ul></div>"
+        ),
+        None,  # "responsive" is no comment thread ("responses")
+    ),
     "comment thread": (
         page(
             f"<article><h1>Council budget</h1>{TEXT}</article><div class='comments'>"

@@ -381,7 +381,9 @@ def _marked_in(item: Any) -> Iterator[Any]:
             yield el
 
 
-_COMMENTS = re.compile(r"comment|reply|repli|respons|discuss|disqus", re.I)
+_COMMENTS = re.compile(
+    r"comment|reply|repli|respons(?!iv)|discuss|disqus", re.I
+)  # not "responsive"
 
 
 def _in_comments(el: Any) -> bool:
