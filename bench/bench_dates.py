@@ -18,7 +18,8 @@ On every page:
   publication and last stated modification under ``modified``), for htmldate alone
   (``find_date(extensive_search=True)`` with ``original_date=True`` and ``False``), and for an
   older ``extract.py`` when ``--old-extract FILE`` names one; then factseek's guessed
-  (low-confidence) dates and how often each was right;
+  (low-confidence) dates and how often each was right, and how many of htmldate's estimates
+  were set aside as another page's date or no day at all (and why);
 * text: mean token F1 against the gold text, factseek vs trafilatura alone (``bare_extraction``
   with the same options factseek uses), on pages that have a gold text;
 * speed: time of ``extract_html`` (text + every date source) vs trafilatura's text extraction
@@ -194,7 +195,18 @@ def guessed_table(pages: list[dict[str, Any]]) -> dict[str, Any]:
     print(f"\nguessed (low-confidence) publication dates: {n} of {len(pages)} pages")
     for kind, c in sorted(rows.items()):
         print(f"  {kind:28} n={sum(c.values()):3}  " + ", ".join(f"{k} {v}" for k, v in c.items()))
-    return {k: dict(c) for k, c in rows.items()}
+    out: dict[str, Any] = {k: dict(c) for k, c in rows.items()}
+    # htmldate's estimates set aside as another page's date or no day (pagedates rules G1-G3)
+    aside = Counter(
+        p["doc"].meta["date_set_aside"].partition(": ")[2][:60]
+        for p in pages
+        if p["doc"].meta.get("date_set_aside")
+    )
+    print(f"htmldate's estimate set aside (another page's date, no day): {sum(aside.values())}")
+    for why, n in aside.most_common():
+        print(f"  {n:3}  {why}")
+    out["set aside"] = dict(aside)
+    return out
 
 
 def zone_table(pages: list[dict[str, Any]], zones: list[str]) -> dict[str, Any]:

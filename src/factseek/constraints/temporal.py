@@ -32,7 +32,9 @@ Notes also flag, without changing the decision: the provider dated the page befo
 but the page dates itself after it; the provider's and the page's dates disagree across the
 cut-off; a date's day/month order is ambiguous; a modification on or after it that did not
 decide (the ``published`` basis, or the HTTP ``Last-Modified`` header); the page's dates could
-not all be read (``Document.meta["date_warning"]``).
+not all be read (``Document.meta["date_warning"]``); htmldate's estimate was set aside as another
+page's date or no day at all (``Document.meta["date_set_aside"]``, ``pages.pagedates`` rules
+G1-G3), so the page has no date of its own and the undated policy decides.
 
 ``stored_check`` applies the date basis and the guessed policy to a document a knowledge store
 returned (its index already kept only publication dates before the claim's day).
@@ -120,6 +122,8 @@ def post_fetch_check(
     cut = before.isoformat()
     if doc.meta.get("date_warning"):
         notes.append(f"{url}: {doc.meta['date_warning']}")
+    if doc.meta.get("date_set_aside"):
+        notes.append(f"{url}: {doc.meta['date_set_aside']}")
     date: _dt.date | None = doc.published
     if date is None and hit.published is not None:
         date = hit.published

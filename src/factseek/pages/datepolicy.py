@@ -15,7 +15,7 @@ calendar day in the page's own time zone). ``DateChoice.rule`` says in words whi
    and its URL weigh 1; a date printed in the visible text 0.75; htmldate's estimate 0.5 (it
    often re-reads the same tags); any other source 1. Weaker: a date printed outside the
    article (found by the page-wide scan: often a sidebar's) 0.4, htmldate's heuristic search
-   alone (``HEURISTIC_SOURCE``: a date in the running text, a copyright year) 0.25, and a
+   alone (``HEURISTIC_SOURCE``: a date in the running text or a script) 0.25, and a
    reading whose day and month could not be told apart (rule text starting ``"ambiguous"``)
    0.25.
 3. **Bound.** A vote later than the archive snapshot's day cannot be the publication date (the

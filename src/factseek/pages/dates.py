@@ -242,6 +242,21 @@ def _numeric(
     return None
 
 
+def days_in(text: str, *, today: _dt.date | None = None) -> set[_dt.date]:
+    """Every calendar day written in full (day, month and year) anywhere in ``text``, in any
+    form ``read_date`` reads; both readings of a numeric date whose order is unknown."""
+    today = today or _dt.date.today()
+    out: set[_dt.date] = set()
+    for form, pattern in _FORMS:
+        if form == "compact":
+            continue  # only at the start of a string: a date string, not running text
+        for m in pattern.finditer(text):
+            r = read_date(m[0], today=today)
+            if r is not None:
+                out.update(d for d in (r.date, r.other) if d is not None)
+    return out
+
+
 def out_of_range(value: str, *, today: _dt.date | None = None) -> _dt.date | None:
     """The day a date string gives when it is a real calendar day outside the range every page
     date must lie in (before ``EARLIEST_DATE`` or after tomorrow); None otherwise (in range, or no

@@ -406,7 +406,7 @@ def dated_document(
 def date_meta(dates: PageDates) -> dict[str, str]:
     """``date_source``/``date_rule`` (the publication date), ``date_confidence`` ("low" for a
     guess), ``modified_source``/``modified_rule`` (the last stated modification, or why a stated
-    one was ignored)."""
+    one was ignored), ``date_set_aside`` (htmldate's estimate, when it was not the page's date)."""
     cut = DEFAULT_EXTRACT.max_meta_chars
     out: dict[str, str] = {}
     if dates.choice.source:
@@ -417,6 +417,8 @@ def date_meta(dates: PageDates) -> dict[str, str]:
         out["modified_source"] = dates.modified.source
     if dates.modified.rule:
         out["modified_rule"] = dates.modified.rule[:cut]
+    if dates.set_aside:
+        out["date_set_aside"] = dates.set_aside[:cut]
     return out
 
 

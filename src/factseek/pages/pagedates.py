@@ -66,6 +66,20 @@ decides:
   before-the-claim filter), its rule starts with ``"ambiguous"``, and it votes with a low weight;
   an htmldate date equal to either reading is that same string read with htmldate's own guess,
   and is marked ambiguous too.
+
+htmldate's estimate is another page's date, or no day at all, and is set aside
+(``PageDates.set_aside`` says why; a page left with no date then follows the temporal
+constraint's undated policy: unknown is safer than too early), when the page states that day in
+no source of its own and:
+
+- G1. it is printed only in items of a list of other stories or in another story's
+  ``<article>`` (``sources.printed_outside`` gives ``OTHER_STORIES``);
+- G2. it is the JSON-LD date of something else the page describes: a video, an image, an article
+  in a list, the publisher (``sources.jsonld_other_days``);
+- G3. it came from the heuristic search alone and is the date in the address of a link to
+  another page, or the 1st of a month written nowhere in full: a copyright line or a year
+  (read as 1 January), a month and year or an upload folder (read as the 1st)
+  (``sources.unwritten_guess``).
 """
 
 from __future__ import annotations
@@ -82,6 +96,7 @@ from factseek.pages.datepolicy import (
     AMBIGUOUS,
     ARCHIVE_SOURCE,
     BOUND_SOURCES,
+    HEURISTIC_SOURCE,
     MODIFICATION_SOURCES,
     OUTSIDE_ARTICLE,
     POST_ID_SOURCE,
@@ -104,11 +119,14 @@ from factseek.pages.dates import (
     url_date,
 )
 from factseek.pages.sources import (
+    OTHER_STORIES,
     Found,
+    jsonld_other_days,
     language,
     masthead_day,
     printed_outside,
     structured,
+    unwritten_guess,
     visible,
 )
 from factseek.pages.webarchive import snapshot
@@ -148,6 +166,7 @@ class PageDates:
     offset: _dt.timedelta | None = None  # the page's own UTC offset, when its dates give one
     modified: DateChoice = field(default_factory=lambda: DateChoice(date=None))
     confidence: str = ""
+    set_aside: str = ""  # htmldate's estimate, when it was another page's date or no day (G1-G3)
 
 
 # ----------------------------------------------------------------------------- resolving
@@ -371,6 +390,7 @@ def page_dates(
     if tree is not None:
         found += visible(tree)
     evidence, settled, offset = _resolve(found, page)
+    set_aside = ""
     if estimate is not None and could_change(evidence, WEIGHTS["htmldate"]):
         guess = estimate()
         value = guess.raw if guess is not None else ""
@@ -380,15 +400,23 @@ def page_dates(
             # is that same string read with htmldate's own guess, not a second source
             unsure = {d for _, x, _ in settled if x.other is not None for d in (x.date, x.other)}
             rule = ""
+            where = printed_outside(tree, r.date) if tree is not None else ""
             if r.date in unsure:
                 rule = f"{AMBIGUOUS}: one reading of a date whose day/month order is unknown"
-            elif tree is not None and printed_outside(tree, r.date):
+            elif where:
                 rule = f"{OUTSIDE_ARTICLE} (a sidebar's, footer's or related story's date)"
             source = guess.source
-            if not rule and tree is not None and masthead_day(tree) == r.date:
+            stated = {e.date for e in evidence} | unsure
+            why = _not_the_pages(tree, guess, r.date, where, stated, today)
+            if why:
+                set_aside = f"htmldate's {r.date.isoformat()} set aside: {why}"
+            elif not rule and tree is not None and masthead_day(tree) == r.date:
                 source = SERVED_SOURCE  # an upper bound, not a vote
                 rule = "htmldate's date is the masthead's date for today: the day it was served"
-            evidence.append(DateEvidence(source=source, date=r.date, raw=value[:200], rule=rule))
+            if not why:
+                evidence.append(
+                    DateEvidence(source=source, date=r.date, raw=value[:200], rule=rule)
+                )
     ev = tuple(evidence)
     choice = choose(ev)
     absurd = [
@@ -402,7 +430,31 @@ def page_dates(
         offset=offset,
         modified=choose_modified(ev, choice.date, absurd=absurd),
         confidence=confidence(ev, choice),
+        set_aside=set_aside,
     )
+
+
+def _not_the_pages(
+    tree: Any | None,
+    guess: Found,
+    day: _dt.date,
+    where: str,
+    stated: set[_dt.date],
+    today: _dt.date,
+) -> str:
+    """Why htmldate's estimate ``day`` is another page's date or no day at all (rules G1-G3 of
+    the module docstring), or ``""``. A day the page states in a source of its own stays."""
+    if tree is None or day in stated:
+        return ""
+    if where == OTHER_STORIES:
+        return "printed only in a list of other stories or in another story's <article>"
+    if day in jsonld_other_days(tree):
+        return (
+            "the JSON-LD date of something else on the page (a video, an image, a listed article)"
+        )
+    if guess.source == HEURISTIC_SOURCE:
+        return unwritten_guess(tree, day, today=today)
+    return ""
 
 
 @dataclass(frozen=True)
