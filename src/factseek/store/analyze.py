@@ -1,8 +1,12 @@
 """Fast, exact equivalents of the shared analyzer and URL parsing, for indexing millions of pages.
 
-* ``Vocabulary`` maps terms to ids with C-speed lookups (``map(vocab.__getitem__, words)``); the
-  stop words of ``factseek.text`` map to -1 and are dropped afterwards, so the kept ids are
-  exactly the terms of ``factseek.text.tokenize`` (same regex, same stop words).
+* ``Vocabulary`` maps terms to ids; the stop words of ``factseek.text`` map to -1 and are
+  dropped, so the kept ids are exactly the terms of ``factseek.text.tokenize`` (same regex, same
+  stop words). ``Vocabulary.term_ids`` does it for a batch of lower-cased documents: runs of
+  ASCII documents in one numba pass (``kernels.ascii_term_ids``: words are the runs of
+  ``[a-z0-9]``, which is what the regex matches in lower-cased ASCII, looked up in an exact hash
+  table that mirrors the dict), anything else with the regex and C-speed dict lookups. Term ids
+  are given in order of first appearance either way.
 * ``host_path`` is ``factseek.constraints.hits.url_host_path`` with a regex fast path for plain
   ``http(s)://host[:port]/path`` URLs; anything unusual goes to ``url_host_path`` itself.
 """
@@ -10,7 +14,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
+
+import numpy as np
 
 from factseek.constraints.hits import url_host_path
 from factseek.text import STOPWORDS, WORD_RE
@@ -21,12 +28,67 @@ _SIMPLE_URL = re.compile(r"(?i)https?://([a-z0-9.\-]+)(?::\d+)?([/?#]|$)")
 _QUERY_OR_FRAGMENT = re.compile(r"[?#]")
 
 
+class _AsciiTable:
+    """The ASCII entries of a ``Vocabulary`` as the hash table of ``kernels.ascii_term_ids``
+    (rows of hash, id and length, first 16 key bytes; every key in ``keys``)."""
+
+    def __init__(self) -> None:
+        self.slots = np.zeros((1 << 12, 4), np.int64)
+        self.slot_off = np.zeros(1 << 12, np.int64)
+        self.keys = np.zeros(1 << 16, np.uint8)
+        self.state = np.zeros(4, np.int64)  # entries, key bytes used, next id, new in last call
+
+    def reserve(self, entries: int, key_bytes: int) -> None:
+        """Room for ``entries`` more entries (load <= 1/2) and ``key_bytes`` more key bytes."""
+        used = int(self.state[1]) + key_bytes
+        if used > len(self.keys):  # grows at least twofold
+            grown = np.zeros(max(used, 2 * len(self.keys)), np.uint8)
+            grown[: len(self.keys)] = self.keys
+            self.keys = grown
+        need = 2 * (int(self.state[0]) + entries)
+        if need > len(self.slots):
+            from factseek.store import kernels
+
+            size = 1 << (need - 1).bit_length()
+            old, old_off = self.slots, self.slot_off
+            self.slots = np.zeros((size, 4), np.int64)
+            self.slot_off = np.zeros(size, np.int64)
+            kernels.table_rehash(old, old_off, self.slots, self.slot_off)
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        return (self.slots, self.slot_off, self.keys, self.state)
+
+    def insert(self, terms: Sequence[str], ids: Sequence[int]) -> None:
+        """Add ASCII ``terms`` with their ids."""
+        from factseek.store import kernels
+
+        if not terms:
+            return
+        buf, starts, ends = _joined(terms)
+        self.reserve(len(terms), len(buf) + len(terms))
+        kernels.table_insert(buf, starts, ends, np.asarray(ids, np.int64), *self.arrays())
+
+    def keys_from(self, used: int) -> list[str]:
+        """The keys added since ``state[1]`` was ``used``, in order."""
+        return self.keys[used : int(self.state[1])].tobytes().decode("ascii").split("\n")[:-1]
+
+
+def _joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ASCII ``texts`` as one byte array joined by newlines, with each one's start and end."""
+    buf = np.frombuffer("\n".join(texts).encode("ascii"), np.uint8)
+    lens = np.fromiter(map(len, texts), np.int64, len(texts))
+    ends = np.cumsum(lens + 1) - 1
+    return buf, ends - lens, ends
+
+
 class Vocabulary(dict[str, int]):
     """term -> id, assigning the next id to an unseen term; stop words map to ``STOP``."""
 
     def __init__(self, terms: Iterable[str] = ()) -> None:
         super().__init__((w, STOP) for w in STOPWORDS)
         self.terms: list[str] = []
+        self._table: _AsciiTable | None = None  # built by the first ASCII batch
+        self._untabled: list[str] = []  # ASCII terms added by the regex path since then
         for t in terms:
             self[t]
 
@@ -34,12 +96,84 @@ class Vocabulary(dict[str, int]):
         i = len(self.terms)
         self.terms.append(term)
         self[term] = i
+        if self._table is not None and term.isascii():
+            self._untabled.append(term)
         return i
 
     def known(self, term: str) -> int | None:
         """The id of an indexed term, or None (never assigns)."""
         i = self.get(term)
         return None if i is None or i == STOP else i
+
+    def term_ids(self, lowered: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """For lower-cased documents: the ids of their terms (stop words dropped), in order, and
+        each document's number of terms; unseen terms get ids in order of first appearance."""
+        ids: list[np.ndarray] = []
+        lens: list[np.ndarray] = []
+        flags = [t.isascii() for t in lowered]
+        start = 0
+        while start < len(lowered):
+            end = start + 1
+            while end < len(lowered) and flags[end] == flags[start]:
+                end += 1
+            run = lowered[start:end]
+            i, n = self._ascii_ids(run) if flags[start] else self._regex_ids(run)
+            ids.append(i)
+            lens.append(n)
+            start = end
+        if not ids:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        return np.concatenate(ids), np.concatenate(lens)
+
+    def _regex_ids(self, lowered: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        findall, word_ids = WORD_RE.findall, self.__getitem__
+        tokens, raw_len = array("i"), array("i")
+        for text in lowered:
+            words = findall(text)
+            tokens.extend(map(word_ids, words))  # stop words become STOP, dropped below
+            raw_len.append(len(words))
+        return drop_stop_words(np.frombuffer(tokens, np.int32), np.frombuffer(raw_len, np.int32))
+
+    def _ascii_ids(self, lowered: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        from factseek.store import kernels
+
+        table = self._table
+        if table is None:
+            table = self._table = _AsciiTable()
+            old = [(w, i) for w, i in self.items() if w.isascii()]
+            table.insert([w for w, _ in old], [i for _, i in old])
+        elif self._untabled:
+            table.insert(self._untabled, [self[w] for w in self._untabled])
+        self._untabled = []
+        buf, starts, ends = _joined(lowered)
+        out = np.empty(len(buf) // 2 + len(lowered), np.int32)  # words at most
+        doc_len = np.empty(len(lowered), np.int32)
+        first, used = len(self.terms), int(table.state[1])
+        table.state[2], table.state[3] = first, 0
+        d = n = 0
+        while True:
+            d, n = kernels.ascii_term_ids(
+                buf, starts, ends, d, n, STOP, *table.arrays(), out, doc_len
+            )
+            if d == len(lowered):
+                break
+            size, most = int(ends[d] - starts[d]), int(ends[d] - starts[d]) // 2 + 1
+            table.reserve(most, size + most)  # room for document d (the table at least doubles)
+        fresh = table.keys_from(used)  # the new terms' keys, appended in order of appearance
+        assert len(fresh) == table.state[3]
+        self.terms.extend(fresh)
+        self.update(zip(fresh, range(first, first + len(fresh)), strict=True))
+        return out[:n].copy(), doc_len
+
+
+def drop_stop_words(tokens: np.ndarray, raw_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Term ids without ``STOP``, and each document's count of them, from ids with stop words
+    and each document's count of words."""
+    keep = tokens != STOP
+    kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+    ends = np.cumsum(raw_len, dtype=np.int64)
+    doc_len = (kept[ends] - kept[ends - raw_len]).astype(np.int32)
+    return tokens[keep], doc_len
 
 
 def raw_words(text: str) -> list[str]:
