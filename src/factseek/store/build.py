@@ -147,7 +147,8 @@ class _Ingest:
         with self.path.open("wb") as out, cards_path.open("wb") as cards:
             write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
-                doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
+                if doc.meta or "@" in doc.url or "=" in doc.url:  # else redaction changes nothing
+                    doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
                 doc_id = doc.id or doc.url
                 if doc_id in seen or _has_line_break(doc_id) or _has_line_break(doc.url):
                     if on_dup == "stop":
@@ -207,7 +208,7 @@ class _Ingest:
             ids, lens = self.vocab.term_ids(self._texts)
             self.term_ids.append(ids)
             self.doc_lens.append(lens)
-            self._texts = []
+            self._texts.clear()  # in place: run() holds its append
 
     def _encode(self) -> None:
         assert self.encoder is not None
