@@ -365,6 +365,7 @@ def bm25_search(
 ):  # pragma: no cover - jitted
     """Exact top-k BM25 over documents with ``lo <= gate[d] < hi``; ``acc`` is left all zero."""
     nq = len(qterms)
+    span = np.uint64(max(hi - lo, 0))  # lo <= g < hi as one unsigned compare
     ub = np.empty(nq, np.float64)
     for i in range(nq):
         ub[i] = qweights[i] * term_max[qterms[i]]
@@ -395,8 +396,7 @@ def bm25_search(
                 break
         for p in range(start, end):
             d = pdoc[p]
-            g = gate[d]
-            if g < lo or g >= hi:
+            if np.uint64(gate[d] - lo) >= span:
                 continue
             if acc[d] == 0:
                 touched[nt] = d
