@@ -39,6 +39,8 @@ TRICKY = [
     "mixed café and bridge and averyveryverylongwordthatexceedssixteen",
     "1234567890123456789 1234567890123456789 00 0",
     "tab\tseparated\nlines\r\nand\x00nul",
+    "The mayor\u2019s \u201cnew\u201d bridge \u2014 it cost \u20ac3\u00a0million\u2026 ok\u2122",
+    "\u2018quoted\u2019 and caf\u00e9 \u2013 both",  # a letter keeps it on the regex path
 ]
 
 
@@ -195,3 +197,14 @@ def test_json_line_raises_what_json_loads_raises(line: str) -> None:
     with pytest.raises(json.JSONDecodeError) as theirs:
         json_loads(line)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_common_punctuation_takes_the_ascii_path() -> None:
+    from factseek.store.analyze import _NON_WORD, _plain
+    from factseek.text import WORD_RE
+
+    assert len(_NON_WORD) > 100 and all(WORD_RE.search(ch) is None for ch in _NON_WORD)
+    text = TRICKY[-2].lower()
+    assert not text.isascii() and _plain(text).isascii()
+    assert tokenize(_plain(text)) == tokenize(text)
+    assert _plain(TRICKY[-1].lower()) == TRICKY[-1].lower()  # "café" stays on the regex path

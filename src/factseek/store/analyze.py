@@ -23,6 +23,19 @@ from factseek.constraints.hits import url_host_path
 from factseek.text import STOPWORDS, WORD_RE
 
 STOP = -1
+#: Common non-ASCII characters that are not word characters (spaces, dashes, quotes, bullets,
+#: currency and other signs): a document whose only non-ASCII characters are these gets the same
+#: words with them replaced by spaces, so it can take the ASCII path.
+_NON_WORD = "".join(
+    ch
+    for ch in (
+        "\u00a0\u00a3\u00a7\u00a9\u00ab\u00ae\u00b0\u00b4\u00b6\u00b7\u00bb\u00d7\u00f7"
+        + "".join(map(chr, range(0x2000, 0x2070)))
+        + "\u20ac\u2122\u2190\u2192\u2212\u3000\ufeff"
+    )
+    if WORD_RE.search(ch) is None  # never a word character, whatever the table above says
+)
+_NON_WORD_RE = re.compile("[" + re.escape(_NON_WORD) + "]")
 SNIPPET_CHARS = 300
 _SIMPLE_URL = re.compile(r"(?i)https?://([a-z0-9.\-]+)(?::\d+)?([/?#]|$)")
 _QUERY_OR_FRAGMENT = re.compile(r"[?#]")
@@ -73,6 +86,13 @@ class _AsciiTable:
         return self.keys[used : int(self.state[1])].tobytes().decode("ascii").split("\n")[:-1]
 
 
+def _plain(text: str) -> str:
+    """``text`` with its common non-word non-ASCII characters as spaces when that leaves it
+    ASCII (the same words), else ``text``."""
+    plain = _NON_WORD_RE.sub(" ", text)
+    return plain if plain.isascii() else text
+
+
 def _joined(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """ASCII ``texts`` as one byte array joined by newlines, with each one's start and end."""
     buf = np.frombuffer("\n".join(texts).encode("ascii"), np.uint8)
@@ -110,6 +130,7 @@ class Vocabulary(dict[str, int]):
         each document's number of terms; unseen terms get ids in order of first appearance."""
         ids: list[np.ndarray] = []
         lens: list[np.ndarray] = []
+        lowered = [t if t.isascii() else _plain(t) for t in lowered]
         flags = [t.isascii() for t in lowered]
         start = 0
         while start < len(lowered):
