@@ -19,8 +19,8 @@ import pytest
 
 from factseek.sanitize import json_loads
 from factseek.store import build as build_mod
-from factseek.store.analyze import STOP, Vocabulary
-from factseek.store.build import _record_lines, _record_lines_json, build_store
+from factseek.store.analyze import STOP, Vocabulary, record_lines, record_lines_json
+from factseek.store.build import build_store
 from factseek.store.sources import _json_line
 from factseek.text import STOPWORDS, tokenize
 from factseek.types import Document
@@ -167,7 +167,7 @@ DOCUMENTS = [
 @pytest.mark.parametrize("doc", DOCUMENTS)
 def test_record_lines_equal_json_dumps(doc: Document) -> None:
     doc_id = doc.id or doc.url
-    assert _record_lines(doc, doc_id) == _record_lines_json(doc, doc_id)
+    assert record_lines(doc, doc_id) == record_lines_json(doc, doc_id)
 
 
 @pytest.mark.parametrize(

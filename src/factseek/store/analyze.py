@@ -7,20 +7,24 @@
   ``[a-z0-9]``, which is what the regex matches in lower-cased ASCII, looked up in an exact hash
   table that mirrors the dict), anything else with the regex and C-speed dict lookups. Term ids
   are given in order of first appearance either way.
+* ``record_lines``: a document's stored JSONL line and hit card, the bytes of ``json.dumps``.
 * ``host_path`` is ``factseek.constraints.hits.url_host_path`` with a regex fast path for plain
   ``http(s)://host[:port]/path`` URLs; anything unusual goes to ``url_host_path`` itself.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from array import array
 from collections.abc import Iterable, Sequence
+from json.encoder import encode_basestring as _json_str  # json.dumps's (C) string encoder
 
 import numpy as np
 
 from factseek.constraints.hits import url_host_path
 from factseek.text import STOPWORDS, WORD_RE
+from factseek.types import Document
 
 STOP = -1
 #: Common non-ASCII characters that are not word characters (spaces, dashes, quotes, bullets,
@@ -221,3 +225,46 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     if len(flat) <= limit:
         return flat
     return flat[:limit].rsplit(" ", 1)[0] + " …"
+
+
+def record_lines(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
+    """The document's JSONL line and its hit card line: the bytes of ``record_lines_json``,
+    spelled out with the C string encoder (``json.dumps`` builds an encoder per call)."""
+    published = doc.published.isoformat() if doc.published else ""
+    domain = doc.domain or url_host_path(doc.url)[0]
+    url, title, text = doc.url, doc.title, doc.text
+    if not (type(doc_id) is type(url) is type(title) is type(text) is type(domain) is str):
+        return record_lines_json(doc, doc_id)
+    q = _json_str
+    line = (
+        f'{{"id": {q(doc_id)}, "url": {q(url)}, "title": {q(title)}, "text": {q(text)}, '
+        f'"published": {q(published)}, "domain": {q(domain)}'
+    )
+    if doc.modified is not None:
+        line += f', "modified": {q(doc.modified.isoformat())}'
+    if doc.meta:
+        line += ', "meta": ' + json.dumps(dict(doc.meta), ensure_ascii=False)
+    card = f"[{q(doc_id)}, {q(url)}, {q(title)}, {q(published)}, {q(snippet(text))}]\n"
+    return (line + "}\n").encode("utf-8"), card.encode("utf-8")
+
+
+def record_lines_json(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
+    """``record_lines`` by ``json.dumps`` (for fields that are not plain strings)."""
+    published = doc.published.isoformat() if doc.published else ""
+    rec = {
+        "id": doc_id,
+        "url": doc.url,
+        "title": doc.title,
+        "text": doc.text,
+        "published": published,
+        "domain": doc.domain or url_host_path(doc.url)[0],
+    }
+    if doc.modified is not None:  # only when known: stores without it read as before
+        rec["modified"] = doc.modified.isoformat()
+    if doc.meta:
+        rec["meta"] = dict(doc.meta)
+    card = [doc_id, doc.url, doc.title, published, snippet(doc.text)]
+    return (
+        (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"),
+        (json.dumps(card, ensure_ascii=False) + "\n").encode("utf-8"),
+    )

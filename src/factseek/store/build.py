@@ -12,7 +12,6 @@ document length change.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -20,19 +19,17 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
-from json.encoder import encode_basestring as _json_str  # json.dumps's (C) string encoder
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from factseek.constraints.hits import url_host_path
 from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
 from factseek.ml.encode import Encoder
 from factseek.redact import redact_document
 from factseek.store import kernels
-from factseek.store.analyze import Vocabulary, host_path, snippet
+from factseek.store.analyze import Vocabulary, host_path, record_lines
 from factseek.store.integrity import Sums, corrupt, files_in, sha256_of, write_sums
 from factseek.store.layout import (
     CONFIG,
@@ -158,7 +155,7 @@ class _Ingest:
                     self.duplicates += 1
                     continue
                 seen.add(doc_id)
-                line, card = _record_lines(doc, doc_id)
+                line, card = record_lines(doc, doc_id)
                 write(line)
                 pos += len(line)
                 offsets_append(pos)
@@ -227,49 +224,6 @@ class _Ingest:
         if not self.term_ids:
             return np.zeros(0, np.int32), np.zeros(0, np.int32)
         return np.concatenate(self.term_ids), np.concatenate(self.doc_lens)
-
-
-def _record_lines(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
-    """The document's JSONL line and its hit card line: the bytes of ``_record_lines_json``,
-    spelled out with the C string encoder (``json.dumps`` builds an encoder per call)."""
-    published = doc.published.isoformat() if doc.published else ""
-    domain = doc.domain or url_host_path(doc.url)[0]
-    url, title, text = doc.url, doc.title, doc.text
-    if not (type(doc_id) is type(url) is type(title) is type(text) is type(domain) is str):
-        return _record_lines_json(doc, doc_id)
-    q = _json_str
-    line = (
-        f'{{"id": {q(doc_id)}, "url": {q(url)}, "title": {q(title)}, "text": {q(text)}, '
-        f'"published": {q(published)}, "domain": {q(domain)}'
-    )
-    if doc.modified is not None:
-        line += f', "modified": {q(doc.modified.isoformat())}'
-    if doc.meta:
-        line += ', "meta": ' + json.dumps(dict(doc.meta), ensure_ascii=False)
-    card = f"[{q(doc_id)}, {q(url)}, {q(title)}, {q(published)}, {q(snippet(text))}]\n"
-    return (line + "}\n").encode("utf-8"), card.encode("utf-8")
-
-
-def _record_lines_json(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
-    """``_record_lines`` by ``json.dumps`` (for fields that are not plain strings)."""
-    published = doc.published.isoformat() if doc.published else ""
-    rec = {
-        "id": doc_id,
-        "url": doc.url,
-        "title": doc.title,
-        "text": doc.text,
-        "published": published,
-        "domain": doc.domain or url_host_path(doc.url)[0],
-    }
-    if doc.modified is not None:  # only when known: stores without it read as before
-        rec["modified"] = doc.modified.isoformat()
-    if doc.meta:
-        rec["meta"] = dict(doc.meta)
-    card = [doc_id, doc.url, doc.title, published, snippet(doc.text)]
-    return (
-        (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"),
-        (json.dumps(card, ensure_ascii=False) + "\n").encode("utf-8"),
-    )
 
 
 def _has_line_break(s: str) -> bool:
