@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from factseek.sanitize import json_loads
+from factseek.store import analyze, kernels
 from factseek.store import build as build_mod
 from factseek.store.analyze import STOP, Vocabulary, record_lines, record_lines_json
 from factseek.store.build import build_store
@@ -72,8 +73,16 @@ def random_texts(rng: np.random.Generator, n: int) -> list[str]:
     return out
 
 
+@pytest.fixture
+def numba_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ASCII batches through the numba kernel however small the store."""
+    monkeypatch.setattr(analyze, "ASCII_MIN_CHARS", 0)
+
+
 @pytest.mark.parametrize("batch", [1, 3, 1000])
-def test_term_ids_equal_the_shared_analyzer_in_order_of_first_appearance(batch: int) -> None:
+def test_term_ids_equal_the_shared_analyzer_in_order_of_first_appearance(
+    batch: int, numba_path: None
+) -> None:
     texts = TRICKY + random_texts(np.random.default_rng(1), 400)
     vocab = Vocabulary()
     ids, lens = [], []
@@ -89,7 +98,13 @@ def test_term_ids_equal_the_shared_analyzer_in_order_of_first_appearance(batch: 
     assert all(vocab[w] == STOP for w in STOPWORDS)
 
 
-def test_term_ids_continue_an_existing_vocabulary() -> None:
+def test_small_batches_stay_on_the_regex_path() -> None:
+    vocab = Vocabulary()
+    vocab.term_ids(["a small store"] * 10)
+    assert vocab._table is None and vocab.terms == ["small", "store"]
+
+
+def test_term_ids_continue_an_existing_vocabulary(numba_path: None) -> None:
     """An add starts from the store's terms: known ones keep their ids, new ones follow."""
     old = ["bridge", "café", "averyveryverylongwordthatexceedssixteen"]
     vocab = Vocabulary(old)
@@ -123,7 +138,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def test_batched_build_writes_the_bytes_of_the_regex_analyzer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, numba_path: None
 ) -> None:
     rng = np.random.default_rng(2)
     texts = TRICKY + random_texts(rng, 300)
@@ -140,7 +155,11 @@ def test_batched_build_writes_the_bytes_of_the_regex_analyzer(
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     monkeypatch.setattr(build_mod, "ANALYZE_BATCH", 7)
+    calls: list[int] = []
+    kernel = kernels.ascii_term_ids
+    monkeypatch.setattr(kernels, "ascii_term_ids", lambda *a: calls.append(1) or kernel(*a))
     build_store([src], tmp_path / "fast")
+    assert calls  # the numba path was taken
     monkeypatch.setattr(Vocabulary, "_ascii_ids", Vocabulary._regex_ids)  # the regex for all
     build_store([src], tmp_path / "plain")
     fast, plain = _files(tmp_path / "fast"), _files(tmp_path / "plain")

@@ -27,6 +27,9 @@ from factseek.text import STOPWORDS, WORD_RE
 from factseek.types import Document
 
 STOP = -1
+#: A store's first ASCII batch takes the numba path when its text is at least this long: below
+#: that, loading the cached kernels (~0.2 s) costs more than the regex (~20k short documents).
+ASCII_MIN_CHARS = 1 << 19
 #: Common non-ASCII characters that are not word characters (spaces, dashes, quotes, bullets,
 #: currency and other signs): a document whose only non-ASCII characters are these gets the same
 #: words with them replaced by spaces, so it can take the ASCII path.
@@ -134,6 +137,8 @@ class Vocabulary(dict[str, int]):
         each document's number of terms; unseen terms get ids in order of first appearance."""
         ids: list[np.ndarray] = []
         lens: list[np.ndarray] = []
+        if self._table is None and sum(map(len, lowered)) < ASCII_MIN_CHARS:
+            return self._regex_ids(lowered)  # a small store: never loads the numba kernels
         lowered = [t if t.isascii() else _plain(t) for t in lowered]
         flags = [t.isascii() for t in lowered]
         start = 0
