@@ -12,9 +12,7 @@ document length change.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import shutil
 import time
 from array import array
@@ -26,13 +24,12 @@ from typing import Literal
 
 import numpy as np
 
-from factseek.constraints.hits import url_host_path
 from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
 from factseek.ml.encode import Encoder
 from factseek.redact import redact_document
 from factseek.store import kernels
-from factseek.store.analyze import STOP, Vocabulary, host_path, snippet
+from factseek.store.analyze import Vocabulary, host_path, record_lines
 from factseek.store.integrity import Sums, corrupt, files_in, sha256_of, write_sums
 from factseek.store.layout import (
     CONFIG,
@@ -53,7 +50,6 @@ from factseek.store.layout import (
     write_lock,
 )
 from factseek.store.sources import DocumentSource, OnError
-from factseek.text import WORD_RE
 from factseek.types import Document
 
 DEFAULT_K1 = 1.5
@@ -62,7 +58,7 @@ DENSE_BATCH = 256
 DENSE_CHARS = 2000  # characters of title + text given to the encoder (MiniLM reads 256 tokens)
 
 Mode = Literal["build", "add"]
-_LINE_BREAK = re.compile(r"[\n\r]")
+ANALYZE_BATCH = 4096  # documents analyzed together (one numba pass for ASCII ones)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,8 +106,9 @@ class _Ingest:
         self.hosts = old.hosts
         self.seen_ids = old.ids
         self.encoder = encoder
-        self.tokens = array("i")  # term id per word, STOP for stop words
-        self.raw_len = array("i")  # words per document, stop words included
+        self.term_ids: list[np.ndarray] = []  # per batch of documents: their term ids
+        self.doc_lens: list[np.ndarray] = []  # per batch: each document's number of terms
+        self._texts: list[str] = []  # lower-cased title + text of documents not yet analyzed
         self.days = array("i")
         self.host_id = array("i")
         self.flags = array("B")
@@ -130,9 +127,7 @@ class _Ingest:
         tick: Callable[[], None],
         where: Callable[[], str] | None = None,
     ) -> None:
-        word_ids = self.vocab.__getitem__  # C-speed lookups; new terms get ids in __missing__
-        findall = WORD_RE.findall
-        tokens_extend, raw_len_append = self.tokens.extend, self.raw_len.append
+        texts_append = self._texts.append
         offsets_append, ids_append, urls_append = (
             self.offsets.append,
             self.ids.append,
@@ -149,9 +144,10 @@ class _Ingest:
         with self.path.open("wb") as out, cards_path.open("wb") as cards:
             write, write_card = out.write, cards.write
             for n, doc in enumerate(docs, start=1):
-                doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
+                if doc.meta or "@" in doc.url or "=" in doc.url:  # else redaction changes nothing
+                    doc = redact_document(doc)  # where stored URLs enter factseek: no credentials
                 doc_id = doc.id or doc.url
-                if doc_id in seen or _LINE_BREAK.search(doc_id) or _LINE_BREAK.search(doc.url):
+                if doc_id in seen or _has_line_break(doc_id) or _has_line_break(doc.url):
                     if on_dup == "stop":
                         what = "duplicate document id" if doc_id in seen else "line break in id/url"
                         at = f"{where()}: " if where is not None else ""
@@ -159,16 +155,16 @@ class _Ingest:
                     self.duplicates += 1
                     continue
                 seen.add(doc_id)
-                line, card = _record_lines(doc, doc_id)
+                line, card = record_lines(doc, doc_id)
                 write(line)
                 pos += len(line)
                 offsets_append(pos)
                 write_card(card)
                 card_pos += len(card)
                 self.card_offsets.append(card_pos)
-                words = findall((doc.title + "\n" + doc.text).lower())
-                tokens_extend(map(word_ids, words))  # stop words become STOP, dropped later
-                raw_len_append(len(words))
+                texts_append((doc.title + "\n" + doc.text).lower())
+                if len(self._texts) >= ANALYZE_BATCH:
+                    self._analyze()
                 days_append(doc.published.toordinal() if doc.published else 0)
                 host, path = host_path(doc.url)
                 host_append(hosts.setdefault(host, len(hosts)))
@@ -184,6 +180,7 @@ class _Ingest:
                     tick()
             if self.encoder is not None and self._pending:
                 self._encode()
+            self._analyze()
             out.flush()
         fsync_file(self.path)
         fsync_file(cards_path)
@@ -201,6 +198,15 @@ class _Ingest:
         write_sums(sidecar, files_in(folder, names))
         fsync_file(sidecar)
 
+    def _analyze(self) -> None:
+        """Term ids of the documents read since the last call (in order, so ids are given in
+        order of first appearance, as one document at a time would)."""
+        if self._texts:
+            ids, lens = self.vocab.term_ids(self._texts)
+            self.term_ids.append(ids)
+            self.doc_lens.append(lens)
+            self._texts.clear()  # in place: run() holds its append
+
     def _encode(self) -> None:
         assert self.encoder is not None
         vecs = np.asarray(self.encoder.encode(self._pending), dtype=np.float32)
@@ -211,39 +217,17 @@ class _Ingest:
 
     @property
     def n(self) -> int:
-        return len(self.raw_len)
+        return len(self.ids)
 
     def terms_and_lengths(self) -> tuple[np.ndarray, np.ndarray]:
         """Term ids without stop words, and the number of terms of each new document."""
-        tokens = np.frombuffer(self.tokens, np.int32) if self.tokens else np.zeros(0, np.int32)
-        raw_len = np.frombuffer(self.raw_len, np.int32) if self.n else np.zeros(0, np.int32)
-        keep = tokens != STOP
-        kept = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
-        ends = np.cumsum(raw_len, dtype=np.int64)
-        doc_len = (kept[ends] - kept[ends - raw_len]).astype(np.int32)
-        return tokens[keep], doc_len
+        if not self.term_ids:
+            return np.zeros(0, np.int32), np.zeros(0, np.int32)
+        return np.concatenate(self.term_ids), np.concatenate(self.doc_lens)
 
 
-def _record_lines(doc: Document, doc_id: str) -> tuple[bytes, bytes]:
-    """The document's JSONL line and its hit card line."""
-    published = doc.published.isoformat() if doc.published else ""
-    rec = {
-        "id": doc_id,
-        "url": doc.url,
-        "title": doc.title,
-        "text": doc.text,
-        "published": published,
-        "domain": doc.domain or url_host_path(doc.url)[0],
-    }
-    if doc.modified is not None:  # only when known: stores without it read as before
-        rec["modified"] = doc.modified.isoformat()
-    if doc.meta:
-        rec["meta"] = dict(doc.meta)
-    card = [doc_id, doc.url, doc.title, published, snippet(doc.text)]
-    return (
-        (json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"),
-        (json.dumps(card, ensure_ascii=False) + "\n").encode("utf-8"),
-    )
+def _has_line_break(s: str) -> bool:
+    return "\n" in s or "\r" in s
 
 
 @dataclass(kw_only=True)

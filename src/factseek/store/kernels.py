@@ -26,7 +26,167 @@ _CHECK_MIN = 256
 _EPS = 1e-5
 
 
-# ----------------------------------------------------------------------------- building
+# ----------------------------------------------------------------------------- term ids
+
+
+# Term lookup for ASCII text: an open-addressing hash table (linear probing, load <= 1/2) of
+# int64 rows ``(hash, (id + 2) << 32 | length, bytes 0-7, bytes 8-15)``; an empty row has 0 in
+# column 1. The first 16 bytes are compared in the row itself; a longer key's remaining bytes
+# at ``slot_off[row]`` in ``keys``, where every key is also appended, newline-terminated.
+# ``state``: [entries, key bytes used, next term id, new terms in the last call].
+_FNV_OFFSET = -3750763034362895579  # 14695981039346656037 as int64 (arithmetic wraps)
+_FNV_PRIME = 1099511628211
+
+
+@numba.njit(cache=_CACHE, nogil=True, inline="always")
+def _is_word_byte(c):  # pragma: no cover - jitted
+    """``[^\\W_]`` on lower-cased ASCII: a-z and 0-9."""
+    return (97 <= c <= 122) or (48 <= c <= 57)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _probe(buf, s, n, h, w0, w1, slots, slot_off, keys):  # pragma: no cover - jitted
+    """The row of the key ``buf[s:s+n]`` (hash ``h``, first bytes ``w0``/``w1``), and whether
+    it holds the key (else it is the empty row where the key goes)."""
+    mask = len(slots) - 1
+    j = (h ^ (h >> 29)) & mask
+    while True:
+        meta = slots[j, 1]
+        if meta == 0:
+            return j, False
+        if (
+            slots[j, 0] == h
+            and (meta & 0xFFFFFFFF) == n
+            and slots[j, 2] == w0
+            and slots[j, 3] == w1
+        ):
+            same = True
+            o = slot_off[j]
+            for q in range(16, n):
+                if keys[o + q] != buf[s + q]:
+                    same = False
+                    break
+            if same:
+                return j, True
+        j = (j + 1) & mask
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _key(buf, s, e):  # pragma: no cover - jitted
+    """(hash, bytes 0-7, bytes 8-15) of ``buf[s:e]``, as ``ascii_term_ids`` computes them."""
+    h = _FNV_OFFSET
+    w0 = 0
+    w1 = 0
+    for q in range(s, e):
+        c = np.int64(buf[q])
+        h = (h ^ c) * _FNV_PRIME
+        if q - s < 8:
+            w0 |= c << (8 * (q - s))
+        elif q - s < 16:
+            w1 |= c << (8 * (q - s - 8))
+    return h, w0, w1
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _put(buf, s, n, h, w0, w1, term_id, j, slots, slot_off, keys, state):
+    # pragma: no cover - jitted
+    used = state[1]
+    for q in range(n):
+        keys[used + q] = buf[s + q]
+    keys[used + n] = 10  # newline-terminated: the new keys are read back with one split
+    slots[j, 0] = h
+    slots[j, 1] = ((term_id + 2) << 32) | n
+    slots[j, 2] = w0
+    slots[j, 3] = w1
+    slot_off[j] = used
+    state[0] += 1
+    state[1] = used + n + 1
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def table_insert(buf, starts, ends, ids, slots, slot_off, keys, state):  # pragma: no cover
+    """Insert the terms ``buf[starts[i]:ends[i]]`` with ids ``ids[i]`` (absent ones only)."""
+    for i in range(len(starts)):
+        s = starts[i]
+        e = ends[i]
+        h, w0, w1 = _key(buf, s, e)
+        j, found = _probe(buf, s, e - s, h, w0, w1, slots, slot_off, keys)
+        if not found:
+            _put(buf, s, e - s, h, w0, w1, ids[i], j, slots, slot_off, keys, state)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def table_rehash(old, old_off, slots, slot_off):  # pragma: no cover - jitted
+    """Move the rows of ``old`` into the (empty, larger) table ``slots``."""
+    mask = len(slots) - 1
+    for i in range(len(old)):
+        if old[i, 1] == 0:
+            continue
+        h = old[i, 0]
+        j = (h ^ (h >> 29)) & mask
+        while slots[j, 1] != 0:
+            j = (j + 1) & mask
+        for c in range(4):
+            slots[j, c] = old[i, c]
+        slot_off[j] = old_off[i]
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def ascii_term_ids(
+    buf, starts, ends, d, n, stop, slots, slot_off, keys, state, out, doc_len
+):  # pragma: no cover - jitted
+    """Term ids of lower-cased ASCII documents ``buf[starts[d]:ends[d]]``, stop words dropped.
+
+    Words are runs of ``[a-z0-9]`` (``factseek.text.WORD_RE`` on lower-cased ASCII). Each is
+    looked up in the hash table (exact: hash, length and bytes compared); an absent one gets the
+    next id ``state[2]`` (``state[3]`` counts them) and its key is appended to ``keys``.
+    Starts at document ``d`` with ``n`` ids already in ``out``; returns (documents done, ids in
+    ``out``), stopping early before a document that could fill the table past half or overflow
+    ``keys`` (grow them and call again). ``doc_len[d]`` is document d's count of ids.
+    """
+    limit = len(slots) // 2
+    while d < len(starts):
+        i = starts[d]
+        end = ends[d]
+        most = (end - i) // 2 + 1  # words in this document at most
+        if state[0] + most > limit or state[1] + (end - i) + most > len(keys):
+            return d, n
+        kept = 0
+        while i < end:
+            if not _is_word_byte(buf[i]):
+                i += 1
+                continue
+            s = i
+            h = _FNV_OFFSET
+            w0 = 0
+            w1 = 0
+            while i < end and _is_word_byte(buf[i]):
+                c = np.int64(buf[i])
+                h = (h ^ c) * _FNV_PRIME
+                k = i - s
+                if k < 8:
+                    w0 |= c << (8 * k)
+                elif k < 16:
+                    w1 |= c << (8 * (k - 8))
+                i += 1
+            j, found = _probe(buf, s, i - s, h, w0, w1, slots, slot_off, keys)
+            if found:
+                t = (slots[j, 1] >> 32) - 2
+            else:
+                t = state[2]
+                state[2] = t + 1
+                state[3] += 1
+                _put(buf, s, i - s, h, w0, w1, t, j, slots, slot_off, keys, state)
+            if t != stop:
+                out[n] = t
+                n += 1
+                kept += 1
+        doc_len[d] = kept
+        d += 1
+    return d, n
+
+
+# ----------------------------------------------------------------------------- postings
 
 
 @numba.njit(cache=_CACHE, nogil=True)
@@ -205,6 +365,7 @@ def bm25_search(
 ):  # pragma: no cover - jitted
     """Exact top-k BM25 over documents with ``lo <= gate[d] < hi``; ``acc`` is left all zero."""
     nq = len(qterms)
+    span = np.uint64(max(hi - lo, 0))  # lo <= g < hi as one unsigned compare
     ub = np.empty(nq, np.float64)
     for i in range(nq):
         ub[i] = qweights[i] * term_max[qterms[i]]
@@ -235,8 +396,7 @@ def bm25_search(
                 break
         for p in range(start, end):
             d = pdoc[p]
-            g = gate[d]
-            if g < lo or g >= hi:
+            if np.uint64(gate[d] - lo) >= span:
                 continue
             if acc[d] == 0:
                 touched[nt] = d

@@ -99,6 +99,7 @@ class _Lines:
     def __init__(self, root: Path, stem: str, n: int, sums: Sums | None) -> None:
         self.root = root
         self.path = root / f"{stem}.jsonl"
+        self.name = self.path.name
         self.sums = sums
         self.offsets = _load(root / f"{stem}.offsets.npy", "int64", n + 1, sums)
         if n and (self.offsets[0] != 0 or bool(np.any(np.diff(self.offsets) < 0))):
@@ -115,8 +116,18 @@ class _Lines:
     def raw(self, j: int) -> bytes:
         a, b = self.offsets[j : j + 2].tolist()
         if self.sums is not None:
-            self.sums.verify(self.path.name, a, b)
+            self.sums.verify(self.name, a, b)
         return self.data[a:b]
+
+    def raws(self, js: list[int]) -> list[bytes]:
+        """``[self.raw(j) for j in js]`` with the offsets gathered at once."""
+        at = np.asarray(js, np.int64)
+        starts, ends = self.offsets[at].tolist(), self.offsets[at + 1].tolist()
+        sums, data, name = self.sums, self.data, self.name
+        if sums is not None and not sums.fully_verified(name):
+            for a, b in zip(starts, ends, strict=True):
+                sums.verify(name, a, b)
+        return [data[a:b] for a, b in zip(starts, ends, strict=True)]
 
     def json(self, j: int) -> Any:
         try:
@@ -298,10 +309,17 @@ class Store:
 
     def cards(self, nums: Sequence[int]) -> list[list[str]]:
         """``[id, url, title, published, snippet]`` of each document number (no text parsed)."""
-        lines = []
-        for i in nums:
-            s, j = self._locate(i)
-            lines.append(self._cards[s].raw(j))
+        if len(self._cards) == 1:  # one segment: document numbers are line numbers
+            n = len(self)
+            for i in nums:
+                if not 0 <= i < n:
+                    raise StoreError(f"document number {i} out of range (store has {n})")
+            lines = self._cards[0].raws(list(nums))
+        else:
+            lines = []
+            for i in nums:
+                s, j = self._locate(i)
+                lines.append(self._cards[s].raw(j))
         try:
             return json.loads(b"[" + b",".join(lines) + b"]")
         except ValueError:

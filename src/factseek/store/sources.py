@@ -53,6 +53,23 @@ _CANONICAL = (
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 
 
+_scan_once = json.JSONDecoder().scan_once  # what json.loads runs, without its wrapper
+
+
+def _json_line(line: str) -> Any:
+    """``sanitize.json_loads(line)`` for one JSONL line: the common case (one value, then the
+    newline) straight from the scanner; anything else, errors included, by ``json_loads``."""
+    if "\\ud" not in line and "\\uD" not in line and line.endswith("\n"):
+        try:
+            obj, end = _scan_once(line, 0)
+        except (StopIteration, ValueError, RecursionError):
+            pass
+        else:
+            if end == len(line) - 1:
+                return obj
+    return json_loads(line)
+
+
 def parse_published(value: Any, field: str = "published") -> _dt.date | None:
     """``YYYY-MM-DD`` (or an ISO date-time, or empty/None) -> date; anything else is ValueError."""
     if value is None or value == "":
@@ -267,7 +284,7 @@ class DocumentSource:
                 self._fail(f"not valid UTF-8 (byte {e.start}); the file must be UTF-8", path, n)
                 continue
             try:
-                doc = document_from_record(json_loads(line))
+                doc = document_from_record(_json_line(line))
             except json.JSONDecodeError as e:
                 self._fail(f"invalid JSON: {e.msg} (column {e.colno})", path, n)
                 continue
