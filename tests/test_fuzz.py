@@ -1,19 +1,23 @@
 """Fuzzing every loader, the store reader, the batch input and the report writers (issue 14),
 report loading, huge and special files and the CLI on odd paths (issue 29), rating scales, URLs
-with credentials nested in them and crafted reports rendered as Markdown (issue 47).
+with credentials nested in them, crafted reports rendered as Markdown and reviewer names, through
+``clean_user`` and the web app's name form and cookie (issue 47).
 
 The property everywhere: untrusted input either works or raises a ``FactseekError`` whose message
 is one line; any other exception is an unconverted error and fails the test. For the store, a
 corrupted store either raises ``StoreError`` or answers exactly as the intact store does. For the
-reports, no control character or escape sequence survives, and the Markdown renders inert.
+reports, no control character or escape sequence survives, and the Markdown renders inert. For
+reviewer names, any name works (an ASCII cookie, the name shown escaped) or is refused with a 400
+and one line, never a 500, and "anonymous" in any case or width can never approve.
 
 Deterministic by default (``derandomize``); ``FACTSEEK_FUZZ_RANDOM=1`` explores new cases and
 ``FACTSEEK_FUZZ_SCALE=4`` runs four times as many. Hypothesis keeps no database (nothing is
-written outside ``tmp_path``). The per-test counts add up to at least 2,900 cases per run.
+written outside ``tmp_path``). The per-test counts add up to at least 3,900 cases per run.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -826,6 +830,228 @@ def test_crafted_reports_render_inert(tmp: Path) -> None:
 
     fuzz(crafted_reports(), check, 250)
     assert rendered > 100
+
+
+# ----------------------------------------------------------------------------- reviewer names
+
+
+@functools.cache
+def letter_forms() -> dict[str, list[str]]:
+    """Every character that reads as a letter of "anonymous" once NFKC-normalised and
+    case-folded (``A``, ``ａ``, ``𝐀``, ``ⓐ``, ``ᵃ``, ...): the case and width forms of each."""
+    import sys
+    import unicodedata
+
+    forms: dict[str, list[str]] = {ch: [] for ch in "anonymous"}
+    for cp in range(sys.maxunicode + 1):
+        key = unicodedata.normalize("NFKC", chr(cp)).casefold()
+        if key in forms:
+            forms[key].append(chr(cp))
+    return forms
+
+
+INVISIBLE = ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u200e", "\u200f",
+             "\u202a", "\u202e", "\u2066", "\u2069", "\U000e0061", "\x00", "\x1b", "\x7f", "\x85",
+             "\u180e", " ", "\t", "\n", "\u3000", "\u00a0"]  # fmt: skip
+
+
+def anonymous_forms() -> st.SearchStrategy[str]:
+    """ "anonymous" with each letter in any case or width, invisible characters, spaces or
+    controls between letters, and blank space around it."""
+    letter = [st.sampled_from(letter_forms()[ch]) for ch in "anonymous"]
+    gap = st.one_of(st.just(""), st.just(""), st.lists(st.sampled_from(INVISIBLE), max_size=2).map("".join))  # fmt: skip
+    pad = st.text(st.sampled_from([" ", "\t", "\n", "\u200b", "\u3000", "\r"]), max_size=3)
+    parts = st.tuples(pad, *[st.tuples(g, c) for g, c in zip([gap] * 9, letter, strict=True)], pad)
+    return parts.map(lambda p: p[0] + "".join(g + c for g, c in p[1:-1]) + p[-1])
+
+
+def _script(lo: int, hi: int) -> st.SearchStrategy[str]:
+    return st.characters(min_codepoint=lo, max_codepoint=hi)
+
+
+ODD_NAMES = ["Мария", "李 明", "José Núñez", "o'neil", 'say "hi"', "«Ана»", "“x” ‘y’", "`rm`",
+             "<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</title><b>x",
+             "a\r\nSet-Cookie: admin=1", "x; Path=/; HttpOnly", "a,b=c", "%41%zz%", "+", "&amp;",
+             "\\", "\ud800", "\udfff", "a\ud83db", "🦉", "\U0010ffff", "\ufffd", "null", "admin"]  # fmt: skip
+name_piece = st.one_of(
+    st.text(ANY_CHAR, max_size=20),  # anything, surrogates and controls included
+    st.text(_script(0x0400, 0x04FF), min_size=1, max_size=12),  # Cyrillic
+    st.text(_script(0x4E00, 0x9FFF), min_size=1, max_size=6),  # CJK
+    st.text(_script(0xFF01, 0xFF5E), min_size=1, max_size=10),  # full-width
+    st.text(_script(0x00A0, 0x00FF), min_size=1, max_size=10),  # Latin-1
+    st.text(st.sampled_from(INVISIBLE), min_size=1, max_size=4),  # zero-width, direction, controls
+    st.text(_script(0x0000, 0x001F), min_size=1, max_size=4),  # C0 controls
+    st.sampled_from(ODD_NAMES),
+    anonymous_forms(),
+)
+reviewer_names = st.one_of(
+    st.lists(name_piece, max_size=4).map("".join),
+    anonymous_forms(),
+    st.tuples(name_piece, st.integers(2, 3000)).map(lambda t: t[0] * t[1]),  # very long
+)
+
+
+def test_reviewer_names_clean_to_one_safe_line() -> None:
+    """``clean_user`` (where every reviewer name goes): never an exception; one line of shown
+    characters within ``MAX_USER_CHARS``; cleaning again changes nothing, so the cookie reads
+    back as the name; "anonymous" in any case or width is no one."""
+    import unicodedata
+
+    from factseek.review.feedback import ANONYMOUS, MAX_USER_CHARS, clean_user, is_anonymous
+    from factseek.web.app import cookie_name, user_name
+
+    def check(typed: str) -> None:
+        name = converted(lambda: clean_user(typed))
+        assert isinstance(name, str) and name, repr(typed)
+        assert len(name) <= MAX_USER_CHARS and name == name.strip(), repr(name)
+        assert not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in name)
+        assert not any(c.isspace() and c != " " for c in name) and "  " not in name, repr(name)
+        assert clean_user(name) == name, (typed, name)
+        cookie = cookie_name(typed)
+        assert cookie.isascii() and re.fullmatch(r"[A-Za-z0-9%._~-]+", cookie), cookie
+        assert user_name(cookie) == name
+        assert is_anonymous(name) == (name == ANONYMOUS), (typed, name)
+        if is_anonymous(typed):
+            assert name == ANONYMOUS, (typed, name)
+
+    fuzz(reviewer_names, check, 500)
+    fuzz(anonymous_forms(), assert_anonymous, 300)
+
+
+def assert_anonymous(typed: str) -> None:
+    from factseek.review.feedback import ANONYMOUS, clean_user, is_anonymous
+
+    assert is_anonymous(typed) and clean_user(typed) == ANONYMOUS, ascii(typed)
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from fastapi.testclient import TestClient
+
+    from factseek.review.history import History
+    from factseek.web.app import WebSettings, create_app
+    from factseek.web.jobs import Runner
+    from web_fixtures import fake_parts
+
+    root = tmp_path_factory.mktemp("names")
+    settings = WebSettings(db=root / "h.sqlite", store=root, user="anonymous")
+    runner = Runner(History(settings.db), workers=1, build=fake_parts)
+    with TestClient(create_app(settings, runner=runner), base_url="http://127.0.0.1:8321") as c:
+        c.get("/")
+        yield c
+    runner.close()
+
+
+def _posted(typed: str, how: int, csrf: str, url: str) -> tuple[dict[str, Any], str]:
+    """The /user request for ``typed`` sent as a client might: URL-encoded UTF-8 (surrogates
+    passed through as bytes), URL-encoded Latin-1, or a multipart field; and the text the
+    server decodes from it."""
+    from urllib.parse import quote_plus
+
+    raw = typed.encode("utf-8", "surrogatepass")
+    if how == 1:
+        try:
+            raw = typed.encode("latin-1")
+        except UnicodeEncodeError:
+            how = 0
+    if how == 2:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = raw.decode("latin-1")
+        fields = {"csrf_token": (None, csrf), "next": (None, url), "user": (None, raw)}
+        return {"files": fields}, text
+    body = f"csrf_token={csrf}&next={quote_plus(url)}&user={quote_plus(raw)}"
+    headers = {"content-type": "application/x-www-form-urlencoded"}
+    return {"content": body.encode(), "headers": headers}, raw.decode("utf-8", "replace")
+
+
+def refused_in_one_line(r: Any) -> None:
+    """A refusal the reviewer can read: 400, the error page, its message one line."""
+    message = re.search(r'<p class="errmsg">(.*?)</p>', r.text, re.S)
+    assert r.status_code == 400 and message, (r.status_code, r.text[:300])
+    assert message.group(1).strip() and "\n" not in message.group(1), message.group(1)
+
+
+def test_reviewer_names_in_the_web_app(web: Any) -> None:
+    """Setting any name in the web app: a 303 with an ASCII cookie holding the cleaned name (or a
+    400 with one line; a form over ``MAX_BODY`` bytes is a 413 before the app), never a 500; the page shows the name escaped; a name that is no one
+    cannot approve (400) and no ClaimReview is published for it (409)."""
+    from markupsafe import escape
+
+    from factseek.review.feedback import clean_user, is_anonymous
+    from factseek.web.app import MAX_BODY, user_name
+    from web_fixtures import carded_report
+
+    history = web.app.state.history
+    counts = {"named": 0, "anonymous": 0}
+
+    def check(case: tuple[str, int]) -> None:
+        typed, how = case
+        rid = history.create(carded_report().claim, user="ana")
+        history.finish(rid, carded_report())
+        url = f"/runs/{rid}"
+        page = web.get(url)
+        assert page.status_code == 200
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text).group(1)
+        request, decoded = _posted(typed, how, csrf, url)
+        r = web.post("/user", follow_redirects=False, **request)
+        if int(r.request.headers["content-length"]) > MAX_BODY:  # refused before the app
+            assert r.status_code == 413 and r.text == "request too large", r.text[:300]
+            return
+        assert r.status_code in (303, 400), (ascii(typed), r.status_code, r.text[:300])
+        if r.status_code == 400:
+            refused_in_one_line(r)
+            return
+        cookie = r.headers["set-cookie"]
+        assert cookie.isascii() and "\n" not in cookie and r.headers["location"] == url, cookie
+        shown = user_name(web.cookies.get("factseek_user"))
+        assert shown == clean_user(decoded), (ascii(typed), ascii(decoded), shown)
+        html = web.get(url)
+        assert html.status_code == 200 and f'value="{escape(shown)}"' in html.text, ascii(shown)
+        approve = web.post(f"{url}/approve", data={"csrf_token": csrf})
+        published = web.get(f"{url}/claimreview.jsonld")
+        assert approve.status_code != 500 and published.status_code != 500
+        if is_anonymous(shown):
+            counts["anonymous"] += 1
+            refused_in_one_line(approve)
+            assert "set your reviewer name" in approve.text
+            assert published.status_code == 409, published.text[:300]
+        else:
+            counts["named"] += 1
+            assert approve.status_code == 200, (ascii(shown), approve.text[:300])
+            assert f"approved by {escape(shown)}" in approve.text, ascii(shown)
+            assert published.json()["author"]["name"] == shown
+            assert "<" not in published.text and ">" not in published.text
+
+    fuzz(st.tuples(reviewer_names, st.integers(0, 2)), check, 60)
+    fuzz(st.tuples(anonymous_forms(), st.integers(0, 2)), check, 20)
+    assert counts["named"] > 20 and counts["anonymous"] >= 20, counts
+
+
+def test_reviewer_cookies_in_the_web_app(web: Any) -> None:
+    """A name cookie the client made up (any bytes a header may hold): the page answers 200 and
+    shows the cleaned name escaped; never a 500."""
+    from urllib.parse import quote
+
+    from markupsafe import escape
+    from starlette.requests import cookie_parser
+
+    from factseek.web.app import user_name
+
+    def check(case: tuple[str, bool]) -> None:
+        typed, encode = case
+        value = quote(typed.encode("utf-8", "surrogatepass"), safe="") if encode else typed
+        raw = value.encode("utf-8", "replace")  # the test client passes only UTF-8 headers intact
+        raw = bytes(b for b in raw if b not in b"\r\n\x00;")  # a header line cannot hold these
+        r = web.get("/history", headers={"cookie": b"factseek_user=" + raw})
+        assert r.status_code == 200, (ascii(typed), r.status_code, r.text[:300])
+        header = (b"factseek_user=" + raw).decode("latin-1")  # how the server reads a header
+        shown = user_name(cookie_parser(header).get("factseek_user")) or "anonymous"
+        field = re.search(r'<input name="user" value="([^"]*)"', r.text)
+        assert field and field.group(1) == escape(shown), (ascii(typed), ascii(shown), field)
+
+    fuzz(st.tuples(reviewer_names, st.booleans()), check, 120)
 
 
 # ----------------------------------------------------------------------------- huge and special files
