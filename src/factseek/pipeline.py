@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from factseek import __version__
 from factseek.constraints.hits import PAGE_REMOVED, Constraints, UndatedPolicy, removed_counts
 from factseek.constraints.temporal import DEFAULT_TEMPORAL, TemporalConfig
-from factseek.decompose import Decomposer, dedup
+from factseek.decompose import Decomposer, dedup, merge_same
 from factseek.errors import FactseekError, InputError
 from factseek.judge import EvidenceJudge, Judge
 from factseek.judge.verdict import answer_questions
@@ -421,7 +421,7 @@ def run(
 
     with clock.stage("decompose"):
         if questions is None:
-            questions = dedup(_decompose(claim, parts, notes))[: config.max_questions]
+            questions = merge_same(dedup(_decompose(claim, parts, notes)))[: config.max_questions]
         else:
             questions = dedup(questions)[: config.max_questions]
             if not questions:

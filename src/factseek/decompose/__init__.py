@@ -6,10 +6,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
+from factseek.text import stem, tokenize
 from factseek.types import Claim, Question
+
+#: Words a yes/no question adds to a statement; they say nothing about what it asks.
+_ASKING = frozenset({"did", "does", "do", "is", "was", "were", "are", "has", "have", "had", "true"})
 
 
 @runtime_checkable
@@ -31,6 +35,37 @@ def dedup(questions: Iterable[Question]) -> list[Question]:
             seen.add(key)
             out.append(q)
     return out
+
+
+def _asks_about(q: Question) -> frozenset[str]:
+    return frozenset(stem(w) for w in tokenize(q.text) if w not in _ASKING)
+
+
+def merge_same(questions: Sequence[Question], extra: int = 2) -> list[Question]:
+    """Subquestions that ask the same thing, merged into one: the more specific.
+
+    Two decomposer's subquestions ask the same thing when the content words (stems, numbers
+    included) of one are all in the other and the other adds at most ``extra`` of them: "Did the
+    jobless rate fall to 3.1 percent?" and "Did the jobless rate fall to 3.1 percent in June?"
+    are one question, kept as the second (a page that answers it answers the first) at the place
+    of the first. A different number, name or verb keeps them apart. The claim itself and the
+    questions a user wrote (``source`` "claim", "user", "gold") are never merged away.
+    """
+    fixed = ("claim", "user", "gold")
+    kept: list[tuple[Question, frozenset[str]]] = []
+    for q in questions:
+        mine = _asks_about(q)
+        for k, (other, theirs) in enumerate(kept):
+            if q.source in fixed or other.source in fixed or min(len(mine), len(theirs)) < 2:
+                continue
+            if theirs <= mine and len(mine - theirs) <= extra:
+                kept[k] = (q, mine) if mine != theirs else kept[k]  # the more specific stays
+                break
+            if mine <= theirs and len(theirs - mine) <= extra:
+                break
+        else:
+            kept.append((q, mine))
+    return [q for q, _ in kept]
 
 
 def claim_question(claim: Claim) -> Question:

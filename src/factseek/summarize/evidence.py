@@ -107,6 +107,8 @@ from dataclasses import dataclass, replace
 
 from factseek.constraints.hits import url_host_path
 from factseek.errors import ConfigError
+from factseek.summarize.claimant import Claimant
+from factseek.summarize.compare import reread
 from factseek.summarize.extractive import sentence_spans
 from factseek.summarize.figures import (
     QUANTITY,
@@ -153,6 +155,8 @@ class EvidenceConfig:
     max_words: int = 80  # longer sentences are cut into pieces of at most this many words
     stance_weight: float = 0.7
     duplicate: float = 0.6  # share of a card's word triples in another site's card: a copy
+    off_topic: bool = False  # a refuting reading of a unit not about the question takes no side
+    compare: bool = True  # figures compared overrule the reader (summarize.compare)
 
     def __post_init__(self) -> None:
         if self.top_docs is not None and self.top_docs < 1:
@@ -326,7 +330,7 @@ def evidence_candidates(
     for u in units:
         doc_terms.setdefault(u.doc, set()).update(u.terms)
     stated: dict[int, list[tuple[float, str]]] = {}  # a unit's figures, parsed once
-    claimant = _Claimant(claim.speaker)
+    claimant = Claimant(claim.speaker)
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
         qterms = match_terms(q.text, cfg.terms, question=True)
@@ -424,7 +428,12 @@ def select_evidence(
     """Evidence cards from candidates and their stances (rules 4-7 of the module docstring)."""
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
-    claimant = _Claimant(claim.speaker)
+    compared: dict[int, str] = {}  # candidate index -> why its reading was changed
+    if stances is not None:
+        stances, compared = reread(
+            [(c.question, c.text) for c in candidates], stances, cfg.compare, cfg.off_topic
+        )
+    claimant = Claimant(claim.speaker)
     genres = {c.doc: genre(documents[c.doc]) for c in candidates}
     by_question: dict[int, list[tuple[Candidate, StanceResult | None]]] = {}
     for i, c in enumerate(candidates):
@@ -452,6 +461,7 @@ def select_evidence(
             shown = {id(c) for _, _, c, _, _ in top}
             rest = [(c, s) for c, s in by_question[qi] if id(c) not in shown]
             chosen.extend(_figure_cards(rest, claimant, documents, genres, cfg))
+    index = {id(c): i for i, c in enumerate(candidates)}
     cards = [
         Evidence(
             id=f"E{n}",
@@ -467,8 +477,9 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=(f := card_figures(c.question, c.text, s.label if s is not None else "")).note,
-            figure_of_other=f.other,
+            figures=compared.get(index[id(c)])
+            or (f := card_figures(c.question, c.text, s.label if s is not None else "")).note,
+            figure_of_other=index[id(c)] not in compared and f.other,
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
@@ -478,7 +489,7 @@ def select_evidence(
 
 def _figure_cards(
     rows: Sequence[tuple[Candidate, StanceResult | None]],
-    claimant: _Claimant,
+    claimant: Claimant,
     documents: Sequence[Document],
     genres: dict[int, str],
     cfg: EvidenceConfig,
@@ -574,43 +585,3 @@ def _mark_copies(
                 mark(i, f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy")
                 break
     return out
-
-
-# ----------------------------------------------------------------------------- the claimant
-
-_SAYING = re.compile(
-    r"\b(?:said|says|say|told|tells|claimed|claims|argued|argues|wrote|writes|stated|states|"
-    r"insisted|insists|repeated|repeats|promised|promises|tweeted|posted|added|noted|"
-    r"according to|in (?:an|a|her|his|their) (?:ad|op-ed|speech|interview|statement))\b",
-    re.IGNORECASE,
-)
-_QUOTE_MARKS = ('"', "“", "”")
-
-
-class _Claimant:
-    """Recognises the claim's speaker's own words (rule 6, first half)."""
-
-    def __init__(self, speaker: str | None) -> None:
-        words = (speaker or "").split()
-        person = len(words) >= 2 and all(w[:1].isupper() for w in words)
-        self.name = " ".join(words) if person else ""
-        surname = re.sub(r"[^a-z]", "", words[-1].lower()) if person else ""
-        self.surname = surname if len(surname) >= 3 else ""
-        self.mention = (
-            re.compile(rf"\b{re.escape(words[-1].strip('.,'))}\b") if self.surname else None
-        )
-        self.byline = re.compile(rf"\bby {re.escape(self.name)}\b", re.I) if self.name else None
-
-    def note(self, doc: Document, text: str) -> str:
-        if self.mention is None:
-            return ""
-        host = url_host_path(doc.url)[0]
-        if self.surname in re.sub(r"[^a-z]", "", host):
-            return f"the claimant's own site ({host})"
-        if self.byline is not None and self.byline.search(f"{doc.title}\n{doc.text[:300]}"):
-            return f"written by the claimant ({self.name})"
-        if self.mention.search(text) and (
-            _SAYING.search(text) or any(q in text for q in _QUOTE_MARKS)
-        ):
-            return f"the claimant's own statement, as reported ({self.name})"
-        return ""

@@ -1,0 +1,100 @@
+"""Figures compared (`summarize/compare.py`) on gold real-world pairs: how often it speaks, and
+how often it is right, beside the stance reader on the same pairs.
+
+For every (claim or question, evidence, gold label) pair of the real-world sources
+(Check-COVID, WiCE, LIAR-PLUS, AVeriTeC train and dev Boolean answers; `stance/realworld.py`),
+the comparison says `agrees`, `disagrees` or nothing. Printed per source and side: pairs, how
+many it spoke on, and of those how often "agrees" was a gold `supports` and "disagrees" a gold
+`refutes` (nei and not-supported pairs count as wrong for both). `--model` adds the stance
+model's own accuracy on the pairs the comparison spoke on (the peer it would overrule).
+`AGREE_RIGHT` / `DISAGREE_RIGHT` in compare.py are the train + validation rows' pooled figures.
+
+    python bench/bench_figures.py --data "$FACTSEEK_DATA" [--model mpnet]
+
+Prints `skipped: ...` and exits 0 when the data folder lacks the sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from factseek.stance import realworld
+from factseek.summarize.compare import compare
+
+SOURCES = {
+    "checkcovid": ("check_covid", realworld.checkcovid_pairs),
+    "wice": ("wice", realworld.wice_pairs),
+    "liarplus": ("liar_plus", realworld.liarplus_pairs),
+    "averitec": ("averitec", realworld.averitec_pairs),
+    "averitec-dev": ("averitec", realworld.averitec_dev_pairs),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", default=os.environ.get("FACTSEEK_DATA", ""))
+    ap.add_argument("--model", default=None, help="a stance model to read the same pairs")
+    args = ap.parse_args(argv)
+    root = Path(args.data) if args.data else None
+    if root is None or not root.is_dir():
+        print(f"skipped: no data folder ({args.data or '$FACTSEEK_DATA'})")
+        return 0
+    stance = None
+    if args.model:
+        from factseek.stance import load_stance
+
+        stance = load_stance(args.model)
+    pooled = {"fit": [0, 0, 0, 0], "test": [0, 0, 0, 0]}  # agrees, right, disagrees, right
+    other: dict[str, list[int]] = {}  # other-time: spoke, gold nei
+    print("| source | side | pairs | agrees (right) | disagrees (right) | reader right on those |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, (folder, load) in SOURCES.items():
+        if not (root / folder).exists():
+            print(f"| {name} | skipped: no {folder}/ | | | | |")
+            continue
+        sides = load(root / folder)
+        for side in ("train", "validation", "test"):
+            pairs = sides.get(side) or []
+            if not pairs:
+                continue
+            key = "test" if side == "test" else "fit"
+            spoke = []
+            for p in pairs:
+                c = compare(p.question, p.evidence)
+                if c is not None:
+                    spoke.append((p, c.result))
+            agree = [p for p, r in spoke if r == "agrees"]
+            disagree = [p for p, r in spoke if r == "disagrees"]
+            elsewhen = [p for p, r in spoke if r == "other-time"]
+            e_ok = sum(p.label == "nei" for p in elsewhen)
+            other[key] = [
+                other.get(key, [0, 0])[0] + len(elsewhen),
+                other.get(key, [0, 0])[1] + e_ok,
+            ]
+            a_ok = sum(p.label == "supports" for p in agree)
+            d_ok = sum(p.label == "refutes" for p in disagree)
+            for i, v in enumerate((len(agree), a_ok, len(disagree), d_ok)):
+                pooled[key][i] += v
+            reader = ""
+            if stance is not None and spoke:
+                read = stance.classify([(p.question, p.evidence) for p, _ in spoke])
+                ok = sum(r.label == p.label for (p, _), r in zip(spoke, read, strict=True))
+                reader = f"{ok}/{len(spoke)}"
+            print(
+                f"| {name} | {side} | {len(pairs)} | {len(agree)} ({a_ok}) | "
+                f"{len(disagree)} ({d_ok}) | {reader} |"
+            )
+    for key, (a, a_ok, d, d_ok) in pooled.items():
+        print(
+            f"pooled {key}: agrees right {a_ok}/{a} = {a_ok / max(1, a):.3f}; "
+            f"disagrees right {d_ok}/{d} = {d_ok / max(1, d):.3f}; "
+            f"other time: gold nei {other.get(key, [0, 0])[1]}/{other.get(key, [0, 0])[0]}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

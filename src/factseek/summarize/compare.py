@@ -1,0 +1,233 @@
+"""Figures compared, not guessed: a sentence that states the question's figure for the
+question's thing and time agrees on it; one that states another figure for them disagrees.
+
+A stance reader guesses at figures: "Harlan County's unemployment rate was 3.1 percent in June,
+down from 3.6 percent in May" was read as *refuting* "Unemployment in Harlan County fell to 3.1
+percent in June 2023" at 0.77 (the other figures in the sentence look like a contradiction).
+``compare(question, text)`` reads the figures instead:
+
+- the question's figures are its quantities of money or of a unit of measure
+  (``summarize.measures``: "3.1 percent", "$62 million"; counts such as "four buses" are left to
+  the reader: "will ask to buy four buses" states a plan, not a count), each with what it is
+  said of (its *thing*) and its *time* (the months and years the question names);
+- a figure of the text is **comparable** when it has the question figure's unit (currency marks
+  counting), its thing is the question's (or it names none and the text names the question's
+  thing, or the question names none and the text is about the question: ``relevance.about``),
+  and its time (the month or year written nearest to it, at most 8 words away) is the question's;
+  with no time written near it, it is comparable only for agreeing;
+- **agrees** when a comparable figure is the question's (within ``FIGURE_TOLERANCE``);
+  **disagrees** when none is and at least one, with its time written, is another value.
+
+``figure_reading(question, text, reading)`` turns that into the card's stance, whatever the
+reader said, with a note: the probability it carries is how often such a comparison was right on
+the real-world sides' gold pairs (``AGREE_RIGHT`` / ``DISAGREE_RIGHT``, measured by
+``bench/bench_figures.py``). ``EvidenceConfig.compare`` turns it off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from factseek.summarize.figures import FIGURE_TOLERANCE
+from factseek.summarize.measures import things
+from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
+from factseek.types import StanceResult
+
+__all__ = ["AGREE_RIGHT", "DISAGREE_RIGHT", "Comparison", "compare", "figure_reading", "reread"]
+
+#: How often an "agrees" / "disagrees" comparison matched the gold label on the real-world
+#: sides' train and validation pairs (bench/bench_figures.py; docs/verdicts.md, Evidence cards).
+AGREE_RIGHT = 0.59  # 133 of 227 gold pairs, every side pooled (the rule is fitted on none)
+DISAGREE_RIGHT = 0.49  # 55 of 113
+OTHER_TIME_RIGHT = 0.31  # 5 of 16 were nei
+NEAR = 8  # words between a figure and the time written nearest to it
+
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_TIME = re.compile(
+    r"\b(?:(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+    r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
+    r"|(?P<year>(?:19|20)\d\d)\b)",
+    re.IGNORECASE,
+)
+
+
+_DENIED = re.compile(r"\b(?:not|never|no|n't|rather than|instead of)\W+(?:\w+\W+)?$")
+_BOUND = re.compile(
+    r"\b(?:more|less|fewer|greater|higher|lower|over|under|up to|at least|at most|nearly|almost)"
+    r"(?:\s+than)?\W+$"
+)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What the text's figures say of the question's: ``agrees`` or ``disagrees``, and how."""
+
+    result: Literal["agrees", "disagrees", "other-time"]
+    note: str
+
+
+def _times(text: str) -> list[tuple[int, str, str]]:
+    """(character offset, kind, value) of every month and year written in ``text``."""
+    out = []
+    for m in _TIME.finditer(text):
+        if m.group("month"):
+            if not m.group(0)[0].isupper():
+                continue  # "may", "march": a verb, not a month (a month name is capitalised)
+            word = m.group("month").lower().rstrip(".")
+            month = next(x for x in _MONTHS if x.startswith(word[:3]))
+            out.append((m.start(), "month", month))
+        else:
+            out.append((m.start(), "year", m.group("year")))
+    return out
+
+
+def _words_between(text: str, a: int, b: int) -> int:
+    lo, hi = sorted((a, b))
+    return len(text[lo:hi].split())
+
+
+def _time_near(
+    text: str, start: int, end: int, times: list[tuple[int, str, str]]
+) -> dict[str, str]:
+    """The month and year written nearest to the figure at ``start:end`` (within ``NEAR`` words)."""
+    out: dict[str, str] = {}
+    for kind in ("month", "year"):
+        best = None
+        for pos, k, value in times:
+            if k != kind:
+                continue
+            d = _words_between(text, end, pos) if pos >= end else _words_between(text, pos, start)
+            if d <= NEAR and (best is None or d < best[0]):
+                best = (d, value)
+        if best is not None:
+            out[kind] = best[1]
+    return out
+
+
+def _compatible(asked: dict[str, str], said: dict[str, str]) -> bool:
+    return all(said[k] == v for k, v in asked.items() if k in said)
+
+
+def compare(question: str, text: str) -> Comparison | None:
+    """Whether ``text``'s figures agree or disagree with the question's (module docstring)."""
+    asked = [(s, t) for s, t in things(question)]
+    if not asked:
+        return None
+    qtime = {k: v for _, k, v in _times(question)}
+    said = things(text)
+    if not said:
+        return None
+    from factseek.summarize.figures import quantities
+
+    spans = {s: (a, b) for s, a, b in quantities(text[:2_000], marked=True)}
+    times = _times(text)
+    text_stems = stems(text)
+    subject = subject_terms(question)
+    on_subject = about(question, text)
+    elsewhen: list[str] = []
+    for (value, slot, written), thing in asked:
+        same, other = [], []
+        for s, t in said:
+            if s[1] != slot:
+                continue
+            if thing is not None and t is not None and not t.same(thing):
+                continue
+            loose = thing is not None and t is None and thing.head not in text_stems
+            if thing is None and (
+                not on_subject or (t is not None and subject.isdisjoint(t.words))
+            ):
+                continue  # the question names no thing; this text or figure is of another one
+            start, end = spans.get(s, (0, 0))
+            when = _time_near(text, start, end, times)
+            if qtime and not _compatible(qtime, when):
+                elsewhen.append(
+                    f"{s[2].strip()} ({', '.join(v.capitalize() for v in when.values())})"
+                )
+                continue
+            close = abs(s[0] - value) <= FIGURE_TOLERANCE * max(abs(s[0]), abs(value))
+            before = text[max(0, start - 40) : start].lower()
+            if _BOUND.search(before):
+                continue  # "more than 3 million": a bound, not the figure
+            if loose and not (close and qtime and when):
+                continue  # names no thing and not the question's: only its own dated figure counts
+            shown = s[2].strip()
+            if close and _DENIED.search(before):  # "5 million, not 3 million"
+                close, when, shown = False, when or {"denied": "yes"}, f"not {shown}"
+            (same if close else other).append((shown, bool(when) or not qtime))
+        if same:
+            return Comparison("agrees", f"states the question's {written.strip()} ({same[0][0]})")
+        dated = [w for w, timed in other if timed]
+        if dated:
+            return Comparison(
+                "disagrees",
+                f"states {', '.join(dict.fromkeys(dated))}, not the question's {written.strip()}",
+            )
+    if elsewhen:
+        asked_when = " ".join(v.capitalize() for v in qtime.values())
+        return Comparison(
+            "other-time", f"gives {', '.join(dict.fromkeys(elsewhen))}, nothing of {asked_when}"
+        )
+    return None
+
+
+def figure_reading(
+    question: str, text: str, reading: StanceResult | None
+) -> tuple[StanceResult | None, str]:
+    """The card's stance after comparing figures, and the note that says so ("" when the
+    comparison says nothing or agrees with the reader)."""
+    found = compare(question, text)
+    if found is None:
+        return reading, ""
+    label = {"agrees": "supports", "disagrees": "refutes", "other-time": "nei"}[found.result]
+    if reading is not None and reading.label == label:
+        return reading, ""
+    if reading is None and label == "nei":
+        return reading, ""
+    p = {"supports": AGREE_RIGHT, "refutes": DISAGREE_RIGHT, "nei": OTHER_TIME_RIGHT}[label]
+    rest = (1.0 - p) / 2
+    probs = {"supports": rest, "refutes": rest, "nei": rest} | {label: p}
+    was = (
+        f"; the reader said {reading.label} {reading.confidence:.2f}" if reading is not None else ""
+    )
+    says = {"supports": "it supports", "refutes": "it refutes", "nei": "it takes no side"}[label]
+    return (
+        StanceResult(label=label, probs=probs, model="figures"),  # type: ignore[arg-type]
+        f"figures compared: {found.note}, so {says}{was}",
+    )
+
+
+def reread(
+    pairs: Sequence[tuple[str, str]],
+    readings: Sequence[StanceResult | None],
+    figures: bool = True,
+    off_topic: bool = False,
+) -> tuple[list[StanceResult | None], dict[int, str]]:
+    """The readings of ``(question, text)`` pairs after comparing figures (``figure_reading``)
+    and, with ``off_topic``, setting aside refutations of sentences not about the question
+    (``relevance.off_topic_reading``); and, by pair index, the note of each one changed."""
+    out, notes = list(readings), {}
+    for i, (question, text) in enumerate(pairs):
+        note = ""
+        if figures:
+            out[i], note = figure_reading(question, text, out[i])
+        if off_topic and not note:
+            out[i], note = off_topic_reading(question, text, out[i])
+        if note:
+            notes[i] = note
+    return out, notes
