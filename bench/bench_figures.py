@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stance = load_stance(args.model)
     pooled = {"fit": [0, 0, 0, 0], "test": [0, 0, 0, 0]}  # agrees, right, disagrees, right
     other: dict[str, list[int]] = {}  # other-time: spoke, gold nei
+    kinds: dict[str, list[int]] = {}  # agrees with the figure's time written, or not: n, right
     print("| source | side | pairs | agrees (right) | disagrees (right) | reader right on those |")
     print("|---|---|---:|---:|---:|---:|")
     for name, (folder, load) in SOURCES.items():
@@ -61,15 +62,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not pairs:
                 continue
             key = "test" if side == "test" else "fit"
-            spoke = []
+            spoke, spoke_full = [], []
             for p in pairs:
                 c = compare(p.question, p.evidence)
                 if c is not None:
                     spoke.append((p, c.result))
+                    spoke_full.append((p, c))
             agree = [p for p, r in spoke if r == "agrees"]
             disagree = [p for p, r in spoke if r == "disagrees"]
             elsewhen = [p for p, r in spoke if r == "other-time"]
             e_ok = sum(p.label == "nei" for p in elsewhen)
+            for p, dated in ((p, c.dated) for p, c in spoke_full if c.result == "agrees"):
+                k = "dated" if dated else "undated"
+                kinds[k] = [
+                    kinds.get(k, [0, 0])[0] + 1,
+                    kinds.get(k, [0, 0])[1] + (p.label == "supports"),
+                ]
             other[key] = [
                 other.get(key, [0, 0])[0] + len(elsewhen),
                 other.get(key, [0, 0])[1] + e_ok,
@@ -82,7 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             if stance is not None and spoke:
                 read = stance.classify([(p.question, p.evidence) for p, _ in spoke])
                 ok = sum(r.label == p.label for (p, _), r in zip(spoke, read, strict=True))
-                reader = f"{ok}/{len(spoke)}"
+                on_agree = [
+                    r.label == p.label
+                    for (p, c), r in zip(spoke, read, strict=True)
+                    if c == "agrees"
+                ]
+                reader = f"{ok}/{len(spoke)} (on agrees: {sum(on_agree)}/{len(on_agree)})"
             print(
                 f"| {name} | {side} | {len(pairs)} | {len(agree)} ({a_ok}) | "
                 f"{len(disagree)} ({d_ok}) | {reader} |"
@@ -93,6 +106,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"disagrees right {d_ok}/{d} = {d_ok / max(1, d):.3f}; "
             f"other time: gold nei {other.get(key, [0, 0])[1]}/{other.get(key, [0, 0])[0]}"
         )
+    every = [sum(pooled[k][i] for k in pooled) for i in range(4)]
+    times = [sum(other.get(k, [0, 0])[i] for k in other) for i in range(2)]
+    print(
+        "every side pooled (compare.py's probabilities): "
+        + "; ".join(
+            f"agrees, {k}: {v[1]}/{v[0]} = {v[1] / max(1, v[0]):.3f}"
+            for k, v in sorted(kinds.items())
+        )
+        + f"; disagrees: {every[3]}/{every[2]} = {every[3] / max(1, every[2]):.3f}"
+        + f"; other time, nei: {times[1]}/{times[0]} = {times[1] / max(1, times[0]):.3f}"
+    )
     return 0
 
 

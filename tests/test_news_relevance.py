@@ -187,3 +187,19 @@ def test_figures_compared_overrule_the_reader_on_the_card() -> None:
     assert "the reader said refutes 0.80" in card.figures
     [kept] = select_evidence(claim, cands[:1], misread[:1], [doc], EvidenceConfig(compare=False))
     assert kept.stance is not None and kept.stance.label == "refutes"
+
+
+def test_a_disagreeing_figure_only_adds_a_note() -> None:
+    from factseek.summarize.compare import figure_reading
+    from factseek.types import StanceResult
+
+    reading = StanceResult(label="supports", probs={"supports": 0.7, "refutes": 0.2, "nei": 0.1})
+    kept, note = figure_reading(
+        JOBLESS, "Unemployment in Dorran County was 4.9 percent in March.", reading
+    )
+    assert kept is reading  # right about as often as not on the gold pairs: it does not overrule
+    assert note.startswith("figures compared: states 4.9 percent") and "the reading stands" in note
+    dated, note = figure_reading(
+        JOBLESS, "Dorran County's unemployment rate was 4.2 percent in March.", None
+    )
+    assert dated is not None and dated.label == "supports" and dated.confidence == 0.88

@@ -20,8 +20,9 @@ percent in June 2023" at 0.77 (the other figures in the sentence look like a con
 
 ``figure_reading(question, text, reading)`` turns that into the card's stance, whatever the
 reader said, with a note: the probability it carries is how often such a comparison was right on
-the real-world sides' gold pairs (``AGREE_RIGHT`` / ``DISAGREE_RIGHT``, measured by
-``bench/bench_figures.py``). ``EvidenceConfig.compare`` turns it off.
+the real-world sides' gold pairs (``AGREE_DATED_RIGHT`` when the agreeing figure's month or
+year is written and is the question's, else ``AGREE_RIGHT``; ``DISAGREE_RIGHT``;
+``OTHER_TIME_RIGHT``; measured by ``bench/bench_figures.py``). ``EvidenceConfig.compare`` turns it off.
 """
 
 from __future__ import annotations
@@ -36,13 +37,25 @@ from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
 from factseek.types import StanceResult
 
-__all__ = ["AGREE_RIGHT", "DISAGREE_RIGHT", "Comparison", "compare", "figure_reading", "reread"]
+__all__ = [
+    "AGREE_DATED_RIGHT",
+    "AGREE_RIGHT",
+    "DISAGREE_RIGHT",
+    "Comparison",
+    "compare",
+    "figure_reading",
+    "reread",
+]
 
-#: How often an "agrees" / "disagrees" comparison matched the gold label on the real-world
-#: sides' train and validation pairs (bench/bench_figures.py; docs/verdicts.md, Evidence cards).
-AGREE_RIGHT = 0.59  # 133 of 227 gold pairs, every side pooled (the rule is fitted on none)
-DISAGREE_RIGHT = 0.49  # 55 of 113
+#: How often each comparison matched the gold label on the real-world sides' gold pairs, every
+#: side pooled (``python bench/bench_figures.py --data DIR``; docs/verdicts.md).
+AGREE_RIGHT = 0.63  # 63 of 100 gold pairs, every side pooled (the rule is fitted on none)
+AGREE_DATED_RIGHT = 0.88  # 14 of 16: the figure's month or year written and the question's
+DISAGREE_RIGHT = 0.48  # 58 of 121
 OTHER_TIME_RIGHT = 0.31  # 5 of 16 were nei
+#: The comparisons that overrule the reader: only "agrees" helped on AVeriTeC dev (a
+#: "disagrees" or "other time" is right about as often as not, and only adds a note).
+OVERRULES = frozenset({"agrees"})
 NEAR = 8  # words between a figure and the time written nearest to it
 
 _MONTHS = [
@@ -74,12 +87,22 @@ _BOUND = re.compile(
 )
 
 
+#: A sentence that reports a claim or disputes one confirms no figure by repeating it: "bills
+#: have 'gone up 40 percent,' a figure the finance office disputes".
+_REPORTED = re.compile(
+    r"[\"“”]|\b(?:disput\w*|claim\w*|alleg\w*|false|falsely|wrong|untrue|not true|"
+    r"denie[sd]|deny|mislead\w*|debunk\w*|rumou?r\w*|hoax)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Comparison:
     """What the text's figures say of the question's: ``agrees`` or ``disagrees``, and how."""
 
     result: Literal["agrees", "disagrees", "other-time"]
     note: str
+    dated: bool = False  # the agreeing figure's month or year is written and is the question's
 
 
 def _times(text: str) -> list[tuple[int, str, str]]:
@@ -141,6 +164,7 @@ def compare(question: str, text: str) -> Comparison | None:
     subject = subject_terms(question)
     on_subject = about(question, text)
     elsewhen: list[str] = []
+    agreed: list[tuple[str, str, bool]] = []  # (as the text writes it, the question's, dated)
     for (value, slot, written), thing in asked:
         same, other = [], []
         for s, t in said:
@@ -171,14 +195,20 @@ def compare(question: str, text: str) -> Comparison | None:
                 close, when, shown = False, when or {"denied": "yes"}, f"not {shown}"
             (same if close else other).append((shown, bool(when) or not qtime))
         if same:
-            return Comparison("agrees", f"states the question's {written.strip()} ({same[0][0]})")
+            dated = [w for w, timed in same if timed and qtime]
+            agreed.append(((dated or [w for w, _ in same])[0], written.strip(), bool(dated)))
+            continue
         dated = [w for w, timed in other if timed]
-        if dated:
+        if dated:  # another figure for the question's: the card disagrees, whatever else it says
             return Comparison(
                 "disagrees",
                 f"states {', '.join(dict.fromkeys(dated))}, not the question's {written.strip()}",
             )
-    if elsewhen:
+    if agreed and len(agreed) == len(asked) and not _REPORTED.search(text):
+        # every figure of the question, none contradicted, and not a claim reported or disputed
+        shown = "; ".join(f"the question's {q} ({w})" for w, q, _ in agreed)
+        return Comparison("agrees", f"states {shown}", all(d for _, _, d in agreed))
+    if elsewhen and not agreed:
         asked_when = " ".join(v.capitalize() for v in qtime.values())
         return Comparison(
             "other-time", f"gives {', '.join(dict.fromkeys(elsewhen))}, nothing of {asked_when}"
@@ -199,7 +229,15 @@ def figure_reading(
         return reading, ""
     if reading is None and label == "nei":
         return reading, ""
+    if found.result not in OVERRULES:
+        right = DISAGREE_RIGHT if label == "refutes" else OTHER_TIME_RIGHT
+        return reading, (
+            f"figures compared: {found.note}; the reading stands (such a comparison matched "
+            f"the gold label {right:.0%} of the time)"
+        )
     p = {"supports": AGREE_RIGHT, "refutes": DISAGREE_RIGHT, "nei": OTHER_TIME_RIGHT}[label]
+    if found.dated:
+        p = AGREE_DATED_RIGHT
     rest = (1.0 - p) / 2
     probs = {"supports": rest, "refutes": rest, "nei": rest} | {label: p}
     was = (

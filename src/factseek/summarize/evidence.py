@@ -118,7 +118,7 @@ from factseek.summarize.figures import (
     same_figure,
 )
 from factseek.summarize.genre import genre
-from factseek.summarize.measures import card_figures
+from factseek.summarize.measures import CardFigures, card_figures
 from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
 from factseek.text import words as all_words
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
@@ -477,14 +477,22 @@ def select_evidence(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=compared.get(index[id(c)])
-            or (f := card_figures(c.question, c.text, s.label if s is not None else "")).note,
-            figure_of_other=index[id(c)] not in compared and f.other,
+            figures=(f := _figures(c, s, compared.get(index[id(c)], ""))).note,
+            figure_of_other=f.other,
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
     doc_of = [c.doc for c, _, _ in chosen]
     return _mark_copies(cards, doc_of, documents, cfg.duplicate)
+
+
+def _figures(c: Candidate, s: StanceResult | None, compared: str) -> CardFigures:
+    """A card's figures: the note of figures compared when they overruled the reader
+    (``summarize.compare``), else ``card_figures``'s (its note, or the comparison's)."""
+    if s is not None and s.model == "figures":
+        return CardFigures(compared)
+    f = card_figures(c.question, c.text, s.label if s is not None else "")
+    return f if f.note or not compared else CardFigures(compared, f.other)
 
 
 def _figure_cards(
