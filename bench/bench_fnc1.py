@@ -48,7 +48,7 @@ CONFIDENT = 0.7
 #: The variants compared: how `check` read evidence before issue 50, and now.
 VARIANTS = {
     "before (the reader alone)": EvidenceConfig(compare=False, off_topic=False),
-    "now (figures compared, off-topic refutations)": DEFAULT_EVIDENCE,
+    "now (figures compared)": DEFAULT_EVIDENCE,
 }
 
 
