@@ -152,6 +152,13 @@ STOPWORDS: frozenset[str] = frozenset(
 )
 
 
+#: The months' names, lower-cased, January first.
+MONTHS: tuple[str, ...] = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, stop words kept."""
     return WORD_RE.findall(text.lower())

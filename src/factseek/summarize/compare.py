@@ -35,6 +35,7 @@ from typing import Literal
 from factseek.summarize.figures import FIGURE_TOLERANCE
 from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
+from factseek.text import MONTHS
 from factseek.types import StanceResult
 
 __all__ = [
@@ -58,20 +59,6 @@ OTHER_TIME_RIGHT = 0.31  # 5 of 16 were nei
 OVERRULES = frozenset({"agrees"})
 NEAR = 8  # words between a figure and the time written nearest to it
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 _TIME = re.compile(
     r"\b(?:(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
     r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
@@ -113,7 +100,7 @@ def _times(text: str) -> list[tuple[int, str, str]]:
             if not m.group(0)[0].isupper():
                 continue  # "may", "march": a verb, not a month (a month name is capitalised)
             word = m.group("month").lower().rstrip(".")
-            month = next(x for x in _MONTHS if x.startswith(word[:3]))
+            month = next(x for x in MONTHS if x.startswith(word[:3]))
             out.append((m.start(), "month", month))
         else:
             out.append((m.start(), "year", m.group("year")))

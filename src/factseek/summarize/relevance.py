@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from factseek.errors import MissingDependency
-from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
+from factseek.text import MONTHS, STOPWORDS, WORD_RE, stem, tokenize
 from factseek.types import StanceResult
 
 #: Words that say nothing of a question's subject: what a yes/no question adds, months, days.
 NOT_SUBJECT = frozenset(
     [
+        *MONTHS,
         "did",
         "does",
         "do",
@@ -55,18 +56,6 @@ NOT_SUBJECT = frozenset(
         "say",
         "said",
         "says",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
         "monday",
         "tuesday",
         "wednesday",
