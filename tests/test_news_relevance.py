@@ -203,3 +203,26 @@ def test_a_disagreeing_figure_only_adds_a_note() -> None:
         JOBLESS, "Dorran County's unemployment rate was 4.2 percent in March.", None
     )
     assert dated is not None and dated.label == "supports" and dated.confidence == 0.88
+
+
+def test_an_off_topic_refutation_takes_no_side_when_asked() -> None:
+    from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_evidence
+    from factseek.summarize.relevance import off_topic_reading, subject_terms
+    from factseek.types import Claim, Document, StanceResult
+
+    claim = Claim(text="The state grant for the new Harlow library was $4 million.")
+    assert {"grant", "libra"} <= subject_terms(claim.text)
+    bus = "The Harlow council voted on Tuesday to buy three buses for the transit system."
+    refutes = StanceResult(label="refutes", probs={"supports": 0.1, "refutes": 0.7, "nei": 0.2})
+    kept, note = off_topic_reading(claim.text, bus, refutes)
+    assert kept is not None and kept.label == "nei" and "not about the question" in note
+    on_topic = "The state library board gave Harlow a grant for its library."
+    assert off_topic_reading(claim.text, on_topic, refutes) == (refutes, "")
+    docs = [Document(url="https://a.example/bus", text=bus)]
+    q = Question(text=claim.text, source="claim")
+    cands = evidence_candidates(claim, [q], docs, EvidenceConfig(min_relevance=0.01))
+    assert cands
+    readings = [refutes] * len(cands)
+    assert select_evidence(claim, cands, readings, docs)  # off by default: the card stays
+    on = EvidenceConfig(min_relevance=0.01, off_topic=True)
+    assert select_evidence(claim, cands, readings, docs, on) == []  # it takes no side
