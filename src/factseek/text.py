@@ -157,6 +157,11 @@ MONTHS: tuple[str, ...] = (
     "january", "february", "march", "april", "may", "june",
     "july", "august", "september", "october", "november", "december",
 )  # fmt: skip
+#: A month's name, whole or abbreviated ("Sept.", "June"), as a regular expression (no groups).
+MONTH_NAME = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 
 
 def words(text: str) -> list[str]:

@@ -55,8 +55,11 @@ def merge_same(questions: Sequence[Question], extra: int = 2) -> list[Question]:
     kept: list[tuple[Question, frozenset[str]]] = []
     for q in questions:
         mine = _asks_about(q)
+        if q.source in fixed or len(mine) < 2:
+            kept.append((q, mine))
+            continue
         for k, (other, theirs) in enumerate(kept):
-            if q.source in fixed or other.source in fixed or min(len(mine), len(theirs)) < 2:
+            if other.source in fixed or len(theirs) < 2:
                 continue
             if theirs <= mine and len(mine - theirs) <= extra:
                 kept[k] = (q, mine) if mine != theirs else kept[k]  # the more specific stays

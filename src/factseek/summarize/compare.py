@@ -15,14 +15,19 @@ percent in June 2023" at 0.77 (the other figures in the sentence look like a con
   thing, or the question names none and the text is about the question: ``relevance.about``),
   and its time (the month or year written nearest to it, at most 8 words away) is the question's;
   with no time written near it, it is comparable only for agreeing;
-- **agrees** when a comparable figure is the question's (within ``FIGURE_TOLERANCE``);
-  **disagrees** when none is and at least one, with its time written, is another value.
+- **agrees** when every figure of the question has a comparable figure equal to it (within
+  ``FIGURE_TOLERANCE``), none is contradicted, and the sentence neither reports nor disputes a
+  claim (quotation marks, "claimed", "disputes", "false", ...); **disagrees** when a comparable
+  figure with its time written is another value (or the question's after "not"); **other
+  time** when the only figures of the question's thing are of other months or years.
 
-``figure_reading(question, text, reading)`` turns that into the card's stance, whatever the
-reader said, with a note: the probability it carries is how often such a comparison was right on
-the real-world sides' gold pairs (``AGREE_DATED_RIGHT`` when the agreeing figure's month or
-year is written and is the question's, else ``AGREE_RIGHT``; ``DISAGREE_RIGHT``;
-``OTHER_TIME_RIGHT``; measured by ``bench/bench_figures.py``). ``EvidenceConfig.compare`` turns it off.
+``figure_reading(question, text, reading)``: an agreement overrules the reader, whatever it
+said: the card supports with the probability such agreements had on the real-world sides' gold
+pairs (``AGREE_DATED_RIGHT`` when the figures' month or year is written and is the question's,
+else ``AGREE_RIGHT``; measured by ``bench/bench_figures.py``), its stance's model is
+``FIGURES``, and its note says what was compared and what the reader said. A disagreement or
+another time only adds a note (they matched the gold label about half the time or less:
+``DISAGREE_RIGHT``, ``OTHER_TIME_RIGHT``). ``EvidenceConfig.compare`` turns it off.
 """
 
 from __future__ import annotations
@@ -32,16 +37,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from factseek.summarize.figures import FIGURE_TOLERANCE
+from factseek.summarize.figures import FIGURE_TOLERANCE, quantities
 from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
-from factseek.text import MONTHS
+from factseek.text import MONTH_NAME, MONTHS
 from factseek.types import StanceResult
 
 __all__ = [
     "AGREE_DATED_RIGHT",
     "AGREE_RIGHT",
     "DISAGREE_RIGHT",
+    "FIGURES",
+    "OTHER_TIME_RIGHT",
     "Comparison",
     "compare",
     "figure_reading",
@@ -54,17 +61,11 @@ AGREE_RIGHT = 0.63  # 63 of 100 gold pairs, every side pooled (the rule is fitte
 AGREE_DATED_RIGHT = 0.88  # 14 of 16: the figure's month or year written and the question's
 DISAGREE_RIGHT = 0.48  # 58 of 121
 OTHER_TIME_RIGHT = 0.31  # 5 of 16 were nei
-#: The comparisons that overrule the reader: only "agrees" helped on AVeriTeC dev (a
-#: "disagrees" or "other time" is right about as often as not, and only adds a note).
-OVERRULES = frozenset({"agrees"})
+#: The ``StanceResult.model`` of a reading that figures compared set (summarize.evidence).
+FIGURES = "figures"
 NEAR = 8  # words between a figure and the time written nearest to it
 
-_TIME = re.compile(
-    r"\b(?:(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-    r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?"
-    r"|(?P<year>(?:19|20)\d\d)\b)",
-    re.IGNORECASE,
-)
+_TIME = re.compile(rf"\b(?:(?P<month>{MONTH_NAME})\b\.?|(?P<year>(?:19|20)\d\d)\b)", re.IGNORECASE)
 
 
 _DENIED = re.compile(r"\b(?:not|never|no|n't|rather than|instead of)\W+(?:\w+\W+)?$")
@@ -136,15 +137,13 @@ def _compatible(asked: dict[str, str], said: dict[str, str]) -> bool:
 
 def compare(question: str, text: str) -> Comparison | None:
     """Whether ``text``'s figures agree or disagree with the question's (module docstring)."""
-    asked = [(s, t) for s, t in things(question)]
+    asked = things(question)
     if not asked:
         return None
     qtime = {k: v for _, k, v in _times(question)}
     said = things(text)
     if not said:
         return None
-    from factseek.summarize.figures import quantities
-
     spans = {s: (a, b) for s, a, b in quantities(text[:2_000], marked=True)}
     times = _times(text)
     text_stems = stems(text)
@@ -207,33 +206,28 @@ def figure_reading(
     question: str, text: str, reading: StanceResult | None
 ) -> tuple[StanceResult | None, str]:
     """The card's stance after comparing figures, and the note that says so ("" when the
-    comparison says nothing or agrees with the reader)."""
+    comparison says nothing or says what the reader said)."""
     found = compare(question, text)
     if found is None:
         return reading, ""
     label = {"agrees": "supports", "disagrees": "refutes", "other-time": "nei"}[found.result]
-    if reading is not None and reading.label == label:
+    if (reading is None and label == "nei") or (reading is not None and reading.label == label):
         return reading, ""
-    if reading is None and label == "nei":
-        return reading, ""
-    if found.result not in OVERRULES:
+    if found.result != "agrees":
         right = DISAGREE_RIGHT if label == "refutes" else OTHER_TIME_RIGHT
         return reading, (
             f"figures compared: {found.note}; the reading stands (such a comparison matched "
             f"the gold label {right:.0%} of the time)"
         )
-    p = {"supports": AGREE_RIGHT, "refutes": DISAGREE_RIGHT, "nei": OTHER_TIME_RIGHT}[label]
-    if found.dated:
-        p = AGREE_DATED_RIGHT
+    p = AGREE_DATED_RIGHT if found.dated else AGREE_RIGHT
     rest = (1.0 - p) / 2
-    probs = {"supports": rest, "refutes": rest, "nei": rest} | {label: p}
+    probs = {"supports": p, "refutes": rest, "nei": rest}
     was = (
         f"; the reader said {reading.label} {reading.confidence:.2f}" if reading is not None else ""
     )
-    says = {"supports": "it supports", "refutes": "it refutes", "nei": "it takes no side"}[label]
     return (
-        StanceResult(label=label, probs=probs, model="figures"),  # type: ignore[arg-type]
-        f"figures compared: {found.note}, so {says}{was}",
+        StanceResult(label="supports", probs=probs, model=FIGURES),
+        f"figures compared: {found.note}, so it supports{was}",
     )
 
 

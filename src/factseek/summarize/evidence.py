@@ -108,7 +108,7 @@ from dataclasses import dataclass, replace
 from factseek.constraints.hits import url_host_path
 from factseek.errors import ConfigError
 from factseek.summarize.claimant import Claimant
-from factseek.summarize.compare import reread
+from factseek.summarize.compare import FIGURES, reread
 from factseek.summarize.extractive import sentence_spans
 from factseek.summarize.figures import (
     QUANTITY,
@@ -119,7 +119,7 @@ from factseek.summarize.figures import (
 )
 from factseek.summarize.genre import genre
 from factseek.summarize.measures import CardFigures, card_figures
-from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
+from factseek.text import MONTH_NAME, STOPWORDS, WORD_RE, stem, tokenize
 from factseek.text import words as all_words
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
@@ -274,8 +274,7 @@ def _weights(units: Sequence[_Unit]) -> dict[str, float]:
 
 
 _MONTH = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b\.?\s*\d{1,2}\b|"
+    rf"\b(?:{MONTH_NAME})\b\.?\s*\d{{1,2}}\b|"
     r"\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
     re.IGNORECASE,
 )
@@ -489,7 +488,7 @@ def select_evidence(
 def _figures(c: Candidate, s: StanceResult | None, compared: str) -> CardFigures:
     """A card's figures: the note of figures compared when they overruled the reader
     (``summarize.compare``), else ``card_figures``'s (its note, or the comparison's)."""
-    if s is not None and s.model == "figures":
+    if s is not None and s.model == FIGURES:
         return CardFigures(compared)
     f = card_figures(c.question, c.text, s.label if s is not None else "")
     return f if f.note or not compared else CardFigures(compared, f.other)

@@ -7,19 +7,20 @@ two buses for the Marlow Heights transit system" was read as refuting at 0.65 an
 verdict that the deciding sentence (supports 0.88) gave. Local pages share their place and
 people; what a claim is *about* is in its other words.
 
-``subject_terms(question)``: the stems of the question's content words that are not names (a
-word written with a capital inside the sentence, unless the sentence is written in title case,
-as headlines often are), not numbers, years, months or units of a figure, and not the words a
-yes/no question adds ("did", "true"). For the grant: state, grant, new, library.
+``subject_terms(question)``: the stems of the question's common nouns (spaCy's tagger; without
+spaCy, its content words not written with a capital inside the sentence, unless the sentence is
+in title case, as headlines often are), not numbers, dates, units or the words a yes/no question
+adds ("did", "true"). For the grant: grant, library, state.
 
 ``about(question, text)``: ``text`` shares at least one subject term of ``question`` (always
-true when the question has none). A candidate sentence that is not about its question is not
-read (``summarize/evidence.py``, rule 2): it cannot become a card, and a check counts such
-sentences in its notes. On FNC-1 (``bench/bench_fnc1.py``) the same test scores "unrelated"
-bodies: a body none of whose sentences is about the headline.
+true when the question has none). ``off_topic_reading``: a refuting reading of a sentence that
+is not about its question takes no side, with a note (``EvidenceConfig.off_topic``, **off by
+default**: on AVeriTeC dev it also set aside right refutations; docs/verdicts.md).
+`bench/bench_fnc1.py` prints how many FNC-1 bodies are about their headline.
 
 ``RelevanceModel`` scores a whole page: the IDF-weighted share of the question's terms that it
-holds, with document frequencies from a collection of pages (FNC-1's bodies in the bench).
+holds, with document frequencies from a collection of pages (FNC-1's bodies in the bench, whose
+related / unrelated split it scores).
 """
 
 from __future__ import annotations
