@@ -16,7 +16,6 @@ from factseek.report.words import judge_words, verdict_sentence
 from factseek.review.apply import reviewed, user_stance
 from factseek.review.claimreview import claim_review
 from factseek.review.feedback import FeedbackLog
-from factseek.review.history import History
 from factseek.types import (
     Evidence,
     Report,
@@ -24,13 +23,10 @@ from factseek.types import (
     Verdict,
     from_json,
 )
-from factseek.web.app import WebSettings, create_app, wants_json
-from factseek.web.jobs import Runner
+from factseek.web.app import wants_json
 from factseek.web.views import review
-from web_fixtures import fake_parts
+from web_fixtures import csrf_token, stored_run, web_client
 from web_fixtures import off_topic_report as checked
-
-BASE = "http://127.0.0.1:8321"
 
 
 def card(n: int, label: str, p: float, text: str) -> Evidence:
@@ -129,24 +125,16 @@ def test_the_verdict_sentence_comes_first_in_plain_words() -> None:
 
 @pytest.fixture
 def client(tmp_path):
-    settings = WebSettings(db=tmp_path / "h.sqlite", store=tmp_path, user="maria")
-    runner = Runner(History(settings.db), workers=1, build=fake_parts)
-    app = create_app(settings, runner=runner)
-    with TestClient(app, base_url=BASE) as c:
-        c.get("/")
+    with web_client(tmp_path, "maria") as c:
         yield c
-    runner.close()
 
 
 def stored(c: TestClient, report: Report) -> str:
-    history: History = c.app.state.history
-    rid = history.create(report.claim, user="maria")
-    history.finish(rid, report)
-    return f"/runs/{rid}"
+    return stored_run(c, report, "maria")
 
 
 def token(c: TestClient, path: str) -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', c.get(path).text).group(1)
+    return csrf_token(c, path)
 
 
 def test_a_reviewers_label_is_not_replaced_by_one_click(client) -> None:

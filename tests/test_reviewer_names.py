@@ -14,11 +14,9 @@ from factseek.review.export import export
 from factseek.review.feedback import ANONYMOUS, FeedbackLog, clean_user, is_anonymous
 from factseek.review.history import History
 from factseek.types import ReviewRecord
-from factseek.web.app import WebSettings, create_app, user_name
-from factseek.web.jobs import Runner
-from web_fixtures import carded_report, fake_parts
+from factseek.web.app import user_name
+from web_fixtures import carded_report, csrf_token, stored_run, web_client
 
-BASE = "http://127.0.0.1:8321"
 NAMES = {
     "Мария": "Мария",
     "Ｍａｒｉａ": "Maria",  # full-width letters read as the letters
@@ -49,24 +47,15 @@ def test_an_old_record_by_anonymous_in_capitals_is_never_published() -> None:
 
 @pytest.fixture
 def client(tmp_path):
-    settings = WebSettings(db=tmp_path / "h.sqlite", store=tmp_path, user="anonymous")
-    runner = Runner(History(settings.db), workers=1, build=fake_parts)
-    app = create_app(settings, runner=runner)
-    with TestClient(app, base_url=BASE) as c:
-        c.get("/")
+    with web_client(tmp_path, "anonymous") as c:
         yield c
-    runner.close()
 
 
 def stored(c: TestClient) -> str:
-    history: History = c.app.state.history
-    rid = history.create(carded_report().claim, user="ana")
-    history.finish(rid, carded_report())
-    return f"/runs/{rid}"
+    return stored_run(c, carded_report(), "ana")
 
 
-def token(c: TestClient, path: str = "/") -> str:
-    return re.search(r'name="csrf_token" value="([^"]+)"', c.get(path).text).group(1)
+token = csrf_token
 
 
 @pytest.mark.parametrize(("typed", "shown"), NAMES.items())

@@ -1,8 +1,13 @@
-"""Shared fixtures for the web workbench tests: a tiny corpus, fake parts, a report with cards."""
+"""Shared fixtures for the web workbench tests: a tiny corpus, fake parts, a report with cards,
+and a test client of the app with a stored report and the forms' CSRF token."""
 
 from __future__ import annotations
 
 import datetime as dt
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from factseek.pipeline import Parts
 from factseek.search.base import MemorySearch
@@ -184,3 +189,40 @@ def off_topic_report() -> Report:
         answers=tuple(answers),
         verdict=verdict,
     )
+
+
+BASE = "http://127.0.0.1:8321"
+
+
+@contextmanager
+def web_client(tmp_path: Path, user: str) -> Iterator[object]:
+    """A ``TestClient`` of the app (history in ``tmp_path``, default reviewer ``user``, fake
+    parts), its first page already fetched; the runner is closed after."""
+    from fastapi.testclient import TestClient
+
+    from factseek.review.history import History
+    from factseek.web.app import WebSettings, create_app
+    from factseek.web.jobs import Runner
+
+    settings = WebSettings(db=tmp_path / "h.sqlite", store=tmp_path, user=user)
+    runner = Runner(History(settings.db), workers=1, build=fake_parts)
+    app = create_app(settings, runner=runner)
+    try:
+        with TestClient(app, base_url=BASE) as c:
+            c.get("/")
+            yield c
+    finally:
+        runner.close()
+
+
+def stored_run(c, report: Report, user: str) -> str:
+    """The path of a finished run of ``report`` stored in the client's history by ``user``."""
+    history = c.app.state.history
+    rid = history.create(report.claim, user=user)
+    history.finish(rid, report)
+    return f"/runs/{rid}"
+
+
+def csrf_token(c, path: str = "/") -> str:
+    """The CSRF token of the forms on ``path``."""
+    return re.search(r'name="csrf_token" value="([^"]+)"', c.get(path).text).group(1)
