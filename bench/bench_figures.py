@@ -7,7 +7,9 @@ the comparison says `agrees`, `disagrees` or nothing. Printed per source and sid
 many it spoke on, and of those how often "agrees" was a gold `supports` and "disagrees" a gold
 `refutes` (nei and not-supported pairs count as wrong for both). `--model` adds the stance
 model's own accuracy on the pairs the comparison spoke on (the peer it would overrule).
-`AGREE_RIGHT` / `DISAGREE_RIGHT` in compare.py are the train + validation rows' pooled figures.
+The last lines pool every side (compare.py's `AGREE_DATED_RIGHT`, `AGREE_RIGHT`,
+`DISAGREE_RIGHT`, `OTHER_TIME_RIGHT`) and, for "agrees", the sides the shipped readers never
+trained or were tuned on (every test side, all of AVeriTeC) beside the reader on the same pairs.
 
     python bench/bench_figures.py --data "$FACTSEEK_DATA" [--model mpnet]
 
@@ -33,6 +35,18 @@ SOURCES = {
 }
 
 
+#: The shipped readers never trained or were tuned on these (docs/stance.md, Training data):
+#: every test side, and AVeriTeC, whose terms keep it out of the shipped models.
+UNSEEN = ("averitec", "averitec-dev")
+
+RIGHT = {"agrees": "supports", "disagrees": "refutes", "other-time": "nei"}
+
+
+def _share(rows: Sequence[tuple[str, bool]], result: str) -> str:
+    got = [ok for r, ok in rows if r == result]
+    return f"{sum(got)}/{len(got)} = {sum(got) / max(1, len(got)):.3f}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", default=os.environ.get("FACTSEEK_DATA", ""))
@@ -47,9 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from factseek.stance import load_stance
 
         stance = load_stance(args.model)
-    pooled = {"fit": [0, 0, 0, 0], "test": [0, 0, 0, 0]}  # agrees, right, disagrees, right
-    other: dict[str, list[int]] = {}  # other-time: spoke, gold nei
-    kinds: dict[str, list[int]] = {}  # agrees with the figure's time written, or not: n, right
+    # every pair the comparison spoke on: (its result, right, dated, unseen, the reader right)
+    spoke: list[tuple[str, bool, bool, bool, bool | None]] = []
+    pairs_seen = 0
     print("| source | side | pairs | agrees (right) | disagrees (right) | reader right on those |")
     print("|---|---|---:|---:|---:|---:|")
     for name, (folder, load) in SOURCES.items():
@@ -61,62 +75,46 @@ def main(argv: Sequence[str] | None = None) -> int:
             pairs = sides.get(side) or []
             if not pairs:
                 continue
-            key = "test" if side == "test" else "fit"
-            spoke, spoke_full = [], []
-            for p in pairs:
-                c = compare(p.question, p.evidence)
-                if c is not None:
-                    spoke.append((p, c.result))
-                    spoke_full.append((p, c))
-            agree = [p for p, r in spoke if r == "agrees"]
-            disagree = [p for p, r in spoke if r == "disagrees"]
-            elsewhen = [p for p, r in spoke if r == "other-time"]
-            e_ok = sum(p.label == "nei" for p in elsewhen)
-            for p, dated in ((p, c.dated) for p, c in spoke_full if c.result == "agrees"):
-                k = "dated" if dated else "undated"
-                kinds[k] = [
-                    kinds.get(k, [0, 0])[0] + 1,
-                    kinds.get(k, [0, 0])[1] + (p.label == "supports"),
-                ]
-            other[key] = [
-                other.get(key, [0, 0])[0] + len(elsewhen),
-                other.get(key, [0, 0])[1] + e_ok,
-            ]
-            a_ok = sum(p.label == "supports" for p in agree)
-            d_ok = sum(p.label == "refutes" for p in disagree)
-            for i, v in enumerate((len(agree), a_ok, len(disagree), d_ok)):
-                pooled[key][i] += v
-            reader = ""
-            if stance is not None and spoke:
-                read = stance.classify([(p.question, p.evidence) for p, _ in spoke])
-                ok = sum(r.label == p.label for (p, _), r in zip(spoke, read, strict=True))
-                on_agree = [
-                    r.label == p.label
-                    for (p, c), r in zip(spoke, read, strict=True)
-                    if c == "agrees"
-                ]
-                reader = f"{ok}/{len(spoke)} (on agrees: {sum(on_agree)}/{len(on_agree)})"
-            print(
-                f"| {name} | {side} | {len(pairs)} | {len(agree)} ({a_ok}) | "
-                f"{len(disagree)} ({d_ok}) | {reader} |"
+            pairs_seen += len(pairs)
+            found = [(p, c) for p in pairs if (c := compare(p.question, p.evidence)) is not None]
+            read = (
+                stance.classify([(p.question, p.evidence) for p, _ in found])
+                if stance is not None and found
+                else [None] * len(found)
             )
-    for key, (a, a_ok, d, d_ok) in pooled.items():
-        print(
-            f"pooled {key}: agrees right {a_ok}/{a} = {a_ok / max(1, a):.3f}; "
-            f"disagrees right {d_ok}/{d} = {d_ok / max(1, d):.3f}; "
-            f"other time: gold nei {other.get(key, [0, 0])[1]}/{other.get(key, [0, 0])[0]}"
-        )
-    every = [sum(pooled[k][i] for k in pooled) for i in range(4)]
-    times = [sum(other.get(k, [0, 0])[i] for k in other) for i in range(2)]
+            unseen = side == "test" or name in UNSEEN
+            rows = [
+                (c.result, p.label == RIGHT[c.result], c.dated, unseen,
+                 None if r is None else r.label == p.label)
+                for (p, c), r in zip(found, read, strict=True)
+            ]  # fmt: skip
+            spoke.extend(rows)
+            cells = [
+                f"{sum(r == res for r, *_ in rows)} ({sum(r == res and ok for r, ok, *_ in rows)})"
+                for res in ("agrees", "disagrees")
+            ]
+            reader = ""
+            if stance is not None and rows:
+                on_agree = [rd for r, *_, rd in rows if r == "agrees"]
+                reader = (
+                    f"{sum(bool(rd) for *_, rd in rows)}/{len(rows)} "
+                    f"(on agrees: {sum(bool(x) for x in on_agree)}/{len(on_agree)})"
+                )
+            print(f"| {name} | {side} | {len(pairs)} | {cells[0]} | {cells[1]} | {reader} |")
+    dated = [(r, ok) for r, ok, d, *_ in spoke if r == "agrees" and d]
+    undated = [(r, ok) for r, ok, d, *_ in spoke if r == "agrees" and not d]
+    every = [(r, ok) for r, ok, *_ in spoke]
     print(
-        "every side pooled (compare.py's probabilities): "
-        + "; ".join(
-            f"agrees, {k}: {v[1]}/{v[0]} = {v[1] / max(1, v[0]):.3f}"
-            for k, v in sorted(kinds.items())
-        )
-        + f"; disagrees: {every[3]}/{every[2]} = {every[3] / max(1, every[2]):.3f}"
-        + f"; other time, nei: {times[1]}/{times[0]} = {times[1] / max(1, times[0]):.3f}"
+        f"spoke on {len(spoke)} of {pairs_seen} pairs; every side pooled (compare.py's "
+        f"probabilities): agrees, dated: {_share(dated, 'agrees')}; agrees, undated: "
+        f"{_share(undated, 'agrees')}; disagrees: {_share(every, 'disagrees')}; "
+        f"other time, nei: {_share(every, 'other-time')}"
     )
+    agreed = [(ok, rd) for r, ok, _, unseen, rd in spoke if r == "agrees" and unseen]
+    line = f"agrees on sides the shipped readers never saw: right {sum(ok for ok, _ in agreed)}/{len(agreed)}"
+    if stance is not None:
+        line += f"; the reader right on the same pairs: {sum(bool(rd) for _, rd in agreed)}/{len(agreed)}"
+    print(line)
     return 0
 
 

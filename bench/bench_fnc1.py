@@ -169,13 +169,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"  {name}: {i + 1}/{len(pairs)}", file=sys.stderr)
             s = scores(gold, [g[0] for g in got], [g[1] for g in got])
             s["pairs_read"] = read
+            for stance_name, reading in (
+                ("disagree", "supports"),
+                ("discuss", "supports"),
+                ("unrelated", "nei"),
+            ):
+                of = [g[0] for g, p in zip(got, pairs, strict=True) if p.stance == stance_name]
+                s[f"{stance_name}_read_{reading}"] = of.count(reading) / max(1, len(of))
             result[f"{name} / {variant}"] = s
             print(
                 f"{name:>6} {variant:<42} macro-F1 {s['macro_f1']:.3f}  F1 sup/ref/nei "
                 f"{s['f1_supports']:.3f}/{s['f1_refutes']:.3f}/{s['f1_nei']:.3f}  "
                 f"agree->supports {s['agree_recall']:.1%}  disagree->refutes "
                 f"{s['disagree_recall']:.1%}  >=0.7 wrong {s['confident_wrong']:.1%} of "
-                f"{s['confident']}  read {read} pairs, {time.process_time() - cpu0:.0f} CPU s"
+                f"{s['confident']}  read {read} pairs, {time.process_time() - cpu0:.0f} CPU s\n"
+                f"{'':>7}read as supports: disagree {s['disagree_read_supports']:.1%}, discuss "
+                f"{s['discuss_read_supports']:.1%}; unrelated read as nei "
+                f"{s['unrelated_read_nei']:.1%}"
             )
             rows.append((f"{name} / {variant}", got))
     if args.out:
