@@ -54,6 +54,7 @@ import numpy as np
 from factseek.text import tokenize
 
 if TYPE_CHECKING:  # env.py loads the BM25 scorers (numba): not needed to compute features
+    from factseek.rewrite.edits.judge import JudgeModel
     from factseek.rewrite.environment.env import Retriever
 
 KINDS = ("remove", "swap", "add", "present")
@@ -65,6 +66,11 @@ FEATURES: tuple[str, ...] = (
     "stop", "position", "length",
     "rm_pidf", "add_pidf", "rm_top", "rm_pseudo", "add_top", "add_pseudo",
 )  # fmt: skip
+#: With a learned judge (``judge.JudgeModel``, its probability ``p(d)`` that pooled document d
+#: is the evidence): AP@k of the judge's top document and its change; the expected AP@k under
+#: ``p`` (one relevant document, drawn from ``p``) and its change; the judge's top probability
+#: (how sure it is); ``p`` of the current first result.
+JUDGE_FEATURES: tuple[str, ...] = ("prj1", "prj1_d", "pje", "pje_d", "pjmax", "pjtop")
 PSEUDO = 3  # pseudo-relevant documents for the term features and prr3
 RRF_K = 10  # reciprocal-rank fusion constant of the fused pseudo-relevant document
 
@@ -171,17 +177,26 @@ def _pos_group(pos: str) -> int:
     return POS_GROUPS.index(pos) if pos in POS_GROUPS else len(POS_GROUPS)
 
 
+def feature_names(judged: bool) -> tuple[str, ...]:
+    """The columns ``step_features`` computes, without or with a judge."""
+    return FEATURES + JUDGE_FEATURES if judged else FEATURES
+
+
 def step_features(
     endpoint: Endpoint,
     claim_vector: np.ndarray,
     tq: object,
     cands: Sequence[tuple[object, str]],
     claim_ranking: Sequence[str] | None = None,
+    *,
+    judge: JudgeModel | None = None,
+    claim_terms: frozenset[str] | None = None,
 ) -> Step:
     """Features of every candidate ``(action, text)`` of the tagged query ``tq``; see the module
     docstring. ``claim_vector``: the original claim's L2-normalised embedding;
     ``claim_ranking``: the endpoint's top-k for the original claim (default: ``tq`` is the claim,
-    its own top-k)."""
+    its own top-k). With a ``judge``, the ``JUDGE_FEATURES`` columns follow (``claim_terms``: the
+    original claim's terms; default: the current query's)."""
     k = endpoint.k
     query: str = tq.text  # type: ignore[attr-defined]
     tokens = tq.tokens  # type: ignore[attr-defined]
@@ -230,7 +245,10 @@ def step_features(
     )
     pseudo_docs = [pool[i] for i in order[:PSEUDO]]
     old_terms = set(tokenize(query))
-    out = np.zeros((len(cands), len(FEATURES)), np.float32)
+    judged = None
+    if judge is not None:
+        judged = _judged(judge, endpoint, pool, w, current, rankings, claim_ranking, claim_terms, old_terms)  # fmt: skip
+    out = np.zeros((len(cands), len(feature_names(judge is not None))), np.float32)
     actions = []
     n_tok = len(tokens)
     for j, ((action, text), ranking) in enumerate(zip(cands, rankings, strict=True)):
@@ -243,7 +261,7 @@ def step_features(
         onehot_kind = [float(kind == x) for x in KINDS]
         onehot_pos = [0.0] * (len(POS_GROUPS) + 1)
         onehot_pos[_pos_group(tok.pos)] = 1.0
-        out[j] = [
+        out[j, : len(FEATURES)] = [
             e[0], e[0] - base[0], e[1], e[1] - base[1], e[2], e[2] - base[2], e[3], e[3] - base[3],
             e[4], e[4] - base[4], len(top10 & set(ranking[:10])) / max(len(top10), 1),
             *state,
@@ -254,6 +272,8 @@ def step_features(
             share(current[:10], removed), share(pseudo_docs, removed),
             share(current[:10], added), share(pseudo_docs, added),
         ]  # fmt: skip
+        if judged is not None:
+            out[j, len(FEATURES) :] = judged(ranking)
     return Step(
         query=query,
         texts=tuple(texts),
@@ -262,3 +282,46 @@ def step_features(
         rankings=tuple(tuple(r) for r in rankings),
         current=tuple(current),
     )
+
+
+def _judged(
+    judge: JudgeModel,
+    endpoint: Endpoint,
+    pool: Sequence[str],
+    w: np.ndarray,
+    current: Sequence[str],
+    rankings: Sequence[Sequence[str]],
+    claim_ranking: Sequence[str] | None,
+    claim_terms: frozenset[str] | None,
+    query_terms: set[str],
+) -> Callable[[Sequence[str]], tuple[float, ...]]:
+    """The judge's probabilities over the pool, and a function giving a ranking's
+    ``JUDGE_FEATURES`` (see there)."""
+    from factseek.rewrite.edits.judge import pool_features
+
+    k = endpoint.k
+    lists: dict[str, int] = {}
+    for r in (current, *rankings):
+        for d in r:
+            lists[d] = lists.get(d, 0) + 1
+    x = pool_features(
+        frozenset(query_terms) if claim_terms is None else claim_terms, w, pool,
+        [endpoint.terms(d) for d in pool], current if claim_ranking is None else claim_ranking,
+        lists, len(rankings) + 1,
+    )  # fmt: skip
+    p = judge.probabilities(x)
+    prob = dict(zip(pool, p.tolist(), strict=True))
+    top = frozenset([pool[int(np.argmax(p))]]) if len(pool) else frozenset()
+    pmax = float(p.max()) if len(pool) else 0.0
+
+    def expected_ap(ranking: Sequence[str]) -> float:  # one relevant document, drawn from p
+        return sum(prob[d] / i for i, d in enumerate(ranking[:k], 1))
+
+    b1, be = _ap(current, top, k), expected_ap(current)
+    ptop = prob[current[0]] if current else 0.0
+
+    def row(ranking: Sequence[str]) -> tuple[float, ...]:
+        a1, ae = _ap(ranking, top, k), expected_ap(ranking)
+        return (a1, a1 - b1, ae, ae - be, pmax, ptop)
+
+    return row

@@ -34,14 +34,17 @@ import numpy as np
 
 from factseek.errors import ConfigError, ModelError
 from factseek.files import atomic_path, atomic_write
-from factseek.rewrite.edits.features import FEATURES, Endpoint, step_features
+from factseek.rewrite.edits.features import FEATURES, Endpoint, feature_names, step_features
+from factseek.rewrite.edits.judge import JudgeModel
 from factseek.rewrite.transformer.infer import RewriteResult, WeighedEdit, WeighedStep
+from factseek.text import tokenize
 
 FORMAT_VERSION = 1
 MODEL_KIND = "factseek-edit-scorer"
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
 ARRAYS = ("mean", "std", "w1", "b1", "w2", "b2", "w3", "b3")
+JUDGE_PREFIX = "judge."  # the judge's arrays in model.safetensors
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,11 +53,17 @@ class EditScorer:
 
     arrays: Mapping[str, np.ndarray]
     features: tuple[str, ...] = FEATURES
+    judge: JudgeModel | None = None  # the learned judge of the pool (``judge.py``), if any
 
     def __post_init__(self) -> None:
         missing = [a for a in ARRAYS if a not in self.arrays]
         if missing:
             raise ModelError(f"edit scorer arrays missing: {', '.join(missing)}")
+        if self.features != feature_names(self.judge is not None):
+            raise ModelError(
+                "edit scorer features do not match this version's"
+                f" ({'with' if self.judge else 'without'} a judge)"
+            )
         if self.arrays["w1"].shape[0] != len(self.features):
             raise ModelError(
                 f"edit scorer reads {self.arrays['w1'].shape[0]} features, config names"
@@ -102,8 +111,14 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    arrays = dict(scorer.arrays)
+    if scorer.judge is not None:
+        arrays.update({JUDGE_PREFIX + k: v for k, v in scorer.judge.arrays.items()})
     with atomic_path(out / WEIGHTS_FILE) as tmp:
-        save_file({k: np.ascontiguousarray(v, np.float32) for k, v in scorer.arrays.items()}, str(tmp))  # fmt: skip
+        save_file({k: np.ascontiguousarray(v, np.float32) for k, v in arrays.items()}, str(tmp))
+    judge = None
+    if scorer.judge is not None:
+        judge = {"features": list(scorer.judge.features), "hidden": int(scorer.judge.arrays["w1"].shape[1])}  # fmt: skip
     doc = {
         "format_version": FORMAT_VERSION,
         "kind": MODEL_KIND,
@@ -113,6 +128,7 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
         "max_edits": policy.max_edits,
         "k": policy.k,
         "encoder": policy.encoder,
+        **({"judge": judge} if judge else {}),
         **policy.meta,
     }
     atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
@@ -155,10 +171,19 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
         raise ModelError(f"{cfg}: not a {MODEL_KIND}")
     if doc.get("kind") != MODEL_KIND or doc.get("format_version") != FORMAT_VERSION:
         raise ModelError(f"{cfg}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}")
+    judge = None
+    if isinstance(doc.get("judge"), dict):
+        from factseek.rewrite.edits.judge import FEATURES as JUDGE_INPUTS
+
+        if tuple(doc["judge"].get("features", ())) != JUDGE_INPUTS:
+            raise ModelError(f"{cfg}: its judge reads other features than this version computes")
+        n = len(JUDGE_PREFIX)
+        judge = JudgeModel(arrays={k[n:]: v for k, v in arrays.items() if k.startswith(JUDGE_PREFIX)})  # fmt: skip
+        arrays = {k: v for k, v in arrays.items() if not k.startswith(JUDGE_PREFIX)}
     features = tuple(doc["features"])
-    if features != FEATURES:
+    if features != feature_names(judge is not None):
         raise ModelError(f"{cfg}: trained on other features than this version computes")
-    known = {"format_version", "kind", "features", "hidden", "threshold", "max_edits", "k", "encoder"}  # fmt: skip
+    known = {"format_version", "kind", "features", "hidden", "threshold", "max_edits", "k", "encoder", "judge"}  # fmt: skip
     policy = EditPolicy(
         threshold=math.inf if doc["threshold"] is None else float(doc["threshold"]),
         max_edits=int(doc["max_edits"]),
@@ -166,7 +191,7 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
         encoder=str(doc.get("encoder", "minilm")),
         meta={k: v for k, v in doc.items() if k not in known},
     )
-    return EditScorer(arrays=arrays, features=features), policy
+    return EditScorer(arrays=arrays, features=features, judge=judge), policy
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -217,13 +242,17 @@ class EditRewriter:
             why = f"made {budget} edit{'s' if budget != 1 else ''}, this model's budget"
             weighed: list[WeighedStep] = []
             claim_ranking = None
+            claim_terms = frozenset(tokenize(text))
             for step_no in range(budget):
                 cands = actions.expand(tq)
                 if not cands:
                     stopped = "no-edit"
                     why = "the query allows no edit (nothing to remove, no WordNet synonym, no verb to put in the present)"  # fmt: skip
                     break
-                step = step_features(self.endpoint, vector, tq, cands, claim_ranking)
+                step = step_features(
+                    self.endpoint, vector, tq, cands, claim_ranking,
+                    judge=self.scorer.judge, claim_terms=claim_terms,
+                )  # fmt: skip
                 claim_ranking = claim_ranking or step.current
                 pred = self.scorer.predict(step.features)
                 best = int(np.argmax(pred))  # ties: the first in expand order

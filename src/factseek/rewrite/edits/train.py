@@ -34,8 +34,10 @@ from factseek.datasets.retrieval import RetrievalClaim
 from factseek.errors import InputError
 from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, parse_metric
-from factseek.rewrite.edits.features import FEATURES, Endpoint, step_features
+from factseek.rewrite.edits.features import Endpoint, feature_names, step_features
+from factseek.rewrite.edits.judge import JudgeModel
 from factseek.rewrite.edits.model import EditPolicy, EditScorer
+from factseek.text import tokenize
 
 #: -1: always take the best edit (an AP change cannot be below -1); +inf: abstain.
 THRESHOLDS = (-1.0, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, math.inf)
@@ -74,13 +76,15 @@ def _rows_key(
     corpus: str,
     policy: EditScorer | None,
     steps: int,
+    judge: JudgeModel | None = None,
 ) -> str:
     h = hashlib.blake2b(digest_size=16)
-    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(FEATURES), str(steps)):
+    names = feature_names(judge is not None)
+    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(names), str(steps)):
         h.update(part.encode() + b"\0")
-    if policy is not None:
-        for name in sorted(policy.arrays):
-            h.update(np.ascontiguousarray(policy.arrays[name]).tobytes())
+    for arrays in (policy.arrays if policy else {}, judge.arrays if judge else {}):
+        for name in sorted(arrays):
+            h.update(np.ascontiguousarray(arrays[name]).tobytes())
     for c in claims:
         h.update(f"{c.id}\1{c.text}\1{','.join(c.relevant)}\0".encode())
     return h.hexdigest()
@@ -96,6 +100,7 @@ def collect(
     cache: tuple[Path, str] | None = None,
     policy: EditScorer | None = None,
     steps: int = 1,
+    judge: JudgeModel | None = None,
 ) -> StepData:
     """Single-edit rows of every claim (see the module docstring). With a ``policy`` (a scorer
     fit before) and ``steps > 1``, each claim then follows the policy's best edit while its
@@ -108,7 +113,7 @@ def collect(
 
     path = None
     if cache is not None:
-        key = _rows_key(claims, reward, encoder, cache[1], policy, steps)
+        key = _rows_key(claims, reward, encoder, cache[1], policy, steps, judge)
         path = cache[0] / f"{key}.npz"
         if path.is_file():
             with np.load(path) as z:
@@ -123,13 +128,14 @@ def collect(
     t0 = time.perf_counter()
     for i, (c, tq, v) in enumerate(zip(claims, tagged, vectors, strict=True)):
         rel = frozenset(c.relevant)
+        terms = frozenset(tokenize(c.text))
         claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
         reward0[i] = current = score(claim_ranking, rel)
         for s in range(steps if policy is not None else 1):
             cands = actions.expand(tq)
             if not cands:
                 break
-            step = step_features(endpoint, v, tq, cands, claim_ranking)
+            step = step_features(endpoint, v, tq, cands, claim_ranking, judge=judge, claim_terms=terms)  # fmt: skip
             rewards = np.array([score(r, rel) for r in step.rankings])
             xs.append(step.features)
             ys.append(rewards - current)
@@ -168,8 +174,10 @@ def fit_scorer(
     lr: float = 2e-3,
     weight_decay: float = 1e-4,
     seed: int = 0,
+    judge: JudgeModel | None = None,
 ) -> EditScorer:
-    """Fit the MLP to the rows (Huber loss, delta 0.1); returns numpy arrays."""
+    """Fit the MLP to the rows (Huber loss, delta 0.1); returns numpy arrays. ``judge``: the
+    judge the rows' ``JUDGE_FEATURES`` came from (kept with the scorer)."""
     import torch
 
     torch.manual_seed(seed)
@@ -201,7 +209,7 @@ def fit_scorer(
         "w1": w[0].T.copy(), "b1": w[1], "w2": w[2].T.copy(), "b2": w[3],
         "w3": w[4].T.copy(), "b3": w[5],
     }  # fmt: skip
-    return EditScorer(arrays=arrays, features=FEATURES)
+    return EditScorer(arrays=arrays, features=feature_names(judge is not None), judge=judge)
 
 
 def rollout(
@@ -224,6 +232,7 @@ def rollout(
     reward0 = np.zeros(n)
     for i, (c, v) in enumerate(zip(claims, vectors, strict=True)):
         rel = frozenset(c.relevant)
+        terms = frozenset(tokenize(c.text))
         tq = actions.tag(c.text)
         claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
         reward0[i] = current = score(claim_ranking, rel)
@@ -232,7 +241,9 @@ def rollout(
             if not cands:
                 rewards[i, s:] = current
                 break
-            step = step_features(endpoint, v, tq, cands, claim_ranking)
+            step = step_features(
+                endpoint, v, tq, cands, claim_ranking, judge=scorer.judge, claim_terms=terms
+            )
             p = scorer.predict(step.features)
             best = int(np.argmax(p))
             pred[i, s] = p[best]
