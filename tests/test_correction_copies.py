@@ -164,6 +164,10 @@ def test_the_review_page_and_the_export_say_where_a_correction_reached(tmp_path)
         )
         assert r.status_code == 200
         page = r.text
+        # a verdict the reviewer sets rests on the copies too, and the History row says so
+        c.post(f"{path}/verdict", data={"csrf_token": token, "label": "factseek:true"})
+        row = c.get("/history").text.split("<tbody>")[1]
+        assert "set by maria" in row and "rests on E1, E2, E5<" in row
     assert "Also applied to" in page and "same sentence, same question" in page
     assert '<a href="#card-E2">E2</a>, <a href="#card-E5">E5</a>' in page
     assert "Corrected on" in page and '<a href="#card-E1">E1</a>: same sentence' in page
