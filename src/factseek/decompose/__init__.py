@@ -37,8 +37,29 @@ def dedup(questions: Iterable[Question]) -> list[Question]:
     return out
 
 
+_FIXED = ("claim", "user", "gold")  # sources merge_same never merges away
+
+
 def _asks_about(q: Question) -> frozenset[str]:
     return frozenset(stem(w) for w in tokenize(q.text) if w not in _ASKING)
+
+
+def _mergeable(q: Question, asks: frozenset[str]) -> bool:
+    return q.source not in _FIXED and len(asks) >= 2
+
+
+def _asks_same(a: frozenset[str], b: frozenset[str], extra: int) -> bool:
+    small, big = (a, b) if len(a) <= len(b) else (b, a)
+    return small <= big and len(big - small) <= extra
+
+
+def same_question(a: Question, b: Question, extra: int = 2) -> bool:
+    """Whether ``a`` and ``b`` are one question: the same text (whitespace aside), or two that
+    ``merge_same`` would merge."""
+    if " ".join(a.text.split()) == " ".join(b.text.split()):
+        return True
+    mine, theirs = _asks_about(a), _asks_about(b)
+    return _mergeable(a, mine) and _mergeable(b, theirs) and _asks_same(mine, theirs, extra)
 
 
 def merge_same(questions: Sequence[Question], extra: int = 2) -> list[Question]:
@@ -51,20 +72,16 @@ def merge_same(questions: Sequence[Question], extra: int = 2) -> list[Question]:
     of the first. A different number, name or verb keeps them apart. The claim itself and the
     questions a user wrote (``source`` "claim", "user", "gold") are never merged away.
     """
-    fixed = ("claim", "user", "gold")
     kept: list[tuple[Question, frozenset[str]]] = []
     for q in questions:
         mine = _asks_about(q)
-        if q.source in fixed or len(mine) < 2:
+        if not _mergeable(q, mine):
             kept.append((q, mine))
             continue
         for k, (other, theirs) in enumerate(kept):
-            if other.source in fixed or len(theirs) < 2:
-                continue
-            if theirs <= mine and len(mine - theirs) <= extra:
-                kept[k] = (q, mine) if mine != theirs else kept[k]  # the more specific stays
-                break
-            if mine <= theirs and len(theirs - mine) <= extra:
+            if _mergeable(other, theirs) and _asks_same(mine, theirs, extra):
+                if len(mine) > len(theirs):
+                    kept[k] = (q, mine)  # the more specific stays
                 break
         else:
             kept.append((q, mine))

@@ -2,6 +2,7 @@
 
 - ``history``: the SQLite history of runs with their reviewed state;
 - ``feedback``: corrections and reviewers' decisions with who and when;
+- ``copies``: how far a card correction reaches (the same sentence for the same question);
 - ``apply``: a report with corrections applied (answers and the rules verdict recomputed),
   its ``ReviewRecord``, and the corrections a rerun carries forward;
 - ``ratings``: the organisation's rating scale and its schema.org 1-5 mapping;

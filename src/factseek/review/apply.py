@@ -2,8 +2,9 @@
 
 ``cards(report, corrections)`` gives one ``Card`` per evidence card (``Report.evidence``), or, for
 reports without evidence cards, one per summary (ids ``S1``, ``S2``, ... in summary order, quoting
-the summary's sentences with their offsets). Corrections in force (``feedback.in_force``) mark a
-card irrelevant or set its stance, and say who did it.
+the summary's sentences with their offsets). Corrections in force (``copies.force``: the latest
+per card, and one made on a card quoting the same sentence for the same question) mark a card
+irrelevant or set its stance, and say who did it and, for a copy, on which card.
 
 ``reviewed(report, corrections, ratings)`` is the report as the record stands, still a valid
 ``Report`` for every renderer:
@@ -12,7 +13,9 @@ card irrelevant or set its stance, and say who did it.
    irrelevant become ``relevant=False``; a stance set by a reviewer becomes a ``StanceResult``
    with ``model="user:NAME"``, and counts as they read it (a card whose figure the machine found
    said of another thing, ``Evidence.figure_of_other``, is no longer kept from counting as
-   support). Each change adds a note naming who, when and what the pipeline said.
+   support). Each change adds a note naming who, when and what the pipeline said, and each
+   correction that reached copies of its card a note naming them ("also applied to E4, E7: same
+   sentence, same question").
 2. A question with a card dropped or re-stanced is answered again by the report's own rules
    (``judge.verdict.answer_questions``); when the verdict came from those rules (a judge named
    ``stance-rules...``), the verdict is recomputed by them too (``StanceRules.judge``). Another
@@ -31,9 +34,10 @@ card irrelevant or set its stance, and say who did it.
    Every decision is a note, earlier ones marked "replaced later", each with who and when.
 
 ``carry_forward(old, corrections, new)`` brings a reviewer's card corrections from a run to its
-rerun wherever the same evidence reappears: same URL and same quoted text (whitespace aside)
-under the same question (a card is judged relevant, or for or against, per question), never by
-card id. It lists the corrections that no longer apply and why (a verdict is decided again on
+rerun wherever the same evidence reappears: the same sentence (``copies.sentence_key``) under the
+same question (``decompose.same_question``: a card is judged relevant, or for or against, per
+question), on the same page where the rerun still quotes it there, else wherever it does; never
+by card id. It lists the corrections that no longer apply and why (a verdict is decided again on
 each run's evidence).
 """
 
@@ -45,6 +49,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from factseek.decompose import same_question
+from factseek.review import copies
 from factseek.review.feedback import Correction, decision, in_force
 from factseek.review.history import ReviewState
 from factseek.review.ratings import DEFAULT_RATINGS, RatingScale, label_words
@@ -91,6 +97,9 @@ class Card:
     relevant: bool = True
     relevance_by: str = ""  # the user who marked relevance ("" = the pipeline's opinion)
     stance_by: str = ""  # the user who set the stance ("" = the model's)
+    relevance_from: str = ""  # the card the relevance mark was made on, when not this one
+    stance_from: str = ""  # the card the stance was set on, when not this one
+    applied_to: tuple[str, ...] = ()  # the copies this card's corrections also reached
 
 
 def user_stance(label: str, user: str) -> StanceResult:
@@ -150,17 +159,31 @@ def _base_cards(report: Report) -> list[Card]:
 
 
 def cards(report: Report, corrections: Iterable[Correction] = ()) -> list[Card]:
-    """The report's cards with the corrections in force applied."""
-    force = in_force(corrections)
+    """The report's cards with the corrections in force applied (copies included)."""
+    corrections = list(corrections)
+    force = copies.force(report, corrections)
+    reached = copies.reached(report, corrections)
     out = []
     for card in _base_cards(report):
         rel = force.get(("relevance", card.id))
         if rel is not None:
-            card = replace(card, relevant=bool(rel.value["relevant"]), relevance_by=rel.user)
+            card = replace(
+                card,
+                relevant=bool(rel.value["relevant"]),
+                relevance_by=rel.user,
+                relevance_from=copies.made_on(rel, card.id),
+            )
         st = force.get(("stance", card.id))
         if st is not None:
-            card = replace(card, stance=user_stance(st.value["label"], st.user), stance_by=st.user)
-        out.append(card)
+            card = replace(
+                card,
+                stance=user_stance(st.value["label"], st.user),
+                stance_by=st.user,
+                stance_from=copies.made_on(st, card.id),
+            )
+        mine = (c for c in (rel, st) if c is not None and c.target == card.id)
+        also = dict.fromkeys(x for c in mine for x in reached.get(c.id, ()))
+        out.append(replace(card, applied_to=tuple(also)))
     return out
 
 
@@ -259,6 +282,7 @@ def _decide(
     report: Report,
     verdict: Verdict,
     corrections: list[Correction],
+    force: dict[tuple[str, str], Correction],
     ratings: RatingScale,
     notes: list[str],
 ) -> tuple[Verdict, ReviewRecord]:
@@ -293,7 +317,7 @@ def _decide(
             explanation=note,
             scale=str(common["scale"]),
             rationale=note,
-            evidence_ids=confirmed(report, in_force(corrections)),  # what the reviewer confirmed
+            evidence_ids=confirmed(report, force),  # what the reviewer confirmed
         )
         return mine, ReviewRecord(status="set", **common)  # type: ignore[arg-type]
     same = verdict.judged and (verdict.label, verdict.scale) == (label, scale)
@@ -328,7 +352,7 @@ def review_state(
 ) -> Reviewed:
     """``reviewed``'s report with the machine's verdict after the corrections."""
     corrections = list(corrections)
-    force = in_force(corrections)
+    force = copies.force(report, corrections)
     notes = list(report.notes)
     evidence: list[Evidence] = []
     dropped: set[str] = set()
@@ -338,7 +362,9 @@ def review_state(
         if rel is not None and not rel.value["relevant"]:
             dropped.add(e.id)
             changed.add(e.question)
-            notes.append(f"evidence {e.id} ({e.url}) marked irrelevant by {_when(rel)}")
+            notes.append(
+                f"evidence {e.id} ({e.url}) marked irrelevant by {_when(rel)}{copies.note(rel, e.id)}"
+            )
             continue
         st = force.get(("stance", e.id))
         if st is not None:
@@ -359,6 +385,7 @@ def review_state(
             changed.add(e.question)
             notes.append(
                 f"stance of {e.id} set to {st.value['label']} by {_when(st)} (model: {was}){lifted}"
+                + copies.note(st, e.id)
             )
         evidence.append(e)
     summaries: list[Summary] = []
@@ -369,6 +396,12 @@ def review_state(
             s = replace(s, relevant=bool(rel.value["relevant"]))
             notes.append(f"summary S{i} ({s.url}) marked {mark} by {_when(rel)}")
         summaries.append(s)
+    by_id = {c.id: c for c in corrections}
+    for cid, ids in copies.reached(report, corrections).items():
+        c = by_id[cid]
+        notes.append(
+            f"{c.target} {what(c)} by {c.user}: also applied to {', '.join(ids)}: {copies.WHY}"
+        )
     answers, machine_now, was = _recompute(report, evidence, changed, dropped)
     machine = report.verdict
     if changed and machine.judged and not by_rules(machine):
@@ -384,7 +417,7 @@ def review_state(
     carry = force.get(("carry", ""))
     if carry is not None:
         notes.extend(carry_notes(carry))
-    verdict, record = _decide(report, machine_now, corrections, ratings, notes)
+    verdict, record = _decide(report, machine_now, corrections, force, ratings, notes)
     out = replace(
         report,
         evidence=tuple(evidence),
@@ -493,8 +526,8 @@ def what(c: Correction) -> str:
     return c.kind
 
 
-def _key(card: Card) -> tuple[str, str]:
-    return card.url.strip(), " ".join(" ".join(q.text for q in card.quotes).split())
+def _quote(card: Card) -> str:
+    return " ".join(" ".join(q.text for q in card.quotes).split())
 
 
 def carry_forward(
@@ -504,9 +537,9 @@ def carry_forward(
     docstring)."""
     corrections = list(corrections)
     old_cards = {c.id: c for c in _base_cards(old)}
-    index: dict[tuple[str, str], list[Card]] = {}
+    index: dict[str, list[Card]] = {}
     for c in _base_cards(new):
-        index.setdefault(_key(c), []).append(c)
+        index.setdefault(copies.sentence_key(_quote(c)), []).append(c)
     carried: list[Carried] = []
     missing: list[NotCarried] = []
     for (kind, target), c in sorted(in_force(corrections).items(), key=lambda kv: kv[1].id):
@@ -520,9 +553,11 @@ def carry_forward(
         if card is None:
             missing.append(NotCarried(source=c, card=target, why="no such card in the run"))
             continue
-        quote = _key(card)[1]
-        here = index.get(_key(card), [])
-        same_q = [m for m in here if m.question == card.question]
+        quote = _quote(card)
+        here = index.get(copies.sentence_key(quote), [])
+        asked = copies.question_of(old, card.question)
+        same_q = [m for m in here if same_question(asked, copies.question_of(new, m.question))]
+        same_q = [m for m in same_q if m.url.strip() == card.url.strip()] or same_q
         if here and not same_q:
             why = "the quote now stands under another question (it is judged per question)"
             missing.append(NotCarried(source=c, card=target, url=card.url, quote=quote, why=why))

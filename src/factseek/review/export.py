@@ -34,7 +34,9 @@ Every file is written by ``review.claimreview.dumps``: ``<``, ``>`` and ``&`` in
   marked ``"automated": true`` (``web.claimreview.automated_verdict``), never as a review.
 
 Carried corrections (a rerun's copies of an earlier run's, ``carried_from``) are not exported
-again: each judgement is one training example.
+again, nor the cards a correction reached because they quote the same sentence for the same
+question (``review.copies``): each judgement is one training example, and its row lists those
+cards (``applied_to``). They count as confirmed for ``rewrite_queries.jsonl``.
 """
 
 from __future__ import annotations
@@ -46,8 +48,9 @@ from typing import Any
 
 from factseek.errors import InputError
 from factseek.files import atomic_write
+from factseek.review import copies
 from factseek.review.apply import Card, cards, reviewed
-from factseek.review.feedback import Correction, FeedbackLog, by_run, decision, in_force
+from factseek.review.feedback import Correction, FeedbackLog, by_run, decision
 from factseek.review.history import History
 from factseek.review.ratings import DEFAULT_RATINGS, MACHINE_SCALES, RatingScale
 from factseek.types import Claim, Report
@@ -121,7 +124,12 @@ def decompose_example(claim: Claim, questions: Iterable[str]) -> dict[str, Any]:
     }
 
 
-def _stance_rows(report: Report, run_cards: list[Card], force: Mapping[Any, Correction]):
+def _stance_rows(
+    report: Report,
+    run_cards: list[Card],
+    force: Mapping[Any, Correction],
+    reached: Mapping[int, tuple[str, ...]],
+):
     for card in run_cards:
         rel = force.get(("relevance", card.id))
         st = force.get(("stance", card.id))
@@ -133,6 +141,8 @@ def _stance_rows(report: Report, run_cards: list[Card], force: Mapping[Any, Corr
             continue
         if "carried_from" in by.value:  # the earlier run exported this judgement already
             continue
+        if by.target != card.id:  # a copy's judgement: exported once, from the card it was made on
+            continue
         question = card.question or report.claim.text
         yield {
             "question": question,
@@ -141,6 +151,7 @@ def _stance_rows(report: Report, run_cards: list[Card], force: Mapping[Any, Corr
             "label": label,
             "url": card.url,
             "card": card.id,
+            "applied_to": list(reached.get(by.id, ())),
             "user": by.user,
             "created": by.created,
         }
@@ -197,14 +208,15 @@ def export(
         report = run.report
         if report is None:
             continue
-        force = in_force(corrected[run_id])
+        force = copies.force(report, corrected[run_id])
         run_cards = cards(report, corrected[run_id])
         q = force.get(("questions", ""))
         if q is not None:
             rows["decompose.jsonl"].append(
                 {**decompose_example(report.claim, q.value["after"]), "run_id": run_id}
             )
-        for row in _stance_rows(report, run_cards, force):
+        reached = copies.reached(report, corrected[run_id])
+        for row in _stance_rows(report, run_cards, force, reached):
             rows["stance.jsonl"].append({**row, "run_id": run_id})
         accepted = False
         sent = {r.query.question: r.query.text for r in report.results}

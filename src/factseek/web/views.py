@@ -25,6 +25,7 @@ from factseek.report.words import (
     reliability_line,
     verdict_sentence,
 )
+from factseek.review import copies
 from factseek.review.apply import Card, Reviewed, cards, review_state
 from factseek.review.claimreview import refusal
 from factseek.review.feedback import Correction, in_force
@@ -120,6 +121,7 @@ class Review:
     sections: tuple[Section, ...]
     summary_cards: bool  # True: cards are summaries, shown in the last section
     corrections: tuple[Correction, ...] = ()
+    reached: dict[int, tuple[str, ...]] = field(default_factory=dict)  # correction -> copies
     counts: dict[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # what the corrections did (carried forward, recomputed...)
     carry: Correction | None = None  # what this rerun brought forward
@@ -272,6 +274,7 @@ def review(
         sections=tuple(sections),
         summary_cards=summary_cards,
         corrections=tuple(sorted(corrections, key=lambda c: -c.id)),
+        reached=copies.reached(report, corrections),
         counts={
             "cards": len(all_cards),
             "irrelevant": sum(not c.relevant for c in all_cards),
