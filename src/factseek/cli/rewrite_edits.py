@@ -54,6 +54,22 @@ def train_edits(
     ] = 2,
     seed: Annotated[int, typer.Option(help="Random seed (initial weights, batch order).")] = 0,
     limit: Annotated[int, typer.Option(min=0, help="First N training claims (0: all).")] = 0,
+    judge: Annotated[
+        bool,
+        typer.Option(
+            help="Learn the judge of which pooled result is the evidence (rewrite/edits/judge.py)"
+            " on the training claims' pools, and give the scorer its features."
+        ),
+    ] = True,
+    judge_claims: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Fit the judge on this many --split claims after the first --limit ones (claims"
+            " the scorer does not fit on, so it learns how far to trust the judge on new"
+            " claims); 0: on the scorer's own claims.",
+        ),
+    ] = 0,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Fit an edit scorer on single edits of the --split claims (BM25 endpoint), choose its
@@ -74,8 +90,11 @@ def train_edits(
     if val_claims is None and (split is SplitName.all or split == val_split):
         raise InputError("--split and --val-split must be two different sides of the split")
     data = load_retrieval(claims, corpus, data_format.value)
-    fit_claims = select_split(data.claims, split.value)
-    fit_claims = fit_claims[:limit] if limit else fit_claims
+    side = select_split(data.claims, split.value)
+    fit_claims = side[:limit] if limit else side
+    judge_side = side[limit : limit + judge_claims] if judge_claims else fit_claims
+    if judge and judge_claims and (not limit or not judge_side):
+        raise InputError("--judge-claims takes claims after the first --limit: give --limit too")
     val_data = data
     if val_claims is not None:
         val_data = load_retrieval(val_claims, val_corpus, data_format.value)
@@ -94,13 +113,19 @@ def train_edits(
         BM25Retriever.from_docs(data.pairs()), data.pairs(), vectors.embeddings, enc, k=k
     )
     cache = (cache_root() / "rewrite-edits", corpus_info(data.pairs())["fingerprint"])
+    judged = None
+    if judge:
+        from factseek.rewrite.edits.judge import fit as fit_judge
+
+        xs, ys = edit_train.judge_pools(judge_side, endpoint, enc, progress=True)
+        judged = fit_judge(xs, ys, seed=seed)
     scorer = None
     for _ in range(rounds):
         rows = edit_train.collect(
             fit_claims, endpoint, enc, reward=reward, progress=True, cache=cache,
-            policy=scorer, steps=max(edit_train.BUDGETS),
+            policy=scorer, steps=max(edit_train.BUDGETS), judge=judged,
         )  # fmt: skip
-        scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed)
+        scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed, judge=judged)  # fmt: skip
     roll = edit_train.rollout(scorer, val_side, endpoint, enc, reward=reward)
     choice = edit_train.choose(roll, seed=seed)
     meta = {
@@ -108,7 +133,8 @@ def train_edits(
                   "validation_source": Path(val_claims or claims).name, "validation_split": val_split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
                   "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
-                  "seed": seed},
+                  "seed": seed, "judge": judge,
+                  "judge_claims": len(judge_side) if judge else 0},
         # what `rewrite eval` checks: never evaluate on that side of that claims set
         "bfs": {"split": split.value, "claims": claims_fingerprint(data.claims)},
     }  # fmt: skip

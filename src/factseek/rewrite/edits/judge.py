@@ -122,6 +122,7 @@ def fit(
     hidden: int = 32,
     epochs: int = 8,
     lr: float = 3e-3,
+    batch: int = 128,
     seed: int = 0,
 ) -> JudgeModel:
     """Fit listwise on pools (``xs[i]``: features of pool i; ``ys[i]``: its relevance, bool);
@@ -137,22 +138,29 @@ def fit(
     mean = allx.mean(axis=0).astype(np.float32)
     std = allx.std(axis=0)
     std = np.where(std > 1e-6, std, 1.0).astype(np.float32)
-    pools = [(torch.from_numpy((xs[i] - mean) / std), torch.from_numpy(np.asarray(ys[i], np.float32))) for i in keep]  # fmt: skip
+    width = max(len(xs[i]) for i in keep)
+    x = np.zeros((len(keep), width, len(mean)), np.float32)
+    y = np.zeros((len(keep), width), np.float32)
+    valid = np.zeros((len(keep), width), bool)
+    for row, i in enumerate(keep):
+        n = len(xs[i])
+        x[row, :n] = (xs[i] - mean) / std
+        y[row, :n] = np.asarray(ys[i], np.float32)
+        valid[row, :n] = True
+    y /= y.sum(axis=1, keepdims=True)  # the target: spread over the relevant documents
+    xt, yt, vt = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(valid)
     net = torch.nn.Sequential(
         torch.nn.Linear(len(mean), hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)
     )
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    batch = 64
     for _ in range(epochs):
-        order = rng.permutation(len(pools))
+        order = torch.from_numpy(rng.permutation(len(keep)))
         for s in range(0, len(order), batch):
-            loss = torch.zeros(())
-            for j in order[s : s + batch]:
-                x, y = pools[j]
-                logp = torch.log_softmax(net(x).squeeze(-1), dim=0)
-                loss = loss - (logp * y).sum() / y.sum()
+            idx = order[s : s + batch]
+            logits = net(xt[idx]).squeeze(-1).masked_fill(~vt[idx], -1e9)
+            loss = -(torch.log_softmax(logits, dim=1) * yt[idx]).sum(dim=1).mean()
             opt.zero_grad(set_to_none=True)
-            (loss / batch).backward()
+            loss.backward()
             opt.step()
     w = [p.detach().numpy().astype(np.float32) for p in net.parameters()]
     arrays = {"mean": mean, "std": std, "w1": w[0].T.copy(), "b1": w[1],

@@ -165,6 +165,42 @@ def collect(
     return data
 
 
+def judge_pools(
+    claims: Sequence[RetrievalClaim],
+    endpoint: Endpoint,
+    encoder: object,
+    *,
+    progress: bool = False,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The judge's training pools: for each claim, the pool of its first step (the claim's and
+    each single edit's top-k), the ``judge.FEATURES`` of every pooled document and whether it is
+    one of the claim's relevant documents."""
+    from factseek.rewrite.edits.judge import pool_features
+    from factseek.rewrite.environment import actions
+
+    k = endpoint.k
+    vectors = np.asarray(encoder.encode([c.text for c in claims]), np.float32)  # type: ignore[attr-defined]
+    xs, ys = [], []
+    t0 = time.perf_counter()
+    for i, (c, tq) in enumerate(zip(claims, actions.tag_many([c.text for c in claims]), strict=True)):  # fmt: skip
+        current = endpoint.retriever.rank([tq.text], k)[0]
+        texts = [t for _, t in actions.expand(tq)]
+        lists = [current, *(endpoint.retriever.rank_edits(tq.text, texts, k) if texts else [])]
+        count: dict[str, int] = {}
+        for r in lists:
+            for d in r:
+                count[d] = count.get(d, 0) + 1
+        pool = list(count)
+        cos = endpoint.vectors(pool) @ vectors[i] if pool else np.zeros(0, np.float32)
+        terms = [endpoint.terms(d) for d in pool]
+        xs.append(pool_features(frozenset(tokenize(c.text)), cos, pool, terms, current, count, len(lists)))  # fmt: skip
+        rel = set(c.relevant)
+        ys.append(np.array([d in rel for d in pool]))
+        if progress and (i + 1) % 2000 == 0:
+            print(f"judge pools: {i + 1}/{len(claims)} claims, {time.perf_counter() - t0:.0f} s", flush=True)  # fmt: skip
+    return xs, ys
+
+
 def fit_scorer(
     data: StepData,
     *,

@@ -1,0 +1,126 @@
+"""The edit scorer's learned judge: its features, its fit, and its place in the scorer."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tests.test_rewrite_edits import DOCS, ENC, endpoint
+
+from factseek.errors import ModelError
+from factseek.rewrite.edits.features import FEATURES, JUDGE_FEATURES, feature_names, step_features
+from factseek.rewrite.edits.judge import FEATURES as JUDGE_INPUTS
+from factseek.rewrite.edits.judge import JudgeModel, fit, pool_features
+from factseek.rewrite.edits.model import EditPolicy, EditRewriter, EditScorer, load, save
+from factseek.rewrite.environment import actions
+
+
+def test_pool_features_by_hand():
+    claim = frozenset({"mayor", "budget"})
+    pool = ["a", "b", "c"]
+    terms = [frozenset({"mayor", "budget", "city"}), frozenset({"mayor"}), frozenset({"cats"})]
+    cos = np.array([0.5, 0.9, 0.1], np.float32)
+    x = pool_features(claim, cos, pool, terms, ["c", "a"], {"a": 2, "b": 1, "c": 1}, 4)
+    f = {n: x[:, i] for i, n in enumerate(JUDGE_INPUTS)}
+    assert f["cos_gap"].tolist() == pytest.approx([-0.4, 0.0, -0.8])
+    assert f["cos_rank"].tolist() == pytest.approx([1 / 12, 1 / 11, 1 / 13])
+    assert f["bm25_rank"].tolist() == pytest.approx([1 / 12, 1 / 13, 1 / 11])  # b: not in (k+1)
+    assert f["fused"].tolist() == pytest.approx((f["cos_rank"] + f["bm25_rank"]).tolist())
+    assert f["lists"].tolist() == pytest.approx([0.5, 0.25, 0.25])
+    # pool IDF: mayor in 2 of 3 pooled documents, budget in 1
+    w_mayor, w_budget = math.log(4 / 2.5), math.log(4 / 1.5)
+    assert f["idf_cover"].tolist() == pytest.approx([1.0, w_mayor / (w_mayor + w_budget), 0.0])
+    assert f["doc_cover"].tolist() == pytest.approx([2 / 3, 1.0, 0.0])
+
+
+def test_fit_learns_which_pooled_document_is_the_evidence():
+    pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    xs, ys = [], []
+    for _ in range(300):  # the evidence: high idf_cover, cosine is noise
+        n = int(rng.integers(5, 30))
+        x = rng.normal(size=(n, len(JUDGE_INPUTS))).astype(np.float32)
+        y = np.zeros(n, bool)
+        y[int(rng.integers(n))] = True
+        x[y, JUDGE_INPUTS.index("idf_cover")] += 3.0
+        xs.append(x)
+        ys.append(y)
+    judge = fit(xs[:200], ys[:200], epochs=30, seed=0)
+    hits = [y[int(np.argmax(judge.score(x)))] for x, y in zip(xs[200:], ys[200:], strict=True)]
+    assert np.mean(hits) > 0.8
+    cos = [y[int(np.argmax(x[:, 0]))] for x, y in zip(xs[200:], ys[200:], strict=True)]
+    assert np.mean(cos) < 0.3  # the cosine alone is at chance here
+    p = judge.probabilities(xs[0])
+    assert p.sum() == pytest.approx(1.0, abs=1e-5) and (p >= 0).all()
+    again = fit(xs[:200], ys[:200], epochs=30, seed=0)
+    assert np.array_equal(again.score(xs[0]), judge.score(xs[0]))  # seeded
+    with pytest.raises(ModelError, match="no pool holds a relevant document"):
+        fit(xs[:3], [np.zeros(len(x), bool) for x in xs[:3]])
+
+
+def _judge() -> JudgeModel:
+    rng = np.random.default_rng(1)
+    f, h = len(JUDGE_INPUTS), 4
+    return JudgeModel(
+        arrays={
+            "mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32),
+            "w1": rng.normal(size=(f, h)).astype(np.float32), "b1": np.zeros(h, np.float32),
+            "w2": rng.normal(size=(h, 1)).astype(np.float32), "b2": np.zeros(1, np.float32),
+        }
+    )  # fmt: skip
+
+
+def test_judge_features_follow_the_judges_probabilities():
+    ep, judge = endpoint(k=3), _judge()
+    claim = "the mayor approved cats budget"
+    tq = actions.tag(claim)
+    cands = actions.expand(tq)
+    vec = ENC.encode([claim])[0]
+    plain = step_features(ep, vec, tq, cands)
+    step = step_features(ep, vec, tq, cands, judge=judge, claim_terms=frozenset({"mayor"}))
+    assert step.features.shape == (len(cands), len(FEATURES) + len(JUDGE_FEATURES))
+    assert np.array_equal(step.features[:, : len(FEATURES)], plain.features)  # unchanged
+    pool = list(dict.fromkeys([*step.current, *(d for r in step.rankings for d in r)]))
+    lists = {d: sum(d in r for r in (step.current, *step.rankings)) for d in pool}
+    x = pool_features(
+        frozenset({"mayor"}), ep.vectors(pool) @ vec, pool, [ep.terms(d) for d in pool],
+        step.current, lists, len(cands) + 1,
+    )  # fmt: skip
+    p = dict(zip(pool, judge.probabilities(x).tolist(), strict=True))
+    f = {n: step.features[:, len(FEATURES) + i] for i, n in enumerate(JUDGE_FEATURES)}
+
+    def expected_ap(r):
+        return sum(p[d] / i for i, d in enumerate(r, 1))
+
+    for j, r in enumerate(step.rankings):
+        assert f["pje"][j] == pytest.approx(expected_ap(r), abs=1e-5)
+        assert f["pje_d"][j] == pytest.approx(expected_ap(r) - expected_ap(step.current), abs=1e-5)
+    assert f["pjmax"][0] == pytest.approx(max(p.values()), abs=1e-6)
+    assert f["pjtop"][0] == pytest.approx(p[step.current[0]], abs=1e-6)
+
+
+def test_a_scorer_with_a_judge_round_trips_and_rewrites(tmp_path: Path):
+    ep, judge = endpoint(k=3), _judge()
+    names = feature_names(True)
+    rng = np.random.default_rng(0)
+    h = 8
+    arrays = {
+        "mean": np.zeros(len(names), np.float32), "std": np.ones(len(names), np.float32),
+        "w1": rng.normal(size=(len(names), h)).astype(np.float32), "b1": np.zeros(h, np.float32),
+        "w2": rng.normal(size=(h, h)).astype(np.float32), "b2": np.zeros(h, np.float32),
+        "w3": rng.normal(size=(h, 1)).astype(np.float32), "b3": np.zeros(1, np.float32),
+    }  # fmt: skip
+    scorer = EditScorer(arrays=arrays, features=names, judge=judge)
+    with pytest.raises(ModelError, match="features do not match"):
+        EditScorer(arrays=arrays, features=names)  # judge features but no judge
+    save(tmp_path / "m", scorer, EditPolicy(threshold=-1.0, max_edits=2, k=3, encoder="letters"))
+    again, policy = load(tmp_path / "m")
+    assert again.judge is not None and again.features == names
+    x = rng.normal(size=(4, len(JUDGE_INPUTS))).astype(np.float32)
+    assert np.array_equal(again.judge.score(x), judge.score(x))
+    claims = [t for _, t in DOCS[:2]]
+    out = EditRewriter(again, policy, ep, ENC).rewrite(claims)
+    assert out == EditRewriter(scorer, policy, ep, ENC).rewrite(claims)
+    assert all(r.steps >= 1 for r in out)  # threshold -1: it takes its best edit
