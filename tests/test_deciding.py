@@ -227,3 +227,23 @@ def test_a_quoted_deciding_sentence_that_is_no_card_is_left_out_of_the_summary()
     kept = quotes_as_cards(summaries, [(0, 0, QUESTION.text)], notes)
     assert kept[0].sentences == () and not kept[0].relevant and kept[1] == summaries[1]
     assert len(notes) == 1 and "is not one of its cards" in notes[0]
+
+
+def test_a_later_report_is_no_syndicated_copy_of_the_plan_it_repeats_the_words_of() -> None:
+    words = (
+        "The Quillan Falls aquatic center, an $18 million pool paid for by the bond voters "
+        "approved in 2024, {} September 14 with a lap pool, a diving well and a splash pad for "
+        "small children."
+    )
+    plan = page("quillan-herald", "2026-04-21", "Pool date", words.format("will open"))
+    told = page("ostby-record", "2026-09-15", "Pool opens", words.format("opened"))
+    again = words.format("will open").replace("small", "young")  # a copy, one word changed
+    copy = page("quillan-weekly", "2026-04-23", "Pool date set", again)
+    docs = [plan, told, copy]
+    cands = evidence_candidates(CLAIM, [QUESTION], docs)
+    cards = select_evidence(
+        CLAIM, cands, STANCE.classify([(c.question, c.text) for c in cands]), docs
+    )
+    by_url = {e.url: e for e in cards}
+    assert by_url[told.url].independent and by_url[told.url].stance.label == "supports"
+    assert not by_url[copy.url].independent and "near-copy" in by_url[copy.url].note

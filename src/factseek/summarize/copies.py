@@ -2,7 +2,7 @@
 
 A card is not independent when its page says it republishes another outlet
 (``syndication_source``), or when it repeats the word triples of an earlier card from another
-site (``mark_copies``).
+site (``mark_copies``), unless one states as a plan what the other reports as done.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from factseek.summarize.deciding import states_plan
 from factseek.text import tokenize
 from factseek.text import words as all_words
 from factseek.types import Document, Evidence
@@ -60,9 +61,15 @@ def mark_copies(
     story does not, even where it shares the words (the demo's finance director and the blog
     before him: 80% of the sentence's words, 2 of its 16 triples), nor does a sentence that
     repeats one phrase of a longer one ("the transit budget has grown 40 percent since 2019":
-    54%). Each page is read once, however many cards it gives."""
+    54%), nor a card that reports what the other states as a plan ("opened on September 14"
+    after "will open September 14": ``deciding.states_plan``), however many words they share.
+    Each page is read once, however many cards it gives."""
     n_terms = [len(set(tokenize(c.text))) for c in cards]
     held = [triples(c.text) for c in cards]
+    plans = [
+        bool(planned - stated)
+        for planned, stated in (states_plan(c.text, c.question) for c in cards)
+    ]
     used = sorted(set(doc_of))  # ``documents[doc_of[i]]`` is card i's page
     opening = {d: triples(" ".join(documents[d].text.split()[:COPY_WORDS])) for d in used}
     source = {d: syndication_source(documents[d]) for d in used}
@@ -82,6 +89,8 @@ def mark_copies(
             continue
         for j in order[:pos]:
             if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
+                continue
+            if plans[i] != plans[j]:  # "opened on ..." reports what "will open ..." planned
                 continue
             # both ways: a short card is not a copy for being one phrase of a longer one
             same_card = min(share(held[i], held[j]), share(held[j], held[i])) >= threshold

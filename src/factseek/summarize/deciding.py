@@ -45,7 +45,8 @@ def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 _PLAN = re.compile(
     r"\b(?:will|shall|won't|going\s+to|"
     r"(?:is|are|was|were|be|been)\s+(?:expected|scheduled|set|slated|due|planned|poised)\s+to|"
-    r"(?:plans?|planned|planning|expects?|expected|expecting|intends?|intended|aims?|hopes?)\s+to)\b",
+    r"(?:plans?|planned|planning|expects?|expected|expecting|intends?|intended|aims?|hopes?)"
+    r"\s+to)\b",
     re.IGNORECASE,
 )
 

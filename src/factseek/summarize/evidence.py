@@ -6,11 +6,12 @@ pipeline calls it between the two):
 ``evidence_candidates(claim, questions, documents, cfg) -> [Candidate]``
 
 1. **Units.** Each kept document (in the order given, the pipeline's search order; the first
-   ``cfg.top_docs`` when set, and every page the summaries quote) is split into sentences (``extractive.sentence_spans``) within its
-   first ``cfg.max_chars`` characters. A document of at most ``cfg.short_doc`` words is one unit,
-   whole (a short answer, a post, a snippet). Sentences under ``cfg.min_words`` words are not
-   units; nor are questions (a sentence ending in "?": "What happened to water bills?" asks,
-   it states nothing to support or refute), nor exact repeats of an earlier unit's text (a quote of the repeat counts for the unit).
+   ``cfg.top_docs`` when set, and every page the summaries quote) is split into sentences
+   (``extractive.sentence_spans``) within its first ``cfg.max_chars`` characters. A document of
+   at most ``cfg.short_doc`` words is one unit, whole (a short answer, a post, a snippet).
+   Sentences under ``cfg.min_words`` words are not units; nor are questions (a sentence ending
+   in "?": "What happened to water bills?" asks, it states nothing to support or refute), nor
+   exact repeats of an earlier unit's text (a quote of the repeat counts for that unit).
 2. **Relevance** of a unit to a question is the share of the question's terms that the unit
    contains, each term weighted 1 to 2 by its IDF over all units of the call (1 + Lucene IDF /
    its value at df = 0): names count more than words every unit has. Terms (``match_terms``,
@@ -35,13 +36,15 @@ pipeline calls it between the two):
       *anchors*: those whose weight is at least the median of its word terms'), whatever their
       relevance: the sentence that gives the actual figure shares few words with a question
       that states another one;
-   c. every unit (or up to ``cfg.quoted``, when set) that a **summary quotes** (``quoted``
-      spans of the kept documents; ``deciding.overlaps``: the quote covers half of the unit or
-      the unit holds half of the quote, as a short brief's one unit holds its quoted sentence),
-      when it shares a term with the question, and the **best unit of each page the summaries
-      quote** (its most relevant for the question, of relevance at least ``cfg.min_relevance``),
-      so a sentence the report's summaries put forward, and each summarised page's deciding
-      sentence, is read for its stance too;
+   c. up to ``cfg.quoted`` more units that a **summary quotes** (``quoted`` spans of the kept
+      documents; ``deciding.overlaps``: the quote covers half of the unit or the unit holds half
+      of the quote, as a short brief's one unit holds its quoted sentence), when they share a
+      term with the question; past that cap, every quoted unit *quoted for* the question (the
+      question it is most relevant to, ties included: ``Candidate.quoted``); and the **best
+      unit of each page the summaries quote** (its most relevant for the question, of relevance
+      at least ``cfg.min_relevance``). So a sentence the report's summaries put forward, and
+      each summarised page's best sentence, is read for its stance too (``cfg.quoted=0`` turns
+      all three off);
    d. up to ``cfg.figures`` more units that **state the question's own figure** (``figures``:
       a number of the same unit within ``FIGURE_TOLERANCE``, 5%, of the question's: "about
       $61.8 million" for "$62 million") in a document that shares one of the question's
@@ -63,11 +66,11 @@ the same cards with the readings they were chosen by)
    September 14") of a page that a later-dated page's candidate of the question reports on
    without one ("opened on Monday, September 14": ``deciding.superseded``), with ``score =
    cfg.stance_weight * strength + (1 - cfg.stance_weight) * relevance``; the first ``cfg.cards``
-   become cards, and so does every other deciding candidate that a summary quotes (rule 3c), so
-   the summaries never quote a deciding sentence that is not a card. A question none of whose candidates
-   decides gets no such card: "no evidence found" is an explicit state, not four weak cards. Without a
-   stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
-   stance, and nothing is decided.
+   become cards, and so does every other deciding candidate that a summary quotes for the
+   question (rule 3c), so the summaries never quote a deciding sentence that is not a card. A
+   question none of whose candidates decides gets no such card: "no evidence found" is an
+   explicit state, not four weak cards. Without a stance model (``stances=None``) the
+   ``cfg.cards`` most relevant candidates are shown with no stance, and nothing is decided.
    **Figure cards** follow a question's cards: up to ``cfg.figure_cards`` candidates that do not
    decide (read ``nei``), or support only with a figure said of another thing (rule 8), and are
    not already cards, but give the question's own figure (same unit, within
@@ -90,8 +93,8 @@ the same cards with the readings they were chosen by)
    (a card of ``MIN_COPY_TERMS`` terms or more) in the first ``COPY_WORDS`` words of that card's
    page (so the copy of a short original, which is one
    whole-page card, is caught too): the copy published later (then: later in document order)
-   is the syndicated one. Triples, not words, because a page on the same story shares a short
-   sentence's words without copying it. Such cards are shown
+   is the syndicated one (``summarize.copies``). Triples, not words, because a page on the same
+   story shares a short sentence's words without copying it. Such cards are shown
    but never count as independent confirmation (``judge.verdict`` ignores them for "yes").
 7. **Genre.** Each card carries its page's genre (``summarize.genre``: ``letter``,
    ``opinion``, ``blog`` or ``""``); ``judge.verdict`` never lets such a card be a question's
