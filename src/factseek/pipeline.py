@@ -30,12 +30,13 @@ from factseek.redact import redact_document, redact_failure
 from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.stance import StanceModel
-from factseek.summarize import Summarizer
+from factseek.summarize import NOT_RELEVANT, Summarizer
+from factseek.summarize.deciding import uncarded_quotes
 from factseek.summarize.evidence import (
     DEFAULT_EVIDENCE,
     EvidenceConfig,
     evidence_candidates,
-    select_evidence,
+    select_cards,
 )
 from factseek.types import (
     MAX_CLAIM_CHARS,
@@ -325,22 +326,56 @@ def _evidence(
     parts: Parts,
     cfg: EvidenceConfig,
     notes: list[str],
-) -> tuple[list[Evidence], bool]:
-    """Evidence cards, and whether a stance model read them. Without a stance model there are
-    no cards (cards are what takes a side): the report shows the summaries, as in the paper."""
+) -> tuple[list[Evidence], bool, list[Summary]]:
+    """Evidence cards, whether a stance model read them, and the summaries. Without a stance
+    model there are no cards (cards are what takes a side): the report shows the summaries, as
+    in the paper. A sentence the summaries quote that takes a side on a question is one of its
+    cards (``summarize.deciding``); one that is not is left out of the summaries."""
+    summaries = list(summaries)
     if parts.stance is None:
-        return [], False
+        return [], False, summaries
     candidates = evidence_candidates(
         claim, questions, documents, cfg, quoted_spans(documents, summaries)
     )
     if not candidates:
-        return [], True  # nothing to read: every question says "no evidence found"
+        return [], True, summaries  # nothing to read: every question says "no evidence found"
     try:
         stances = parts.stance.classify([(c.question, c.text) for c in candidates])
     except FactseekError as e:
         notes.append(f"stance model {parts.stance.name} failed ({e}); no evidence cards")
-        return [], False
-    return select_evidence(claim, candidates, stances, documents, cfg), True
+        return [], False, summaries
+    chosen = select_cards(claim, candidates, stances, documents, cfg)
+    read = [
+        (c.question, c.doc, c.start, c.end, s)
+        for c, s in zip(candidates, chosen.readings, strict=True)
+        if c.quoted  # a sentence the summaries quote for this question
+    ]
+    uncarded = uncarded_quotes(summaries, documents, read, chosen.cards)
+    return list(chosen.cards), True, quotes_as_cards(summaries, uncarded, notes)
+
+
+def quotes_as_cards(
+    summaries: Sequence[Summary], uncarded: Sequence[tuple[int, int, str]], notes: list[str]
+) -> list[Summary]:
+    """``summaries`` without the sentences ``uncarded`` names (``(summary, sentence, question)``
+    of a quoted sentence that takes a side on the question but is none of its cards), each
+    named in ``notes``: the summary never quotes a deciding sentence that is not a card."""
+    drop: dict[int, set[int]] = {}
+    for i, j, question in uncarded:
+        drop.setdefault(i, set()).add(j)
+        text = summaries[i].sentences[j].text
+        notes.append(
+            f"a summary sentence was left out: it takes a side on {question!r} but is not one "
+            f"of its cards ({text[:80]!r})"
+        )
+    out = []
+    for i, s in enumerate(summaries):
+        if i in drop:
+            kept = tuple(x for j, x in enumerate(s.sentences) if j not in drop[i])
+            text = " ".join(x.text for x in kept)
+            s = replace(s, sentences=kept, text=text or NOT_RELEVANT, relevant=bool(kept))
+        out.append(s)
+    return out
 
 
 def _answers(
@@ -454,7 +489,7 @@ def run(
     with clock.stage("summarize"):
         summaries = _summarize(claim, questions, passages, parts, notes)
     with clock.stage("evidence"):
-        evidence, stance_ran = _evidence(
+        evidence, stance_ran, summaries = _evidence(
             claim, questions, documents, summaries, parts, config.evidence, notes
         )
     with clock.stage("judge"):

@@ -6,11 +6,12 @@ pipeline calls it between the two):
 ``evidence_candidates(claim, questions, documents, cfg) -> [Candidate]``
 
 1. **Units.** Each kept document (in the order given, the pipeline's search order; the first
-   ``cfg.top_docs`` when set) is split into sentences (``extractive.sentence_spans``) within its
-   first ``cfg.max_chars`` characters. A document of at most ``cfg.short_doc`` words is one unit,
-   whole (a short answer, a post, a snippet). Sentences under ``cfg.min_words`` words are not
-   units; nor are questions (a sentence ending in "?": "What happened to water bills?" asks,
-   it states nothing to support or refute), nor exact repeats of an earlier unit's text.
+   ``cfg.top_docs`` when set, and every page the summaries quote) is split into sentences
+   (``extractive.sentence_spans``) within its first ``cfg.max_chars`` characters. A document of
+   at most ``cfg.short_doc`` words is one unit, whole (a short answer, a post, a snippet).
+   Sentences under ``cfg.min_words`` words are not units; nor are questions (a sentence ending
+   in "?": "What happened to water bills?" asks, it states nothing to support or refute), nor
+   exact repeats of an earlier unit's text (a quote of the repeat counts for that unit).
 2. **Relevance** of a unit to a question is the share of the question's terms that the unit
    contains, each term weighted 1 to 2 by its IDF over all units of the call (1 + Lucene IDF /
    its value at df = 0): names count more than words every unit has. Terms (``match_terms``,
@@ -36,8 +37,14 @@ pipeline calls it between the two):
       relevance: the sentence that gives the actual figure shares few words with a question
       that states another one;
    c. up to ``cfg.quoted`` more units that a **summary quotes** (``quoted`` spans of the kept
-      documents, at least half of the unit), when they share a term with the question, so a
-      sentence the report's summaries put forward is read for its stance too;
+      documents; ``deciding.overlaps``: the quote covers half of the unit or the unit holds half
+      of the quote, as a short brief's one unit holds its quoted sentence), when they share a
+      term with the question; past that cap, every quoted unit *quoted for* the question (the
+      question it is most relevant to, ties included: ``Candidate.quoted``); and the **best
+      unit of each page the summaries quote** (its most relevant for the question, of relevance
+      at least ``cfg.min_relevance``). So a sentence the report's summaries put forward, and
+      each summarised page's best sentence, is read for its stance too (``cfg.quoted=0`` turns
+      all three off);
    d. up to ``cfg.figures`` more units that **state the question's own figure** (``figures``:
       a number of the same unit within ``FIGURE_TOLERANCE``, 5%, of the question's: "about
       $61.8 million" for "$62 million") in a document that shares one of the question's
@@ -48,17 +55,22 @@ pipeline calls it between the two):
 
    Within b, c and d the order is ``(-relevance, document order, start)``.
 
-``select_evidence(claim, candidates, stances, documents, cfg) -> [Evidence]``
+``select_evidence(claim, candidates, stances, documents, cfg) -> [Evidence]`` (``select_cards``:
+the same cards with the readings they were chosen by)
 
 4. **Strength** of a candidate is ``1 - p(nei)``: how strongly it takes a side, either way.
    A candidate *decides* when its stance label is ``supports`` or ``refutes``.
-5. **Cards.** Per question, deciding candidates are ranked by ``(-counts, -score,
+5. **Cards.** Per question, deciding candidates are ranked by ``(-counts, superseded, -score,
    document order, start)``, where ``counts`` is a candidate from an independent page that is
-   not a letter, opinion piece or blog (``summarize.genre``), with ``score = cfg.stance_weight * strength + (1 - cfg.stance_weight)
-   * relevance`` and the first ``cfg.cards`` become cards. A question none of whose candidates
-   decides gets no such card: "no evidence found" is an explicit state, not four weak cards. Without a
-   stance model (``stances=None``) the ``cfg.cards`` most relevant candidates are shown with no
-   stance, and nothing is decided.
+   not a letter, opinion piece or blog (``summarize.genre``), ``superseded`` a plan ("will open
+   September 14") of a page that a later-dated page's candidate of the question reports on
+   without one ("opened on Monday, September 14": ``deciding.superseded``), with ``score =
+   cfg.stance_weight * strength + (1 - cfg.stance_weight) * relevance``; the first ``cfg.cards``
+   become cards, and so does every other deciding candidate that a summary quotes for the
+   question (rule 3c), so the summaries never quote a deciding sentence that is not a card. A
+   question none of whose candidates decides gets no such card: "no evidence found" is an
+   explicit state, not four weak cards. Without a stance model (``stances=None``) the
+   ``cfg.cards`` most relevant candidates are shown with no stance, and nothing is decided.
    **Figure cards** follow a question's cards: up to ``cfg.figure_cards`` candidates that do not
    decide (read ``nei``), or support only with a figure said of another thing (rule 8), and are
    not already cards, but give the question's own figure (same unit, within
@@ -81,8 +93,8 @@ pipeline calls it between the two):
    (a card of ``MIN_COPY_TERMS`` terms or more) in the first ``COPY_WORDS`` words of that card's
    page (so the copy of a short original, which is one
    whole-page card, is caught too): the copy published later (then: later in document order)
-   is the syndicated one. Triples, not words, because a page on the same story shares a short
-   sentence's words without copying it. Such cards are shown
+   is the syndicated one (``summarize.copies``). Triples, not words, because a page on the same
+   story shares a short sentence's words without copying it. Such cards are shown
    but never count as independent confirmation (``judge.verdict`` ignores them for "yes").
 7. **Genre.** Each card carries its page's genre (``summarize.genre``: ``letter``,
    ``opinion``, ``blog`` or ``""``); ``judge.verdict`` never lets such a card be a question's
@@ -103,12 +115,21 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from factseek.constraints.hits import url_host_path
 from factseek.errors import ConfigError
 from factseek.summarize.claimant import Claimant
 from factseek.summarize.compare import FIGURES, reread
+from factseek.summarize.copies import (  # noqa: F401 (names tests and benches import from here)
+    COPY_WORDS,
+    MIN_COPY_TERMS,
+    mark_copies,
+    syndication_source,
+)
+from factseek.summarize.copies import share as _share  # noqa: F401
+from factseek.summarize.copies import triples as _triples  # noqa: F401
+from factseek.summarize.deciding import overlaps, superseded
 from factseek.summarize.extractive import sentence_spans
 from factseek.summarize.figures import (
     QUANTITY,
@@ -120,15 +141,16 @@ from factseek.summarize.figures import (
 from factseek.summarize.genre import genre
 from factseek.summarize.measures import CardFigures, card_figures
 from factseek.text import MONTH_NAME, STOPWORDS, WORD_RE, stem, tokenize
-from factseek.text import words as all_words
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
 __all__ = [
     "DEFAULT_EVIDENCE",
     "Candidate",
     "EvidenceConfig",
+    "Selection",
     "evidence_candidates",
     "match_terms",
+    "select_cards",
     "select_evidence",
 ]
 
@@ -145,7 +167,7 @@ class EvidenceConfig:
     typed: int = 2  # more units per question that state a figure, date or name it asks for
     figures: int = 2  # more units per question that state its own figure (rule 3d)
     figure_cards: int = 2  # cards per question shown for their figure, taking no side (rule 5)
-    quoted: int = 4  # more units per question that the summaries quote
+    quoted: int = 4  # more units per question that the summaries quote (0: none, rule 3c)
     terms: str = "quantities"  # what relevance matches: "quantities", "stems" or "words"
     cards: int = 3  # cards shown per question
     min_relevance: float = 0.2
@@ -191,6 +213,7 @@ class Candidate:
     end: int
     text: str
     relevance: float
+    quoted: bool = False  # a summary quotes it for this question (rule 3c): a card if it decides
 
 
 # ----------------------------------------------------------------------------- step 1: candidates
@@ -243,11 +266,16 @@ def _asks(sentence: str) -> bool:
     return sentence.rstrip(_CLOSERS).endswith(("?", "？"))
 
 
-def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
+def _units(
+    documents: Sequence[Document], read: Sequence[int], cfg: EvidenceConfig
+) -> tuple[list[_Unit], list[tuple[int, int, int, int]]]:
+    """The units of ``documents[d]`` for each ``d`` of ``read`` (rule 1), and the exact repeats
+    left out as ``(document, start, end, the unit they repeat)``."""
     out: list[_Unit] = []
-    seen: set[str] = set()
-    for d, doc in enumerate(documents):
-        text = doc.text[: cfg.max_chars]
+    repeats: list[tuple[int, int, int, int]] = []
+    seen: dict[str, int] = {}
+    for d in read:
+        text = documents[d].text[: cfg.max_chars]
         if len(text.split()) <= cfg.short_doc:
             spans = [(0, len(text.rstrip()))] if text.strip() else []
             spans = [(len(text) - len(text.lstrip()), e) for _, e in spans]
@@ -260,10 +288,11 @@ def _units(documents: Sequence[Document], cfg: EvidenceConfig) -> list[_Unit]:
         for s, e in spans:
             key = " ".join(text[s:e].split())
             if key in seen:
+                repeats.append((d, s, e, seen[key]))
                 continue
-            seen.add(key)
+            seen[key] = len(out)
             out.append(_Unit(d, s, e, text[s:e], match_terms(text[s:e], cfg.terms)))
-    return out
+    return out, repeats
 
 
 def _weights(units: Sequence[_Unit]) -> dict[str, float]:
@@ -319,38 +348,61 @@ def evidence_candidates(
     """Per question, its most relevant units, the units that answer it with a figure, date or
     name, and the units the summaries quote (``quoted``: ``(document index, start, end)``);
     rules 1-3 of the module docstring."""
-    docs = documents if cfg.top_docs is None else documents[: cfg.top_docs]
-    units = _units(docs, cfg)
+    docs = documents
+    read = set(range(len(docs) if cfg.top_docs is None else min(cfg.top_docs, len(docs))))
+    read.update(d for d, _, _ in quoted if 0 <= d < len(docs))  # a quoted page is always read
+    units, repeats = _units(docs, sorted(read), cfg)
     if not units:
         return []
     weights = _weights(units)
-    cited = _quoted_units(units, quoted)
+    cited = _quoted_units(units, repeats, quoted)
+    summarised = {units[k].doc for k in cited}
     doc_terms: dict[int, set[str]] = {}
     for u in units:
         doc_terms.setdefault(u.doc, set()).update(u.terms)
     stated: dict[int, list[tuple[float, str]]] = {}  # a unit's figures, parsed once
     claimant = Claimant(claim.speaker)
+    asked = [match_terms(q.text, cfg.terms, question=True) for q in questions]
+    totals = [math.fsum(weights.get(t, 2.0) for t in sorted(terms)) for terms in asked]
+    aim = {  # a quoted unit's relevance to the question it is most relevant to
+        k: max(
+            (
+                _relevance(terms, units[k].terms, weights, total)
+                for terms, total in zip(asked, totals, strict=True)
+                if terms
+            ),
+            default=0.0,
+        )
+        for k in cited
+    }
     out: list[Candidate] = []
     for qi, q in enumerate(questions):
-        qterms = match_terms(q.text, cfg.terms, question=True)
+        qterms, total = asked[qi], totals[qi]
         if not qterms:
             continue
-        total = math.fsum(weights.get(t, 2.0) for t in sorted(qterms))
         anchors = _anchors(qterms, weights)
         kinds = answer_types(q.text)
         own = figures(q.text) if cfg.figures else []
         relevant, typed, quotes, same = [], [], [], []
+        aimed: set[int] = set()
+        best: dict[int, tuple[float, int]] = {}  # a summarised page's most relevant unit
         for k, u in enumerate(units):
             shared = qterms & u.terms
             if not shared:
                 continue
-            rel = math.fsum(weights[t] for t in sorted(shared)) / total  # order-free sum
+            rel = _relevance(qterms, u.terms, weights, total)
             if rel >= cfg.min_relevance:
                 relevant.append((-rel, k))
+                if u.doc in summarised and (-rel, k) < best.get(u.doc, (1.0, 0)):
+                    best[u.doc] = (-rel, k)
             if kinds and shared & anchors and _states(u.text, kinds):
                 typed.append((-rel, k))
             if k in cited:
                 quotes.append((-rel, k))
+                if (
+                    rel >= aim[k] - 1e-9
+                ):  # quoted for this question (rule 3c): read, whatever the cap
+                    aimed.add(k)
             if own and anchors & doc_terms[u.doc]:
                 if k not in stated:
                     stated[k] = figures(u.text)
@@ -362,7 +414,13 @@ def evidence_candidates(
             if units[k].doc not in pages:
                 pages.add(units[k].doc)
                 figured.append((neg, k))
-        pools = (sorted(typed), cfg.typed), (sorted(quotes), cfg.quoted), (figured, cfg.figures)
+        pools = (
+            (sorted(typed), cfg.typed),
+            (sorted(quotes), cfg.quoted),
+            ([x for x in sorted(quotes) if x[1] in aimed] if cfg.quoted else [], len(aimed)),
+            (sorted(best.values()) if cfg.quoted else [], len(best)),
+            (figured, cfg.figures),
+        )
         for extra, cap in pools:
             taken = {k for _, k in chosen}
             chosen += [x for x in extra if x[1] not in taken][:cap]
@@ -377,9 +435,17 @@ def evidence_candidates(
                     end=u.end,
                     text=u.text,
                     relevance=round(-neg, 6),
+                    quoted=k in aimed,
                 )
             )
     return out
+
+
+def _relevance(
+    qterms: frozenset[str], terms: frozenset[str], weights: dict[str, float], total: float
+) -> float:
+    """Rule 2: the weighted share of the question's terms that a unit holds (an order-free sum)."""
+    return math.fsum(weights[t] for t in sorted(qterms & terms)) / total
 
 
 def _anchors(qterms: frozenset[str], weights: dict[str, float]) -> set[str]:
@@ -391,19 +457,23 @@ def _anchors(qterms: frozenset[str], weights: dict[str, float]) -> set[str]:
     return {t for w, t in words if w >= median}
 
 
-def _quoted_units(units: Sequence[_Unit], quoted: Sequence[tuple[int, int, int]]) -> set[int]:
-    """Indices of the units that a quoted span covers at least half of."""
+def _quoted_units(
+    units: Sequence[_Unit],
+    repeats: Sequence[tuple[int, int, int, int]],
+    quoted: Sequence[tuple[int, int, int]],
+) -> set[int]:
+    """Indices of the units that a quoted span is (``deciding.overlaps``: it covers half of the
+    unit, or the unit holds half of it), the unit an exact repeat repeats included."""
     by_doc: dict[int, list[tuple[int, int]]] = {}
     for d, s, e in quoted:
         if e > s:
             by_doc.setdefault(d, []).append((s, e))
-    out = set()
-    for k, u in enumerate(units):
-        for s, e in by_doc.get(u.doc, ()):
-            if 2 * (min(e, u.end) - max(s, u.start)) >= u.end - u.start:
-                out.add(k)
-                break
-    return out
+    spans = [(u.doc, u.start, u.end, k) for k, u in enumerate(units)]
+    return {
+        k
+        for d, start, end, k in [*spans, *repeats]
+        if any(overlaps(q, (start, end)) for q in by_doc.get(d, ()))
+    }
 
 
 # ----------------------------------------------------------------------------- step 2: cards
@@ -417,6 +487,15 @@ def _decides(s: StanceResult | None) -> bool:
     return s is not None and s.decides
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The cards, and every candidate's reading as the cards use it (after figures compared;
+    ``None`` without a stance model), in the candidates' order."""
+
+    cards: tuple[Evidence, ...]
+    readings: tuple[StanceResult | None, ...]
+
+
 def select_evidence(
     claim: Claim,
     candidates: Sequence[Candidate],
@@ -424,7 +503,18 @@ def select_evidence(
     documents: Sequence[Document],
     cfg: EvidenceConfig = DEFAULT_EVIDENCE,
 ) -> list[Evidence]:
-    """Evidence cards from candidates and their stances (rules 4-7 of the module docstring)."""
+    """Evidence cards from candidates and their stances (rules 4-9 of the module docstring)."""
+    return list(select_cards(claim, candidates, stances, documents, cfg).cards)
+
+
+def select_cards(
+    claim: Claim,
+    candidates: Sequence[Candidate],
+    stances: Sequence[StanceResult] | None,
+    documents: Sequence[Document],
+    cfg: EvidenceConfig = DEFAULT_EVIDENCE,
+) -> Selection:
+    """``select_evidence``'s cards with the readings they were chosen by."""
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
     compared: dict[int, str] = {}  # candidate index -> why its reading was changed
@@ -441,23 +531,26 @@ def select_evidence(
         )
     chosen: list[tuple[Candidate, StanceResult | None, str]] = []  # (candidate, stance, note)
     for qi in sorted(by_question):
+        pairs = by_question[qi]
+        later = superseded(pairs[0][0].question, [(c.doc, c.text) for c, _ in pairs], documents)
         rows = []
-        for c, s in by_question[qi]:
+        for (c, s), plan in zip(pairs, later, strict=True):
             if stances is not None and not _decides(s):
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
             figs = card_figures(c.question, c.text, s.label if s is not None else "")
             counts = not note and not genres[c.doc] and not figs.other
-            rows.append((counts, score, c, s, note))
+            rows.append(((-counts, plan, -score, c.doc, c.start), c, s, note))
         if stances is None:
-            rows.sort(key=lambda r: (-r[2].relevance, r[2].doc, r[2].start))
+            rows.sort(key=lambda r: (-r[1].relevance, r[1].doc, r[1].start))
         else:
-            rows.sort(key=lambda r: (-r[0], -r[1], r[2].doc, r[2].start))
-        top = rows[: cfg.cards]
-        chosen.extend((c, s, note) for _, _, c, s, note in top)
+            rows.sort(key=lambda r: r[0])
+        # the first ``cards``, then every other deciding one a summary quotes (rule 5)
+        top = rows[: cfg.cards] + [r for r in rows[cfg.cards :] if stances and r[1].quoted]
+        chosen.extend((c, s, note) for _, c, s, note in top)
         if stances is not None and cfg.figure_cards:
-            shown = {id(c) for _, _, c, _, _ in top}
+            shown = {id(c) for _, c, _, _ in top}
             rest = [(c, s) for c, s in by_question[qi] if id(c) not in shown]
             chosen.extend(_figure_cards(rest, claimant, documents, genres, cfg))
     index = {id(c): i for i, c in enumerate(candidates)}
@@ -482,7 +575,10 @@ def select_evidence(
         for n, (c, s, note) in enumerate(chosen, start=1)
     ]
     doc_of = [c.doc for c, _, _ in chosen]
-    return _mark_copies(cards, doc_of, documents, cfg.duplicate)
+    return Selection(
+        tuple(mark_copies(cards, doc_of, documents, cfg.duplicate)),
+        tuple(stances) if stances is not None else (None,) * len(candidates),
+    )
 
 
 def _figures(c: Candidate, s: StanceResult | None, compared: str) -> CardFigures:
@@ -514,81 +610,3 @@ def _figure_cards(
         ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))
     ranked.sort(key=lambda r: r[0])
     return [(c, s, note) for _, c, s, note in ranked[: cfg.figure_cards]]
-
-
-_SYNDICATED = re.compile(
-    r"\b(?:(?:originally|first)\s+(?:published|appeared|ran)|(?:re)?published\s+with\s+permission|"
-    r"republished|reprinted|syndicated)\s+(?:by|in|on|at|from)\s+(?:the\s+)?"
-    r"(?P<source>[A-Z][\w&'’.-]*(?:\s+[A-Z][\w&'’.-]*){0,5})"
-)
-COPY_WORDS = 300  # a page's first words, where a card's copy is looked for
-MIN_COPY_TERMS = 8  # a card this short is not called a copy for appearing inside another page
-
-
-def syndication_source(doc: Document) -> str:
-    """The outlet a page says it republishes ("Originally published by the Courier": "Courier"),
-    from its title, its first and its last 500 characters; "" when it says none."""
-    for text in (doc.title or "", doc.text[:500], doc.text[-500:]):
-        m = _SYNDICATED.search(text)
-        if m:
-            return m.group("source").strip(" .,")
-    return ""
-
-
-def _triples(text: str) -> frozenset[tuple[str, ...]]:
-    """Every run of three words of ``text`` (stop words kept, lower-cased)."""
-    w = all_words(text)
-    return frozenset(zip(w, w[1:], w[2:], strict=False))
-
-
-def _share(a: frozenset[tuple[str, ...]], b: frozenset[tuple[str, ...]]) -> float:
-    """The share of ``a``'s word triples that are ``b``'s (0 when ``a`` has none)."""
-    return len(a & b) / len(a) if a else 0.0
-
-
-def _mark_copies(
-    cards: list[Evidence], doc_of: list[int], documents: Sequence[Document], threshold: float
-) -> list[Evidence]:
-    """Rule 6, second half: a card is not independent when its page says it republishes another
-    outlet, or when ``threshold`` of its word triples lie in an earlier card from another site
-    and that card's in it, or (for a card of at least ``MIN_COPY_TERMS`` terms) when they lie in
-    the first ``COPY_WORDS`` words of that card's page (a short original is one whole-page
-    card, so its copy's sentence matches its page, not its card). Copied text keeps its triples
-    (a 25-word sentence copied with three words changed keeps 61% or more); a page on the same
-    story does not, even where it shares the words (the demo's finance director and the blog
-    before him: 80% of the sentence's words, 2 of its 16 triples), nor does a sentence that
-    repeats one phrase of a longer one ("the transit budget has grown 40 percent since 2019":
-    54%). Each page is read once, however many cards it gives."""
-    n_terms = [len(set(tokenize(c.text))) for c in cards]
-    triples = [_triples(c.text) for c in cards]
-    used = sorted(set(doc_of))  # ``documents[doc_of[i]]`` is card i's page
-    opening = {d: _triples(" ".join(documents[d].text.split()[:COPY_WORDS])) for d in used}
-    source = {d: syndication_source(documents[d]) for d in used}
-    order = sorted(
-        range(len(cards)),
-        key=lambda i: (cards[i].published is None, cards[i].published or 0, doc_of[i], i),
-    )
-    out = list(cards)
-
-    def mark(i: int, note: str) -> None:
-        joined = f"{out[i].note}; {note}" if out[i].note else note
-        out[i] = replace(out[i], independent=False, note=joined)
-
-    for pos, i in enumerate(order):
-        if source[doc_of[i]]:
-            mark(i, f"a syndicated copy: originally published by {source[doc_of[i]]}")
-            continue
-        for j in order[:pos]:
-            if cards[j].domain == cards[i].domain or cards[j].url == cards[i].url:
-                continue
-            # both ways: a short card is not a copy for being one phrase of a longer one
-            same_card = (
-                min(_share(triples[i], triples[j]), _share(triples[j], triples[i])) >= threshold
-            )
-            inside = (
-                n_terms[i] >= MIN_COPY_TERMS and _share(triples[i], opening[doc_of[j]]) >= threshold
-            )
-            if same_card or inside:
-                mark(i, f"near-copy of {cards[j].id} ({cards[j].domain}): a syndicated copy")
-                break
-    return out
