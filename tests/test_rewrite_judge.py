@@ -79,7 +79,7 @@ def test_judge_features_follow_the_judges_probabilities():
     cands = actions.expand(tq)
     vec = ENC.encode([claim])[0]
     plain = step_features(ep, vec, tq, cands)
-    step = step_features(ep, vec, tq, cands, judge=judge, claim_terms=frozenset({"mayor"}))
+    step = step_features(ep, vec, tq, cands, judge=judge, claim="mayor")
     assert step.features.shape == (len(cands), len(FEATURES) + len(JUDGE_FEATURES))
     assert np.array_equal(step.features[:, : len(FEATURES)], plain.features)  # unchanged
     pool = list(dict.fromkeys([*step.current, *(d for r in step.rankings for d in r)]))
@@ -124,3 +124,54 @@ def test_a_scorer_with_a_judge_round_trips_and_rewrites(tmp_path: Path):
     out = EditRewriter(again, policy, ep, ENC).rewrite(claims)
     assert out == EditRewriter(scorer, policy, ep, ENC).rewrite(claims)
     assert all(r.steps >= 1 for r in out)  # threshold -1: it takes its best edit
+
+
+def test_the_reader_reads_the_fused_top_documents_once():
+    from factseek.rewrite.edits.judge import READ_FEATURES, Reader, input_names, judge_inputs
+    from factseek.stance import FunctionStance
+
+    seen = []
+
+    def read(q, e):
+        seen.append(e)
+        return {"supports": 0.7, "refutes": 0.1, "nei": 0.2} if "budget" in e else "nei"
+
+    reader = Reader("fake", 2, model=FunctionStance(read))
+    pool = ["a", "b", "c"]
+    texts = {"a": "the city budget", "b": "cats", "c": "a budget vote"}
+    terms = [frozenset(texts[d].split()) for d in pool]
+    cos = np.array([0.9, 0.1, 0.5], np.float32)
+
+    def inputs():
+        return judge_inputs("budget", cos, pool, terms, ["c", "b", "a"], {}, 1, reader=reader, text_of=texts.__getitem__)  # fmt: skip
+
+    x = inputs()
+    assert x.shape == (3, len(input_names(True)))
+    r = {n: x[:, len(JUDGE_INPUTS) + i] for i, n in enumerate(READ_FEATURES)}
+    # fused (cosine rank, claim's rank): c = 1/12 + 1/11, a = 1/11 + 1/13, b = 1/13 + 1/12
+    assert r["read"].tolist() == [1.0, 0.0, 1.0]
+    assert r["read_rel"].tolist() == pytest.approx([0.8, 0.0, 0.8])
+    assert sorted(seen) == ["a budget vote", "the city budget"]
+    inputs()
+    assert len(seen) == 2  # each (claim, document) read once
+    with pytest.raises(ModelError, match="with/without a reader"):
+        JudgeModel(arrays=_judge().arrays, features=input_names(True))
+
+
+def test_a_judge_with_a_reader_round_trips(tmp_path: Path):
+    from factseek.rewrite.edits.judge import Reader, input_names
+
+    f, h = len(input_names(True)), 4
+    arrays = {**_judge().arrays, "mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32),
+              "w1": np.ones((f, h), np.float32)}  # fmt: skip
+    judge = JudgeModel(arrays=arrays, features=input_names(True), reader=Reader("small", 7))
+    names = feature_names(True)
+    s = {"mean": np.zeros(len(names), np.float32), "std": np.ones(len(names), np.float32),
+         "w1": np.ones((len(names), 2), np.float32), "b1": np.zeros(2, np.float32),
+         "w2": np.ones((2, 2), np.float32), "b2": np.zeros(2, np.float32),
+         "w3": np.ones((2, 1), np.float32), "b3": np.zeros(1, np.float32)}  # fmt: skip
+    save(tmp_path / "m", EditScorer(arrays=s, features=names, judge=judge), EditPolicy(k=3))
+    again, _ = load(tmp_path / "m")
+    assert again.judge is not None and again.judge.reader is not None
+    assert (again.judge.reader.name, again.judge.reader.reads) == ("small", 7)
+    assert again.judge.features == input_names(True)

@@ -61,6 +61,16 @@ def train_edits(
             " on the training claims' pools, and give the scorer its features."
         ),
     ] = True,
+    judge_reader: Annotated[
+        str,
+        typer.Option(
+            help="A stance model the judge reads its top --judge-reads pooled documents with"
+            " (small, mpnet, a folder; '' : none)."
+        ),
+    ] = "",
+    judge_reads: Annotated[
+        int, typer.Option(min=1, help="Documents the reader reads a step.")
+    ] = 10,
     judge_claims: Annotated[
         int,
         typer.Option(
@@ -115,10 +125,12 @@ def train_edits(
     cache = (cache_root() / "rewrite-edits", corpus_info(data.pairs())["fingerprint"])
     judged = None
     if judge:
+        from factseek.rewrite.edits.judge import Reader
         from factseek.rewrite.edits.judge import fit as fit_judge
 
-        xs, ys = edit_train.judge_pools(judge_side, endpoint, enc, progress=True)
-        judged = fit_judge(xs, ys, seed=seed)
+        reader = Reader(judge_reader, judge_reads) if judge_reader else None
+        xs, ys = edit_train.judge_pools(judge_side, endpoint, enc, progress=True, reader=reader)
+        judged = fit_judge(xs, ys, seed=seed, reader=reader)
     scorer = None
     for _ in range(rounds):
         rows = edit_train.collect(
@@ -134,7 +146,8 @@ def train_edits(
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
                   "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
                   "seed": seed, "judge": judge,
-                  "judge_claims": len(judge_side) if judge else 0},
+                  "judge_claims": len(judge_side) if judge else 0,
+                  "judge_reader": judge_reader if judge else ""},
         # what `rewrite eval` checks: never evaluate on that side of that claims set
         "bfs": {"split": split.value, "claims": claims_fingerprint(data.claims)},
     }  # fmt: skip

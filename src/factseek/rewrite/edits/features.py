@@ -190,13 +190,13 @@ def step_features(
     claim_ranking: Sequence[str] | None = None,
     *,
     judge: JudgeModel | None = None,
-    claim_terms: frozenset[str] | None = None,
+    claim: str | None = None,
 ) -> Step:
     """Features of every candidate ``(action, text)`` of the tagged query ``tq``; see the module
     docstring. ``claim_vector``: the original claim's L2-normalised embedding;
     ``claim_ranking``: the endpoint's top-k for the original claim (default: ``tq`` is the claim,
-    its own top-k). With a ``judge``, the ``JUDGE_FEATURES`` columns follow (``claim_terms``: the
-    original claim's terms; default: the current query's)."""
+    its own top-k). With a ``judge``, the ``JUDGE_FEATURES`` columns follow (``claim``: the original
+    claim's text; default: the current query)."""
     k = endpoint.k
     query: str = tq.text  # type: ignore[attr-defined]
     tokens = tq.tokens  # type: ignore[attr-defined]
@@ -247,7 +247,7 @@ def step_features(
     old_terms = set(tokenize(query))
     judged = None
     if judge is not None:
-        judged = _judged(judge, endpoint, pool, w, current, rankings, claim_ranking, claim_terms, old_terms)  # fmt: skip
+        judged = _judged(judge, endpoint, pool, w, current, rankings, claim_ranking, claim or query)  # fmt: skip
     out = np.zeros((len(cands), len(feature_names(judge is not None))), np.float32)
     actions = []
     n_tok = len(tokens)
@@ -292,22 +292,21 @@ def _judged(
     current: Sequence[str],
     rankings: Sequence[Sequence[str]],
     claim_ranking: Sequence[str] | None,
-    claim_terms: frozenset[str] | None,
-    query_terms: set[str],
+    claim: str,
 ) -> Callable[[Sequence[str]], tuple[float, ...]]:
     """The judge's probabilities over the pool, and a function giving a ranking's
     ``JUDGE_FEATURES`` (see there)."""
-    from factseek.rewrite.edits.judge import pool_features
+    from factseek.rewrite.edits.judge import judge_inputs
 
     k = endpoint.k
     lists: dict[str, int] = {}
     for r in (current, *rankings):
         for d in r:
             lists[d] = lists.get(d, 0) + 1
-    x = pool_features(
-        frozenset(query_terms) if claim_terms is None else claim_terms, w, pool,
-        [endpoint.terms(d) for d in pool], current if claim_ranking is None else claim_ranking,
-        lists, len(rankings) + 1,
+    x = judge_inputs(
+        claim, w, pool, [endpoint.terms(d) for d in pool],
+        current if claim_ranking is None else claim_ranking, lists, len(rankings) + 1,
+        reader=judge.reader, text_of=endpoint.text_of,
     )  # fmt: skip
     p = judge.probabilities(x)
     prob = dict(zip(pool, p.tolist(), strict=True))

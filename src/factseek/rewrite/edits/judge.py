@@ -19,7 +19,13 @@ Per pooled document ``d`` of claim ``x`` (``FEATURES``, in order):
   IDF in the pool (``log((|P| + 1) / (pdf + 0.5))``: the pool is what any endpoint shows, so
   the judge needs no corpus statistics and works on a web search's hits too);
 - ``doc_cover``: share of the document's distinct terms that are the claim's;
-- ``doc_len``: ``log(1 + terms)``.
+- ``doc_len``: ``log(1 + terms)``;
+- with a reader (``Reader``: a stance model read on the pool's top ``reads`` documents by
+  ``fused``), ``READ_FEATURES``: ``read`` (1 for a document it read) and ``read_rel`` (its
+  probability that the document takes a side on the claim, ``1 - p(nei)``; 0 when not read).
+  A cross-encoder reads the claim and the sentence together, which the cosine of two separate
+  embeddings cannot; reading only the few documents the cheap judges rank first bounds its
+  cost (``reads`` pairs per step, each (claim, document) read once).
 
 ``JudgeModel.score`` maps features to logits, ``probabilities`` to a softmax over the pool.
 Arrays are float32; inference is numpy only, training (``fit``) needs torch.
@@ -28,19 +34,77 @@ Arrays are float32; inference is numpy only, training (``fit``) needs torch.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from factseek.errors import ModelError
+from factseek.text import tokenize
 
 FEATURES: tuple[str, ...] = (
     "cos", "cos_gap", "cos_rank", "bm25_rank", "fused", "lists", "idf_cover", "doc_cover",
     "doc_len",
 )  # fmt: skip
+READ_FEATURES: tuple[str, ...] = ("read", "read_rel")
 ARRAYS = ("mean", "std", "w1", "b1", "w2", "b2")
 RRF_K = 10
+
+
+def input_names(read: bool) -> tuple[str, ...]:
+    """The judge's input columns, without or with a reader."""
+    return FEATURES + READ_FEATURES if read else FEATURES
+
+
+class Reader:
+    """A stance model as the judge's reader: ``relevance(claim, texts)`` gives each document's
+    ``1 - p(nei)``, reading each (claim, document) pair once (kept for the process, and on
+    disk in the stance readings cache)."""
+
+    def __init__(self, name: str, reads: int, model: object | None = None) -> None:
+        self.name, self.reads = name, reads
+        self._model = model
+        self._memo: dict[tuple[str, str], float] = {}
+
+    def relevance(self, claim: str, texts: Mapping[str, str]) -> dict[str, float]:
+        todo = [d for d in texts if (claim, d) not in self._memo]
+        if todo:
+            if self._model is None:  # readings kept on disk, as the pipeline's (stance.readings)
+                from factseek.files import cache_root
+                from factseek.stance import load_stance
+
+                self._model = load_stance(self.name, readings=cache_root())
+            got = self._model.classify([(claim, texts[d]) for d in todo])  # type: ignore[attr-defined]
+            for d, r in zip(todo, got, strict=True):
+                self._memo[(claim, d)] = 1.0 - float(r.probs.get("nei", 0.0))
+        return {d: self._memo[(claim, d)] for d in texts}
+
+
+def judge_inputs(
+    claim: str,
+    cos: np.ndarray,
+    pool: Sequence[str],
+    doc_terms: Sequence[frozenset[str]],
+    claim_ranking: Sequence[str],
+    lists: Mapping[str, int],
+    n_lists: int,
+    *,
+    reader: Reader | None = None,
+    text_of: Callable[[str], str] | None = None,
+) -> np.ndarray:
+    """The judge's input rows for a pool: ``pool_features``, and with a ``reader`` its reading
+    of the pool's top ``reader.reads`` documents by ``fused`` (``text_of`` gives their text)."""
+    x = pool_features(frozenset(tokenize(claim)), cos, pool, doc_terms, claim_ranking, lists, n_lists)  # fmt: skip
+    if reader is None:
+        return x
+    out = np.zeros((len(pool), len(FEATURES) + len(READ_FEATURES)), np.float32)
+    out[:, : len(FEATURES)] = x
+    if len(pool) and text_of is not None:
+        order = np.argsort(-x[:, FEATURES.index("fused")], kind="stable")[: reader.reads]
+        rel = reader.relevance(claim, {pool[i]: text_of(pool[i]) for i in order})
+        for i in order:
+            out[i, len(FEATURES) :] = (1.0, rel[pool[i]])
+    return out
 
 
 def pool_features(
@@ -89,11 +153,14 @@ class JudgeModel:
 
     arrays: Mapping[str, np.ndarray]
     features: tuple[str, ...] = FEATURES
+    reader: Reader | None = None  # its reader, when ``features`` include ``READ_FEATURES``
 
     def __post_init__(self) -> None:
         missing = [a for a in ARRAYS if a not in self.arrays]
         if missing:
             raise ModelError(f"judge arrays missing: {', '.join(missing)}")
+        if self.features != input_names(self.reader is not None):
+            raise ModelError("judge features do not match this version's (with/without a reader)")
         if self.arrays["w1"].shape[0] != len(self.features):
             raise ModelError(
                 f"judge reads {self.arrays['w1'].shape[0]} features, config names"
@@ -124,6 +191,7 @@ def fit(
     lr: float = 3e-3,
     batch: int = 128,
     seed: int = 0,
+    reader: Reader | None = None,
 ) -> JudgeModel:
     """Fit listwise on pools (``xs[i]``: features of pool i; ``ys[i]``: its relevance, bool);
     pools with no relevant document carry no signal and are skipped."""
@@ -165,4 +233,4 @@ def fit(
     w = [p.detach().numpy().astype(np.float32) for p in net.parameters()]
     arrays = {"mean": mean, "std": std, "w1": w[0].T.copy(), "b1": w[1],
               "w2": w[2].T.copy(), "b2": w[3]}  # fmt: skip
-    return JudgeModel(arrays=arrays)
+    return JudgeModel(arrays=arrays, features=input_names(reader is not None), reader=reader)

@@ -37,7 +37,6 @@ from factseek.files import atomic_path, atomic_write
 from factseek.rewrite.edits.features import FEATURES, Endpoint, feature_names, step_features
 from factseek.rewrite.edits.judge import JudgeModel
 from factseek.rewrite.transformer.infer import RewriteResult, WeighedEdit, WeighedStep
-from factseek.text import tokenize
 
 FORMAT_VERSION = 1
 MODEL_KIND = "factseek-edit-scorer"
@@ -118,7 +117,9 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
         save_file({k: np.ascontiguousarray(v, np.float32) for k, v in arrays.items()}, str(tmp))
     judge = None
     if scorer.judge is not None:
-        judge = {"features": list(scorer.judge.features), "hidden": int(scorer.judge.arrays["w1"].shape[1])}  # fmt: skip
+        j = scorer.judge
+        judge = {"features": list(j.features), "hidden": int(j.arrays["w1"].shape[1]),
+                 **({"reader": j.reader.name, "reads": j.reader.reads} if j.reader else {})}  # fmt: skip
     doc = {
         "format_version": FORMAT_VERSION,
         "kind": MODEL_KIND,
@@ -173,12 +174,18 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
         raise ModelError(f"{cfg}: not a {MODEL_KIND} of format_version {FORMAT_VERSION}")
     judge = None
     if isinstance(doc.get("judge"), dict):
-        from factseek.rewrite.edits.judge import FEATURES as JUDGE_INPUTS
+        from factseek.rewrite.edits.judge import Reader, input_names
 
-        if tuple(doc["judge"].get("features", ())) != JUDGE_INPUTS:
+        spec = doc["judge"]
+        reader = Reader(str(spec["reader"]), int(spec["reads"])) if spec.get("reader") else None
+        if tuple(spec.get("features", ())) != input_names(reader is not None):
             raise ModelError(f"{cfg}: its judge reads other features than this version computes")
         n = len(JUDGE_PREFIX)
-        judge = JudgeModel(arrays={k[n:]: v for k, v in arrays.items() if k.startswith(JUDGE_PREFIX)})  # fmt: skip
+        judge = JudgeModel(
+            arrays={k[n:]: v for k, v in arrays.items() if k.startswith(JUDGE_PREFIX)},
+            features=input_names(reader is not None),
+            reader=reader,
+        )
         arrays = {k: v for k, v in arrays.items() if not k.startswith(JUDGE_PREFIX)}
     features = tuple(doc["features"])
     if features != feature_names(judge is not None):
@@ -242,7 +249,6 @@ class EditRewriter:
             why = f"made {budget} edit{'s' if budget != 1 else ''}, this model's budget"
             weighed: list[WeighedStep] = []
             claim_ranking = None
-            claim_terms = frozenset(tokenize(text))
             for step_no in range(budget):
                 cands = actions.expand(tq)
                 if not cands:
@@ -251,7 +257,7 @@ class EditRewriter:
                     break
                 step = step_features(
                     self.endpoint, vector, tq, cands, claim_ranking,
-                    judge=self.scorer.judge, claim_terms=claim_terms,
+                    judge=self.scorer.judge, claim=text,
                 )  # fmt: skip
                 claim_ranking = claim_ranking or step.current
                 pred = self.scorer.predict(step.features)

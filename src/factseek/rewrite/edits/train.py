@@ -35,9 +35,8 @@ from factseek.errors import InputError
 from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, parse_metric
 from factseek.rewrite.edits.features import Endpoint, feature_names, step_features
-from factseek.rewrite.edits.judge import JudgeModel
+from factseek.rewrite.edits.judge import JudgeModel, Reader
 from factseek.rewrite.edits.model import EditPolicy, EditScorer
-from factseek.text import tokenize
 
 #: -1: always take the best edit (an AP change cannot be below -1); +inf: abstain.
 THRESHOLDS = (-1.0, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, math.inf)
@@ -128,14 +127,13 @@ def collect(
     t0 = time.perf_counter()
     for i, (c, tq, v) in enumerate(zip(claims, tagged, vectors, strict=True)):
         rel = frozenset(c.relevant)
-        terms = frozenset(tokenize(c.text))
         claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
         reward0[i] = current = score(claim_ranking, rel)
         for s in range(steps if policy is not None else 1):
             cands = actions.expand(tq)
             if not cands:
                 break
-            step = step_features(endpoint, v, tq, cands, claim_ranking, judge=judge, claim_terms=terms)  # fmt: skip
+            step = step_features(endpoint, v, tq, cands, claim_ranking, judge=judge, claim=c.text)  # fmt: skip
             rewards = np.array([score(r, rel) for r in step.rankings])
             xs.append(step.features)
             ys.append(rewards - current)
@@ -171,11 +169,12 @@ def judge_pools(
     encoder: object,
     *,
     progress: bool = False,
+    reader: Reader | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The judge's training pools: for each claim, the pool of its first step (the claim's and
     each single edit's top-k), the ``judge.FEATURES`` of every pooled document and whether it is
-    one of the claim's relevant documents."""
-    from factseek.rewrite.edits.judge import pool_features
+    one of the claim's relevant documents (with a ``reader``, its readings too)."""
+    from factseek.rewrite.edits.judge import judge_inputs
     from factseek.rewrite.environment import actions
 
     k = endpoint.k
@@ -193,7 +192,7 @@ def judge_pools(
         pool = list(count)
         cos = endpoint.vectors(pool) @ vectors[i] if pool else np.zeros(0, np.float32)
         terms = [endpoint.terms(d) for d in pool]
-        xs.append(pool_features(frozenset(tokenize(c.text)), cos, pool, terms, current, count, len(lists)))  # fmt: skip
+        xs.append(judge_inputs(c.text, cos, pool, terms, current, count, len(lists), reader=reader, text_of=endpoint.text_of))  # fmt: skip
         rel = set(c.relevant)
         ys.append(np.array([d in rel for d in pool]))
         if progress and (i + 1) % 2000 == 0:
@@ -268,7 +267,6 @@ def rollout(
     reward0 = np.zeros(n)
     for i, (c, v) in enumerate(zip(claims, vectors, strict=True)):
         rel = frozenset(c.relevant)
-        terms = frozenset(tokenize(c.text))
         tq = actions.tag(c.text)
         claim_ranking = endpoint.retriever.rank([tq.text], k)[0]
         reward0[i] = current = score(claim_ranking, rel)
@@ -278,7 +276,7 @@ def rollout(
                 rewards[i, s:] = current
                 break
             step = step_features(
-                endpoint, v, tq, cands, claim_ranking, judge=scorer.judge, claim_terms=terms
+                endpoint, v, tq, cands, claim_ranking, judge=scorer.judge, claim=c.text
             )
             p = scorer.predict(step.features)
             best = int(np.argmax(p))
