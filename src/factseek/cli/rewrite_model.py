@@ -252,19 +252,27 @@ def explain_lines(r: object) -> list[str]:
             f"  step {n}: {len(step.candidates)} edits weighed on {step.query!r},"
             f" threshold {step.threshold:+.3f}"
         )
-        out.append("     predicted  results→claim  pseudo-AP  top-10 kept  edit         query")
+        judged = any(name == "pje_d" for c in step.candidates for name, _ in c.feedback)
+        out.append(
+            "     predicted  results→claim  pseudo-AP"
+            + ("   judge-AP" if judged else "")
+            + "  top-10 kept  edit         query"
+        )
         for c in step.candidates:
             f = dict(c.feedback)
             mark = "*" if c.action == step.chosen else " "
+            judge = f"  {f.get('pje_d', 0.0):+9.3f}" if judged else ""
             out.append(
                 f"   {mark} {c.predicted:+9.3f}  {f.get('dcg_d', 0.0):+13.3f}  {f.get('prf1_d', 0.0):+9.3f}"
-                f"  {f.get('ov10', 0.0):11.2f}  {c.action:<11}  {c.text}"
+                f"{judge}  {f.get('ov10', 0.0):11.2f}  {c.action:<11}  {c.text}"
             )
     out.append(f"  stopped: {getattr(r, 'why', '') or getattr(r, 'stopped', '')}")
     out.append(
         "  (predicted: the change of AP@k the scorer expects; results→claim: how much closer to"
         " the claim the edit's results are (DCG-weighted cosine); pseudo-AP: change of AP with the"
-        " result the endpoint and the encoder agree on most taken as relevant; top-10 kept: share of the current top 10"
+        " result the endpoint and the encoder agree on most taken as relevant; judge-AP (models with a"
+        " learned judge): change of the AP expected under the judge's probabilities of which result"
+        " is the evidence; top-10 kept: share of the current top 10"
         " still in the edit's; * = taken)"
     )
     return out

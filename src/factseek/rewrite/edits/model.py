@@ -293,10 +293,15 @@ class EditRewriter:
 
 #: Feedback features ``--explain`` shows beside each prediction.
 EXPLAIN_FEATURES: tuple[str, ...] = ("dcg_d", "prf1_d", "ov10")
+#: With a judge: the change of the expected AP@k under the judge's probabilities.
+EXPLAIN_JUDGE: tuple[str, ...] = ("pje_d",)
 
 
 def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedStep:
-    cols = [FEATURES.index(f) for f in EXPLAIN_FEATURES]
+    judged = step.features.shape[1] > len(FEATURES)
+    names = feature_names(judged)
+    shown = EXPLAIN_FEATURES + (EXPLAIN_JUDGE if judged else ())
+    cols = [names.index(f) for f in shown]
     order = sorted(range(len(pred)), key=lambda i: (-float(pred[i]), i))
     return WeighedStep(
         query=step.query,
@@ -308,8 +313,7 @@ def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedSte
                 text=step.texts[i],
                 predicted=float(pred[i]),
                 feedback=tuple(
-                    (f, float(step.features[i, c]))
-                    for f, c in zip(EXPLAIN_FEATURES, cols, strict=True)
+                    (f, float(step.features[i, c])) for f, c in zip(shown, cols, strict=True)
                 ),
             )
             for i in order
