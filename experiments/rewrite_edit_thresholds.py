@@ -36,6 +36,12 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=None)
     ap.add_argument("--model", type=Path, required=True)
     ap.add_argument("--write", action="store_true", help="store the choice in the model")
+    ap.add_argument(
+        "--judge-margin",
+        type=float,
+        default=None,
+        help="models with a judge: an edit must raise the judge's expected AP by more than this",
+    )
     args = ap.parse_args()
     from factseek.datasets import data_root
 
@@ -73,7 +79,7 @@ def main() -> None:
     grids = {}
     for name, (data, claims) in sets.items():
         rw = load_edit_rewriter(args.model, BM25Retriever.from_docs(data.pairs()), data.pairs())
-        roll = edit_train.rollout(rw.scorer, claims, rw.endpoint, rw.encoder, max_edits=policy.max_edits)  # fmt: skip
+        roll = edit_train.rollout(rw.scorer, claims, rw.endpoint, rw.encoder, max_edits=policy.max_edits, judge_margin=args.judge_margin)  # fmt: skip
         grids[name] = {tau: edit_train.finals(roll, tau, policy.max_edits)[0] - roll.reward0 for tau in edit_train.THRESHOLDS}  # fmt: skip
         print(f"{name}: {len(claims)} claims, claim mAP@50 {roll.reward0.mean():.4f}", file=sys.stderr, flush=True)  # fmt: skip
     names = list(sets)
@@ -108,7 +114,8 @@ def main() -> None:
                 for n in names
             },
         }
-        update_config(args.model, {"threshold": None if math.isinf(chosen) else chosen, "calibration": cal})  # fmt: skip
+        cal["domains"]["judge_margin"] = args.judge_margin
+        update_config(args.model, {"threshold": None if math.isinf(chosen) else chosen, "calibration": cal, "judge_margin": args.judge_margin})  # fmt: skip
         print(f"written to {args.model / 'config.json'}")
     assert np  # numpy is used through the grids
 

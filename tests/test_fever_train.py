@@ -129,8 +129,23 @@ def test_train_edits_on_fever_train_chooses_on_fever_dev(
     dev = load_retrieval(data["fever_dev"], [data["fever_train"], data["fool_me_twice"]], "fever-dev")  # fmt: skip
     assert summary["fit_claims"] == 12
     assert summary["validation_claims"] == len(select_split(dev.claims, "validation"))
-    _, policy = edit_model.load(model)
+    scorer, policy = edit_model.load(model)
     assert policy.meta["train"]["validation_source"] == "fever_dev"
+    assert scorer.judge is not None and policy.judge_margin is None  # the judge is on by default
+    # the judge fit on claims the scorer does not fit on, edits gated by it
+    gate = tmp_path / "gate"
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *train, "--out", str(gate),
+                                   "--judge-claims", "6", "--judge-margin", "0",
+                                   "--val-claims", str(data["fever_dev"]), "--val-corpus",
+                                   str(data["fever_train"]), "--val-corpus",
+                                   str(data["fool_me_twice"])])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    gated, gate_policy = edit_model.load(gate)
+    assert gate_policy.judge_margin == 0.0 and gate_policy.meta["train"]["judge_claims"] == 6
+    assert gated.judge is not None
+    res = CliRunner().invoke(app, ["rewrite", "train-edits", *train, "--out", str(tmp_path / "y"),
+                                   "--no-judge", "--judge-margin", "0"])  # fmt: skip
+    assert res.exit_code == 2 and "--judge-margin needs the judge" in res.output
     # FEVER dev without FEVER train's sentences is another corpus: refused, nothing written
     res = CliRunner().invoke(app, ["rewrite", "train-edits", *train, "--out", str(tmp_path / "x"),
                                    "--val-claims", str(data["fever_dev"])])  # fmt: skip

@@ -175,3 +175,24 @@ def test_a_judge_with_a_reader_round_trips(tmp_path: Path):
     assert again.judge is not None and again.judge.reader is not None
     assert (again.judge.reader.name, again.judge.reader.reads) == ("small", 7)
     assert again.judge.features == input_names(True)
+
+
+def test_a_judge_margin_allows_only_edits_the_judge_backs(tmp_path: Path):
+    from factseek.rewrite.edits.model import gated
+
+    names = feature_names(True)
+    f = len(names)
+    arrays = {"mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32),
+              "w1": np.ones((f, 2), np.float32), "b1": np.zeros(2, np.float32),
+              "w2": np.ones((2, 2), np.float32), "b2": np.zeros(2, np.float32),
+              "w3": np.ones((2, 1), np.float32), "b3": np.zeros(1, np.float32)}  # fmt: skip
+    scorer = EditScorer(arrays=arrays, features=names, judge=_judge())
+    x = np.full((3, f), 0.5, np.float32)
+    x[:, names.index("pje_d")] = [0.0, 0.02, 0.1]
+    assert np.array_equal(gated(scorer, x, None), scorer.predict(x))
+    got = gated(scorer, x, 0.01)
+    assert np.isneginf(got[0]) and got[1:].tolist() == scorer.predict(x)[1:].tolist()
+    save(tmp_path / "m", scorer, EditPolicy(k=3, judge_margin=0.01))
+    assert load(tmp_path / "m")[1].judge_margin == 0.01
+    save(tmp_path / "n", scorer, EditPolicy(k=3))
+    assert load(tmp_path / "n")[1].judge_margin is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
@@ -71,6 +72,13 @@ def train_edits(
     judge_reads: Annotated[
         int, typer.Option(min=1, help="Documents the reader reads a step.")
     ] = 10,
+    judge_margin: Annotated[
+        float | None,
+        typer.Option(
+            help="Allow an edit only when it raises the AP@K the judge expects by more than this"
+            " (backs every edit with the judge's reading of the results; calibrated with it)."
+        ),
+    ] = None,
     judge_claims: Annotated[
         int,
         typer.Option(
@@ -97,6 +105,8 @@ def train_edits(
     from factseek.rewrite.splits import claims_fingerprint, select_split
 
     torch.set_num_threads(threads)
+    if judge_margin is not None and not judge:
+        raise InputError("--judge-margin needs the judge (leave out --no-judge)")
     if val_claims is None and (split is SplitName.all or split == val_split):
         raise InputError("--split and --val-split must be two different sides of the split")
     data = load_retrieval(claims, corpus, data_format.value)
@@ -138,7 +148,7 @@ def train_edits(
             policy=scorer, steps=max(edit_train.BUDGETS), judge=judged,
         )  # fmt: skip
         scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed, judge=judged)  # fmt: skip
-    roll = edit_train.rollout(scorer, val_side, endpoint, enc, reward=reward)
+    roll = edit_train.rollout(scorer, val_side, endpoint, enc, reward=reward, judge_margin=judge_margin)  # fmt: skip
     choice = edit_train.choose(roll, seed=seed)
     meta = {
         "train": {"source": Path(claims).name, "format": data_format.value, "split": split.value,
@@ -152,6 +162,7 @@ def train_edits(
         "bfs": {"split": split.value, "claims": claims_fingerprint(data.claims)},
     }  # fmt: skip
     policy = edit_train.calibrated_policy(choice, k=k, encoder=encoder, meta=meta)
+    policy = dataclasses.replace(policy, judge_margin=judge_margin)
     edit_model.save(out, scorer, policy)
     lo, hi = choice.gain_ci
     typer.echo(

@@ -101,6 +101,9 @@ class EditPolicy:
     max_edits: int = 4
     k: int = 50  # the endpoint's cut-off the features are computed at
     encoder: str = "minilm"
+    #: With a judge: an edit is allowed only when the judge's expected AP@k rises by more than
+    #: this (``pje_d``); None: no such condition.
+    judge_margin: float | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # training and calibration summary
 
 
@@ -130,6 +133,7 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
         "k": policy.k,
         "encoder": policy.encoder,
         **({"judge": judge} if judge else {}),
+        **({"judge_margin": policy.judge_margin} if policy.judge_margin is not None else {}),
         **policy.meta,
     }
     atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
@@ -190,15 +194,26 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
     features = tuple(doc["features"])
     if features != feature_names(judge is not None):
         raise ModelError(f"{cfg}: trained on other features than this version computes")
-    known = {"format_version", "kind", "features", "hidden", "threshold", "max_edits", "k", "encoder", "judge"}  # fmt: skip
+    known = {"format_version", "kind", "features", "hidden", "threshold", "max_edits", "k", "encoder", "judge", "judge_margin"}  # fmt: skip
     policy = EditPolicy(
         threshold=math.inf if doc["threshold"] is None else float(doc["threshold"]),
         max_edits=int(doc["max_edits"]),
         k=int(doc["k"]),
         encoder=str(doc.get("encoder", "minilm")),
+        judge_margin=None if doc.get("judge_margin") is None else float(doc["judge_margin"]),
         meta={k: v for k, v in doc.items() if k not in known},
     )
     return EditScorer(arrays=arrays, features=features, judge=judge), policy
+
+
+def gated(scorer: EditScorer, x: np.ndarray, judge_margin: float | None) -> np.ndarray:
+    """The scorer's predictions, -inf for edits the judge does not back: with a
+    ``judge_margin``, those whose expected AP under the judge rises by no more than it."""
+    pred = scorer.predict(x)
+    if judge_margin is None or scorer.judge is None:
+        return pred
+    rise = x[:, scorer.features.index("pje_d")]
+    return np.where(rise > judge_margin, pred, -np.inf)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -260,7 +275,7 @@ class EditRewriter:
                     judge=self.scorer.judge, claim=text,
                 )  # fmt: skip
                 claim_ranking = claim_ranking or step.current
-                pred = self.scorer.predict(step.features)
+                pred = gated(self.scorer, step.features, self.policy.judge_margin)
                 best = int(np.argmax(pred))  # ties: the first in expand order
                 passed = bool(pred[best] > tau)
                 if explain:

@@ -36,7 +36,7 @@ from factseek.files import atomic_path
 from factseek.metrics.retrieval import METRICS, parse_metric
 from factseek.rewrite.edits.features import Endpoint, feature_names, step_features
 from factseek.rewrite.edits.judge import JudgeModel, Reader
-from factseek.rewrite.edits.model import EditPolicy, EditScorer
+from factseek.rewrite.edits.model import EditPolicy, EditScorer, gated
 
 #: -1: always take the best edit (an AP change cannot be below -1); +inf: abstain.
 THRESHOLDS = (-1.0, 0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, math.inf)
@@ -255,6 +255,7 @@ def rollout(
     *,
     reward: str = "ap@50",
     max_edits: int = max(BUDGETS),
+    judge_margin: float | None = None,
 ) -> Rollout:
     """The greedy path of every claim with no threshold (see the module docstring)."""
     from factseek.rewrite.environment import actions
@@ -278,7 +279,7 @@ def rollout(
             step = step_features(
                 endpoint, v, tq, cands, claim_ranking, judge=scorer.judge, claim=c.text
             )
-            p = scorer.predict(step.features)
+            p = gated(scorer, step.features, judge_margin)
             best = int(np.argmax(p))
             pred[i, s] = p[best]
             current = rewards[i, s] = score(step.rankings[best], rel)
