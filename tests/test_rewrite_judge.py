@@ -196,3 +196,23 @@ def test_a_judge_margin_allows_only_edits_the_judge_backs(tmp_path: Path):
     assert load(tmp_path / "m")[1].judge_margin == 0.01
     save(tmp_path / "n", scorer, EditPolicy(k=3))
     assert load(tmp_path / "n")[1].judge_margin is None
+
+
+def test_the_rewriter_says_when_the_judge_backs_no_edit():
+    ep = endpoint(k=3)
+    names = feature_names(True)
+    f = len(names)
+    w1 = np.zeros((f, 1), np.float32)
+    w1[names.index("pje_d")] = -1.0  # prefers edits the judge likes least
+    arrays = {"mean": np.zeros(f, np.float32), "std": np.ones(f, np.float32), "w1": w1,
+              "b1": np.ones(1, np.float32), "w2": np.ones((1, 1), np.float32),
+              "b2": np.zeros(1, np.float32), "w3": np.ones((1, 1), np.float32),
+              "b3": np.zeros(1, np.float32)}  # fmt: skip
+    scorer = EditScorer(arrays=arrays, features=names, judge=_judge())
+    big = EditPolicy(threshold=-1.0, max_edits=3, k=3, judge_margin=10.0)  # nothing rises by 10
+    out = EditRewriter(scorer, big, ep, ENC).rewrite(["the mayor approved cats budget"])
+    assert out[0].steps == 0 and out[0].stopped == "judge" and "judge expects" in out[0].why
+    free = EditPolicy(threshold=-1.0, max_edits=3, k=3)
+    assert (
+        EditRewriter(scorer, free, ep, ENC).rewrite(["the mayor approved cats budget"])[0].steps > 0
+    )

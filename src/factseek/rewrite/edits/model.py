@@ -280,6 +280,13 @@ class EditRewriter:
                 passed = bool(pred[best] > tau)
                 if explain:
                     weighed.append(_weighed(step, pred, tau, step.actions[best] if passed else ""))
+                if not np.isfinite(pred[best]):
+                    stopped = "judge"
+                    why = (
+                        f"none of the {len(cands)} edits raises the AP@{k} the judge expects"
+                        f" (which result is the evidence) by more than {self.policy.judge_margin:g}"
+                    )
+                    break
                 if not passed:
                     stopped = "threshold"
                     why = (

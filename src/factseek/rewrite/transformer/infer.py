@@ -77,7 +77,9 @@ class RewriteResult:
     path: tuple[str, ...] = ()  # every query from the original to the result: steps + 1 texts
     steps: int = 0
     stopped: str = ""  # "stop" (model), "budget" (K edits), "max-reward" (env), "guard",
-    # or "abstain" (calibration found no target return that clearly helps; model not run)
+    # "threshold" / "judge" / "no-edit" (edit scorers: no edit predicted above the threshold,
+    # none the judge backs, none allowed), or "abstain" (calibration found no target return
+    # that clearly helps; model not run)
     rewards: tuple[float, ...] = ()  # reward of each successive query, when an env was given
     why: str = ""  # why it stopped, in words (edit scorers)
     weighed: tuple[WeighedStep, ...] = ()  # the edits weighed at each step (``explain=True``)
