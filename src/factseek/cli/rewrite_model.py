@@ -262,6 +262,7 @@ def explain_lines(r: object) -> list[str]:
             f = dict(c.feedback)
             mark = "*" if c.action == step.chosen else " "
             judge = f"  {f.get('pje_d', 0.0):+9.3f}" if judged else ""
+            mark = mark if getattr(c, "backed", True) else "-"
             out.append(
                 f"   {mark} {c.predicted:+9.3f}  {f.get('dcg_d', 0.0):+13.3f}  {f.get('prf1_d', 0.0):+9.3f}"
                 f"{judge}  {f.get('ov10', 0.0):11.2f}  {c.action:<11}  {c.text}"
@@ -273,7 +274,7 @@ def explain_lines(r: object) -> list[str]:
         " result the endpoint and the encoder agree on most taken as relevant; judge-AP (models with a"
         " learned judge): change of the AP expected under the judge's probabilities of which result"
         " is the evidence; top-10 kept: share of the current top 10"
-        " still in the edit's; * = taken)"
+        " still in the edit's; * = taken; - = the judge does not back it, so it is not taken)"
     )
     return out
 

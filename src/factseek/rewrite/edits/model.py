@@ -279,7 +279,7 @@ class EditRewriter:
                 best = int(np.argmax(pred))  # ties: the first in expand order
                 passed = bool(pred[best] > tau)
                 if explain:
-                    weighed.append(_weighed(step, pred, tau, step.actions[best] if passed else ""))
+                    weighed.append(_weighed(step, self.scorer.predict(step.features), pred, tau, step.actions[best] if passed else ""))  # fmt: skip
                 if not np.isfinite(pred[best]):
                     stopped = "judge"
                     why = (
@@ -319,12 +319,14 @@ EXPLAIN_FEATURES: tuple[str, ...] = ("dcg_d", "prf1_d", "ov10")
 EXPLAIN_JUDGE: tuple[str, ...] = ("pje_d",)
 
 
-def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedStep:
+def _weighed(step: Any, raw: np.ndarray, pred: np.ndarray, tau: float, chosen: str) -> WeighedStep:
+    """The step's candidates for ``--explain``, best first: ``raw`` the scorer's predictions,
+    ``pred`` the same with -inf where the judge does not back the edit."""
     judged = step.features.shape[1] > len(FEATURES)
     names = feature_names(judged)
     shown = EXPLAIN_FEATURES + (EXPLAIN_JUDGE if judged else ())
     cols = [names.index(f) for f in shown]
-    order = sorted(range(len(pred)), key=lambda i: (-float(pred[i]), i))
+    order = sorted(range(len(pred)), key=lambda i: (-float(pred[i]), -float(raw[i]), i))
     return WeighedStep(
         query=step.query,
         threshold=tau,
@@ -333,7 +335,8 @@ def _weighed(step: Any, pred: np.ndarray, tau: float, chosen: str) -> WeighedSte
             WeighedEdit(
                 action=step.actions[i],
                 text=step.texts[i],
-                predicted=float(pred[i]),
+                predicted=float(raw[i]),
+                backed=bool(np.isfinite(pred[i])),
                 feedback=tuple(
                     (f, float(step.features[i, c])) for f, c in zip(shown, cols, strict=True)
                 ),

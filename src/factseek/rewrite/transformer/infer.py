@@ -55,6 +55,7 @@ class WeighedEdit:
     text: str  # the query the edit makes
     predicted: float  # the scorer's predicted AP@k change
     feedback: tuple[tuple[str, float], ...] = ()  # what the endpoint said: (feature, value)
+    backed: bool = True  # False: the scorer's judge does not back it (never taken)
 
 
 @dataclass(frozen=True, kw_only=True)
