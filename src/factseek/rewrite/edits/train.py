@@ -79,7 +79,8 @@ def _rows_key(
 ) -> str:
     h = hashlib.blake2b(digest_size=16)
     names = feature_names(judge is not None)
-    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(names), str(steps)):
+    reader = f"{judge.reader.name}:{judge.reader.reads}" if judge and judge.reader else ""
+    for part in (reward, str(getattr(encoder, "name", "")), corpus, ",".join(names), str(steps), reader):  # fmt: skip
         h.update(part.encode() + b"\0")
     for arrays in (policy.arrays if policy else {}, judge.arrays if judge else {}):
         for name in sorted(arrays):
