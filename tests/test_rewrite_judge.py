@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.test_rewrite_edits import DOCS, ENC, endpoint
+from test_rewrite_edits import DOCS, ENC, endpoint
 
 from factseek.errors import ModelError
 from factseek.rewrite.edits.features import FEATURES, JUDGE_FEATURES, feature_names, step_features
