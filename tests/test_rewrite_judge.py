@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_rewrite_edits import DOCS, ENC, endpoint
 
 from factseek.errors import ModelError
 from factseek.rewrite.edits.features import FEATURES, JUDGE_FEATURES, feature_names, step_features
@@ -15,6 +14,7 @@ from factseek.rewrite.edits.judge import FEATURES as JUDGE_INPUTS
 from factseek.rewrite.edits.judge import JudgeModel, fit, pool_features
 from factseek.rewrite.edits.model import EditPolicy, EditRewriter, EditScorer, load, save
 from factseek.rewrite.environment import actions
+from test_rewrite_edits import DOCS, ENC, endpoint
 
 
 def test_pool_features_by_hand():
