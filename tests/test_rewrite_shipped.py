@@ -52,7 +52,7 @@ def test_default_rewrites_a_fixture_claim_offline_and_deterministically(tmp_path
     for res in first:
         assert res.path[0] == res.original and res.path[-1] == res.text
         assert len(res.trace) == res.steps == len(res.path) - 1
-        assert res.stopped in ("threshold", "budget", "no-edit", "abstain")
+        assert res.stopped in ("threshold", "judge", "budget", "no-edit", "abstain")
 
 
 @pytest.mark.slow
