@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from factseek.datasets.retrieval import load_retrieval
+from factseek.rewrite.edits.judge import list_counts
 from factseek.rewrite.environment import actions
 from factseek.rewrite.environment.env import BM25Retriever
 from factseek.rewrite.splits import select_split
@@ -49,10 +50,7 @@ def main() -> None:
             texts = [t for _, t in actions.expand(tq)]
             current = bm25.rank([tq.text], a.k)[0]
             lists = [current, *(bm25.rank_edits(tq.text, texts, a.k) if texts else [])]
-            count: dict[str, int] = {}
-            for r in lists:
-                for d in r:
-                    count[d] = count.get(d, 0) + 1
+            count = list_counts(lists)
             row = {"id": c.id, "relevant": list(c.relevant), "claim_ranking": current,
                    "pool": list(count), "lists": list(count.values()), "n_lists": len(lists)}  # fmt: skip
             f.write(json.dumps(row) + "\n")

@@ -143,7 +143,7 @@ def test_the_reader_reads_the_fused_top_documents_once():
     cos = np.array([0.9, 0.1, 0.5], np.float32)
 
     def inputs():
-        return judge_inputs("budget", cos, pool, terms, ["c", "b", "a"], {}, 1, reader=reader, text_of=texts.__getitem__)  # fmt: skip
+        return judge_inputs("budget", cos, pool, terms, ["c", "b", "a"], [["c", "b", "a"]], reader=reader, text_of=texts.__getitem__)  # fmt: skip
 
     x = inputs()
     assert x.shape == (3, len(input_names(True)))

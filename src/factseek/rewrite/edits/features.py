@@ -299,13 +299,9 @@ def _judged(
     from factseek.rewrite.edits.judge import judge_inputs
 
     k = endpoint.k
-    lists: dict[str, int] = {}
-    for r in (current, *rankings):
-        for d in r:
-            lists[d] = lists.get(d, 0) + 1
     x = judge_inputs(
         claim, w, pool, [endpoint.terms(d) for d in pool],
-        current if claim_ranking is None else claim_ranking, lists, len(rankings) + 1,
+        current if claim_ranking is None else claim_ranking, [current, *rankings],
         reader=judge.reader, text_of=endpoint.text_of,
     )  # fmt: skip
     p = judge.probabilities(x)

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from factseek.errors import ModelError
+from factseek.rewrite.edits.features import RRF_K  # the fused judge's constant, shared
 from factseek.text import tokenize
 
 FEATURES: tuple[str, ...] = (
@@ -48,7 +49,6 @@ FEATURES: tuple[str, ...] = (
 )  # fmt: skip
 READ_FEATURES: tuple[str, ...] = ("read", "read_rel")
 ARRAYS = ("mean", "std", "w1", "b1", "w2", "b2")
-RRF_K = 10
 
 
 def input_names(read: bool) -> tuple[str, ...]:
@@ -80,21 +80,31 @@ class Reader:
         return {d: self._memo[(claim, d)] for d in texts}
 
 
+def list_counts(searched: Sequence[Sequence[str]]) -> dict[str, int]:
+    """Per document, how many of the searched lists hold it (first-seen order: the pool)."""
+    count: dict[str, int] = {}
+    for ranking in searched:
+        for d in ranking:
+            count[d] = count.get(d, 0) + 1
+    return count
+
+
 def judge_inputs(
     claim: str,
     cos: np.ndarray,
     pool: Sequence[str],
     doc_terms: Sequence[frozenset[str]],
     claim_ranking: Sequence[str],
-    lists: Mapping[str, int],
-    n_lists: int,
+    searched: Sequence[Sequence[str]],
     *,
     reader: Reader | None = None,
     text_of: Callable[[str], str] | None = None,
 ) -> np.ndarray:
-    """The judge's input rows for a pool: ``pool_features``, and with a ``reader`` its reading
-    of the pool's top ``reader.reads`` documents by ``fused`` (``text_of`` gives their text)."""
-    x = pool_features(frozenset(tokenize(claim)), cos, pool, doc_terms, claim_ranking, lists, n_lists)  # fmt: skip
+    """The judge's input rows for a pool: ``pool_features`` (``searched``: the top-k of every
+    query searched, the pool's lists), and with a ``reader`` its reading of the pool's top
+    ``reader.reads`` documents by ``fused`` (``text_of`` gives their text)."""
+    lists = list_counts(searched)
+    x = pool_features(frozenset(tokenize(claim)), cos, pool, doc_terms, claim_ranking, lists, len(searched))  # fmt: skip
     if reader is None:
         return x
     out = np.zeros((len(pool), len(FEATURES) + len(READ_FEATURES)), np.float32)

@@ -206,10 +206,13 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
     return EditScorer(arrays=arrays, features=features, judge=judge), policy
 
 
-def gated(scorer: EditScorer, x: np.ndarray, judge_margin: float | None) -> np.ndarray:
-    """The scorer's predictions, -inf for edits the judge does not back: with a
-    ``judge_margin``, those whose expected AP under the judge rises by no more than it."""
-    pred = scorer.predict(x)
+def gated(
+    scorer: EditScorer, x: np.ndarray, judge_margin: float | None, pred: np.ndarray | None = None
+) -> np.ndarray:
+    """The scorer's predictions (``pred`` when already computed), -inf for edits the judge does
+    not back: with a ``judge_margin``, those whose expected AP under the judge rises by no more
+    than it."""
+    pred = scorer.predict(x) if pred is None else pred
     if judge_margin is None or scorer.judge is None:
         return pred
     rise = x[:, scorer.features.index("pje_d")]
@@ -275,11 +278,12 @@ class EditRewriter:
                     judge=self.scorer.judge, claim=text,
                 )  # fmt: skip
                 claim_ranking = claim_ranking or step.current
-                pred = gated(self.scorer, step.features, self.policy.judge_margin)
+                raw = self.scorer.predict(step.features)
+                pred = gated(self.scorer, step.features, self.policy.judge_margin, raw)
                 best = int(np.argmax(pred))  # ties: the first in expand order
                 passed = bool(pred[best] > tau)
                 if explain:
-                    weighed.append(_weighed(step, self.scorer.predict(step.features), pred, tau, step.actions[best] if passed else ""))  # fmt: skip
+                    weighed.append(_weighed(step, raw, pred, tau, step.actions[best] if passed else ""))  # fmt: skip
                 if not np.isfinite(pred[best]):
                     stopped = "judge"
                     why = (

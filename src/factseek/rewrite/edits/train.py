@@ -175,25 +175,19 @@ def judge_pools(
     """The judge's training pools: for each claim, the pool of its first step (the claim's and
     each single edit's top-k), the ``judge.FEATURES`` of every pooled document and whether it is
     one of the claim's relevant documents (with a ``reader``, its readings too)."""
-    from factseek.rewrite.edits.judge import judge_inputs
+    from factseek.rewrite.edits.judge import judge_inputs, list_counts
     from factseek.rewrite.environment import actions
 
-    k = endpoint.k
     vectors = np.asarray(encoder.encode([c.text for c in claims]), np.float32)  # type: ignore[attr-defined]
     xs, ys = [], []
     t0 = time.perf_counter()
     for i, (c, tq) in enumerate(zip(claims, actions.tag_many([c.text for c in claims]), strict=True)):  # fmt: skip
-        current = endpoint.retriever.rank([tq.text], k)[0]
-        texts = [t for _, t in actions.expand(tq)]
-        lists = [current, *(endpoint.retriever.rank_edits(tq.text, texts, k) if texts else [])]
-        count: dict[str, int] = {}
-        for r in lists:
-            for d in r:
-                count[d] = count.get(d, 0) + 1
-        pool = list(count)
+        current, rankings = endpoint.rank_edits(tq.text, [t for _, t in actions.expand(tq)])
+        searched = [current, *rankings]
+        pool = list(list_counts(searched))
         cos = endpoint.vectors(pool) @ vectors[i] if pool else np.zeros(0, np.float32)
         terms = [endpoint.terms(d) for d in pool]
-        xs.append(judge_inputs(c.text, cos, pool, terms, current, count, len(lists), reader=reader, text_of=endpoint.text_of))  # fmt: skip
+        xs.append(judge_inputs(c.text, cos, pool, terms, current, searched, reader=reader, text_of=endpoint.text_of))  # fmt: skip
         rel = set(c.relevant)
         ys.append(np.array([d in rel for d in pool]))
         if progress and (i + 1) % 2000 == 0:
