@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from factseek.rewrite.edits.judge import RRF_K, JudgeModel, judge_inputs
 from factseek.text import tokenize
 
 if TYPE_CHECKING:  # env.py loads the BM25 scorers (numba): not needed to compute features
-    from factseek.rewrite.edits.judge import JudgeModel
     from factseek.rewrite.environment.env import Retriever
 
 KINDS = ("remove", "swap", "add", "present")
@@ -72,7 +72,6 @@ FEATURES: tuple[str, ...] = (
 #: (how sure it is); ``p`` of the current first result.
 JUDGE_FEATURES: tuple[str, ...] = ("prj1", "prj1_d", "pje", "pje_d", "pjmax", "pjtop")
 PSEUDO = 3  # pseudo-relevant documents for the term features and prr3
-RRF_K = 10  # reciprocal-rank fusion constant of the fused pseudo-relevant document
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,7 +295,6 @@ def _judged(
 ) -> Callable[[Sequence[str]], tuple[float, ...]]:
     """The judge's probabilities over the pool, and a function giving a ranking's
     ``JUDGE_FEATURES`` (see there)."""
-    from factseek.rewrite.edits.judge import judge_inputs
 
     k = endpoint.k
     x = judge_inputs(

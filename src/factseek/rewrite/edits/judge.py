@@ -40,7 +40,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from factseek.errors import ModelError
-from factseek.rewrite.edits.features import RRF_K  # the fused judge's constant, shared
 from factseek.text import tokenize
 
 FEATURES: tuple[str, ...] = (
@@ -49,6 +48,7 @@ FEATURES: tuple[str, ...] = (
 )  # fmt: skip
 READ_FEATURES: tuple[str, ...] = ("read", "read_rel")
 ARRAYS = ("mean", "std", "w1", "b1", "w2", "b2")
+RRF_K = 10  # reciprocal-rank fusion constant of the fused rank (``features`` uses it too)
 
 
 def input_names(read: bool) -> tuple[str, ...]:
