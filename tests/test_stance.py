@@ -3,6 +3,7 @@ the registry, the shipped default and the `factseek stance` commands."""
 
 import json
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -527,6 +528,35 @@ def test_distillation_mixes_the_teachers_softened_probabilities(tiny_base, tiny_
     assert np.abs(load_stance(result.path).probabilities(pairs) - student.probabilities(pairs)).max() < 1e-4  # fmt: skip
 
 
+def test_training_goes_on_from_an_init_model_and_refuses_another_shape(tiny_base, tiny_model, tmp_path):  # fmt: skip
+    from safetensors.torch import load_file
+
+    import factseek.stance.train as st
+    from factseek.stance.crossencoder import WEIGHTS_FILE, read_config
+
+    start, _ = tiny_model
+    before = load_file(str(start / WEIGHTS_FILE))
+    # a learning rate too small to move anything: the saved adapter is the one it started from
+    config = _tiny_config(tiny_base, lora_alpha=8.0, lr=1e-12, init=str(start))
+    st.train_stance(_pairs(), _pairs()[:6], tmp_path / "on", config, progress=False)
+    after = load_file(str(tmp_path / "on" / WEIGHTS_FILE))
+    assert set(after) == set(before)
+    assert all(torch.allclose(after[k].float(), before[k].float(), atol=1e-3) for k in before)
+    assert read_config(tmp_path / "on")["hyperparameters"]["init"] == start.name  # no path
+    # the same run from the base's random head is another network
+    fresh = replace(config, init="")
+    st.train_stance(_pairs(), _pairs()[:6], tmp_path / "fresh", fresh, progress=False)
+    head = [k for k in before if k.startswith("head")]
+    other = load_file(str(tmp_path / "fresh" / WEIGHTS_FILE))
+    assert not all(torch.allclose(other[k].float(), before[k].float(), atol=1e-3) for k in head)
+    assert st._fingerprint(config, _pairs(), _pairs()) != st._fingerprint(fresh, _pairs(), _pairs())
+    with pytest.raises(ConfigError, match="lora_rank"):
+        st.train_stance(
+            _pairs(), _pairs()[:6], tmp_path / "x", replace(config, lora_rank=8), progress=False
+        )
+    assert not (tmp_path / "x" / "config.json").exists()
+
+
 def test_wrong_adapter_is_a_model_error(tiny_model, tmp_path):
     import shutil
 
@@ -763,6 +793,21 @@ def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch)
     from factseek.stance.data import SOURCES
 
     assert r.exit_code == 2 and ", ".join(SOURCES) in r.output
+    r = runner.invoke(
+        app,
+        [
+            "stance",
+            "train",
+            "--out",
+            str(tmp_path / "m"),
+            "--data",
+            str(tmp_path),
+            "--init",
+            str(tmp_path),
+        ],
+    )
+    assert r.exit_code == 2 and "not a stance model folder" in r.output
+    assert not (tmp_path / "m").exists()
 
 
 # ----------------------------------------------------------------------------- the shipped model

@@ -8,6 +8,7 @@ import pytest
 
 from factseek.errors import DataError, InputError
 from factseek.stance.data import (
+    DEFAULT_SOURCES,
     SOURCES,
     Source,
     StancePair,
@@ -16,6 +17,7 @@ from factseek.stance.data import (
     build_pairs,
     climate_pairs,
     fever_pairs,
+    fever_train_pairs,
     fmt_pairs,
     parse_sources,
     per_source,
@@ -121,6 +123,49 @@ def test_fever_pairs_labels_nei_and_sides(tmp_path):
     for p in pairs:
         if p.label == "nei":
             assert p.evidence not in own.get(p.group, set())
+
+
+def test_fever_train_pairs_gold_nei_claims_and_retrieved_nei(tmp_path, monkeypatch):
+    import factseek.stance.data as sd
+
+    _fever(tmp_path)  # fever_dev/ beside it: its sentences stay out of pre-training
+    claims = [
+        ("t1", "The tower is 300 metres tall.", "SUPPORTS", ["f1"]),
+        ("t2", "The tower is 50 metres tall.", "REFUTES", ["f1"]),
+        ("t3", "The tower was painted red in 1990.", "NOT ENOUGH INFO", []),
+        ("t4", "The canal links two seas.", "SUPPORTS", ["f2", "f3", "f4"]),
+        ("t5", "The bridge opened in 1932.", "SUPPORTS", ["f5"]),
+    ]
+    _jsonl(
+        tmp_path / "fever_train" / "claims.jsonl",
+        [{"id": i, "claim": c, "label": lab, "evidence": ev} for i, c, lab, ev in claims],
+    )
+    texts = {
+        "f1": "The tower is 300 metres tall and made of iron.",
+        "f2": "The canal links the two seas.",
+        "f3": "The canal opened in 1869.",
+        "f4": "Ships pass the canal every day.",
+        "f5": "The bridge opened in 1932 over the river.",  # also FEVER dev evidence
+        "f6": "The tower stands in the park of the city.",
+    }
+    _jsonl(tmp_path / "fever_train" / "evidence.jsonl", [{"id": k, "text": v} for k, v in texts.items()])  # fmt: skip
+    monkeypatch.setattr(sd, "FEVER_TRAIN_SIDES", (0.0, 0.0))  # every claim on the train side
+    pairs = fever_train_pairs(tmp_path / "fever_train")["train"]
+    got = {(p.question, p.evidence): p.label for p in pairs}
+    assert got[(claims[0][1], texts["f1"])] == "supports"
+    assert got[(claims[1][1], texts["f1"])] == "refutes"
+    assert got[(claims[2][1], texts["f6"])] == "nei"  # an NEI claim with its BM25-best sentence
+    assert got[(claims[0][1], texts["f6"])] == "nei"  # a retrieved sentence that is not gold
+    canal = [p for p in pairs if p.question == claims[3][1] and p.label == "supports"]
+    assert len(canal) == sd.FEVER_TRAIN_GOLD_PER_CLAIM
+    assert not any(texts["f5"] == p.evidence for p in pairs)  # FEVER dev's sentence is left out
+    assert {p.source for p in pairs} == {"fever-train"}
+    # pre-training only: the shipped model's sources do not include it
+    assert "fever-train" in SOURCES and "fever-train" not in DEFAULT_SOURCES
+    monkeypatch.setattr(sd, "FEVER_TRAIN_SIDES", (0.5, 0.3))
+    sides = fever_train_pairs(tmp_path / "fever_train")
+    where = {p.group: split for split, ps in sides.items() for p in ps}
+    assert all(where[p.group] == split for split, ps in sides.items() for p in ps)
 
 
 def test_fmt_pairs_gold_and_most_overlapping_retrieved(tmp_path):

@@ -211,6 +211,14 @@ def train(
     threads: Annotated[
         int | None, typer.Option("--threads", min=1, max=1024, help="CPU threads for torch.")
     ] = None,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            "--init",
+            help="Start from this stance model folder (same base and shape): e.g. one "
+            "pre-trained with --sources fever-train, then trained on the default sources.",
+        ),
+    ] = None,
     teacher: Annotated[
         str | None,
         typer.Option(
@@ -298,12 +306,15 @@ def train(
 ) -> None:
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
     validation side."""
-    from factseek.errors import ConfigError
+    from factseek.errors import ConfigError, InputError
+    from factseek.stance.crossencoder import WEIGHTS_FILE
     from factseek.stance.data import SOURCES, describe
     from factseek.stance.pairs import read_pair_set, write_pair_set
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     names = _sources(sources)
+    if init is not None and not (init / WEIGHTS_FILE).is_file():
+        raise InputError(f"--init {init}: not a stance model folder (no {WEIGHTS_FILE})")
     config = StanceTrainConfig(
         base=base,
         layers=layers,
@@ -317,6 +328,7 @@ def train(
         epochs=epochs,
         seed=seed,
         quantize=quantize,
+        init=str(init) if init else "",
         teacher=teacher or "",
         distill=distill,
         temperature=temperature,

@@ -87,7 +87,7 @@ def clean_text(value: Any) -> str:
     return s[:MAX_TEXT]
 
 
-def _files(folder: Path) -> tuple[Path, Path]:
+def fever_files(folder: Path) -> tuple[Path, Path]:
     folder = Path(folder)
     if folder.is_file():  # claims.jsonl given: evidence.jsonl beside it
         return folder, folder.parent / "evidence.jsonl"
@@ -129,7 +129,7 @@ def _fever_texts(own: Mapping[str, str], paths: Sequence[Path]) -> tuple[dict[st
     every other text keeps its ids (duplicates inside one folder stay apart, as before)."""
     others: dict[str, str] = {}
     for p in paths:
-        _, evidence_path = _files(p)
+        _, evidence_path = fever_files(p)
         for eid, text in _read_evidence(evidence_path).items():
             if others.setdefault(eid, own.get(eid, text)) != text:
                 raise DataError(f"evidence id {eid!r} has another text in an earlier folder", str(evidence_path))  # fmt: skip
@@ -153,7 +153,7 @@ def load_fever_dev(
 ) -> FeverData:
     """FEVER claims with evidence text (and distractors: other FEVER folders' evidence, Fool Me
     Twice sentences); see the module docstring."""
-    claims_path, evidence_path = _files(Path(folder))
+    claims_path, evidence_path = fever_files(Path(folder))
     for p in (claims_path, evidence_path):
         if not p.exists():
             raise DataError("not found (FEVER layout: claims.jsonl + evidence.jsonl)", str(p))

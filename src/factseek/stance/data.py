@@ -9,6 +9,13 @@
   claim among those of *other* evidence groups, so "not enough information" is not simply "few
   shared words". Sides come from ``datasets.fever.group_split`` (connected groups of shared
   evidence), so no evidence text is on two sides.
+- ``fever-train`` (``fever_train/``; pre-training only, not among the default sources): each
+  SUPPORTS / REFUTES claim with up to ``FEVER_TRAIN_GOLD_PER_CLAIM`` of its gold sentences and
+  one ``nei`` pair, the BM25-best sentence that is not its gold; each NOT ENOUGH INFO claim
+  with its BM25-best sentence (``nei``), as the usual NLI-FEVER recipe pairs them. Sentences
+  that are also FEVER dev evidence (``fever_dev/`` beside it) are left out. Sides: by a hash of
+  the claim id (``FEVER_TRAIN_SIDES``); the cross-source rule below drops training pairs whose
+  sentence is on another side.
 - ``fmt`` (``fool_me_twice/``, dev and test files): each claim with its gold sentences (its
   label), and with up to ``FMT_NEI_PER_CLAIM`` retrieved sentences that are not gold (``nei``),
   those sharing most words with the claim first. Sides: group split by shared gold sentences.
@@ -43,6 +50,7 @@ from factseek.datasets.fever import (
     Split,
     clean_text,
     evidence_groups,
+    fever_files,
     group_split,
     load_fever_dev,
 )
@@ -57,6 +65,10 @@ Form = Literal["statement", "question", "mixed"]
 FORMS: tuple[Form, ...] = ("statement", "question", "mixed")
 FMT_NEI_PER_CLAIM = 2
 MAX_EVIDENCE_CHARS = 4000
+#: ``fever-train``: gold sentences kept per claim, and the shares of claims (by hash of the id)
+#: on its validation and test sides.
+FEVER_TRAIN_GOLD_PER_CLAIM = 2
+FEVER_TRAIN_SIDES: tuple[float, float] = (0.02, 0.01)
 _FEVER_LABELS: dict[str, StanceLabel] = {"SUPPORTS": "supports", "REFUTES": "refutes"}
 _CLIMATE_LABELS: dict[str, StanceLabel] = {
     "SUPPORTS": "supports",
@@ -81,6 +93,7 @@ class Source:
     load: Callable[[Path], dict[Split, list[StancePair]]]
     about: str
     trains: bool = True
+    default: bool = True  # among the shipped model's sources (False: pre-training only)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -140,6 +153,61 @@ def fever_pairs(folder: Path) -> dict[Split, list[StancePair]]:
                         group=groups[c.id],
                     )
                 )
+    return out
+
+
+def fever_train_pairs(folder: Path) -> dict[Split, list[StancePair]]:
+    """FEVER train pairs for pre-training (see the module docstring)."""
+    data = load_fever_dev(folder)
+    nei_claims = [
+        (f"nei-{row.get('id', i)}", clean_text(row.get("claim", "")))
+        for i, row in jsonl_objects(fever_files(Path(folder))[0])
+        if str(row.get("label", "")).strip().upper() == "NOT ENOUGH INFO"
+    ]
+    nei_claims = [(cid, text) for cid, text in nei_claims if text]
+    dev = Path(folder).parent / SOURCES["fever"].folder  # its sentences stay out of pre-training
+    held = {_key(t) for t in load_fever_dev(dev).evidence.values()} if dev.is_dir() else set()
+    ev_ids = sorted(e for e, text in data.evidence.items() if _key(text) not in held)
+    position = {e: i for i, e in enumerate(ev_ids)}
+    gold = [[e for e in c.evidence if e in position] for c in data.claims]
+    nearest = bm25_nearest(
+        [c.text for c in data.claims] + [text for _, text in nei_claims],
+        [data.evidence[e] for e in ev_ids],
+        [{position[e] for e in g} for g in gold] + [set()] * len(nei_claims),
+    )
+    out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
+
+    def side(cid: str) -> Split:
+        u = _unit(f"fever-train:{cid}")
+        val, test = FEVER_TRAIN_SIDES
+        return "test" if u < test else "validation" if u < test + val else "train"
+
+    labelled = [
+        (c.id, c.text, _FEVER_LABELS[c.label], g) for c, g in zip(data.claims, gold, strict=True)
+    ]
+    rows = [*labelled, *((cid, text, "nei", []) for cid, text in nei_claims)]
+    for (cid, text, label, golds), near in zip(rows, nearest, strict=True):
+        split = side(cid)
+        for e in golds[:FEVER_TRAIN_GOLD_PER_CLAIM]:
+            out[split].append(
+                StancePair(
+                    question=text,
+                    evidence=data.evidence[e],
+                    label=label,
+                    source="fever-train",
+                    group=cid,
+                )
+            )
+        if near is not None and (golds or label == "nei"):
+            out[split].append(
+                StancePair(
+                    question=text,
+                    evidence=data.evidence[ev_ids[near]],
+                    label="nei",
+                    source="fever-train",
+                    group=cid,
+                )
+            )
     return out
 
 
@@ -226,6 +294,13 @@ SOURCES: dict[str, Source] = {
         load=fever_pairs,
         about="FEVER dev claims + gold evidence, BM25 NEI pairs (CC BY-SA)",
     ),
+    "fever-train": Source(
+        folder="fever_train",
+        shareable=True,
+        default=False,
+        load=fever_train_pairs,
+        about="FEVER train claims + gold sentences, BM25 NEI pairs; for pre-training (CC BY-SA)",
+    ),
     "fmt": Source(
         folder="fool_me_twice",
         shareable=True,
@@ -279,7 +354,9 @@ SOURCES: dict[str, Source] = {
 }
 #: What the shipped model trains on: every source with a train side whose terms allow sharing
 #: derived weights.
-DEFAULT_SOURCES: tuple[str, ...] = tuple(k for k, s in SOURCES.items() if s.shareable and s.trains)
+DEFAULT_SOURCES: tuple[str, ...] = tuple(
+    k for k, s in SOURCES.items() if s.shareable and s.trains and s.default
+)
 #: What ``factseek stance eval`` scores by default: the shipped model's sources, FEVER-Symmetric
 #: and AVeriTeC dev.
 EVAL_SOURCES: tuple[str, ...] = (*DEFAULT_SOURCES, "symmetric", "averitec-dev")

@@ -44,7 +44,7 @@ from factseek.ml.training import (
     training_device,
 )
 from factseek.stance.calibrate import Calibration, fit_calibration
-from factseek.stance.crossencoder import QUANTIZE, encode, save_model
+from factseek.stance.crossencoder import QUANTIZE, WEIGHTS_FILE, encode, read_config, save_model
 from factseek.stance.data import StancePair, label_counts
 from factseek.stance.evaluate import StanceMetrics, label_ece, stance_metrics
 from factseek.stance.netconfig import BASES
@@ -78,6 +78,7 @@ class StanceTrainConfig:
     quantize: str = "int8"  # how the saved model runs by default ("int8" or "none")
     calibrate: bool = True  # fit a calibration map on the validation side (stance.calibrate)
     weigh_sources: bool = True  # every source weighs the same in calibration and thresholds
+    init: str = ""  # a stance folder of the same network to start from (pre-trained), or ""
     teacher: str = ""  # stance model(s) as soft targets: "small", a folder, or "a,b" (their mean)
     distill: float = 0.5  # with a teacher: weight of its soft targets (the rest: the gold labels)
     temperature: float = 2.0  # with a teacher: both sides' logits are divided by it
@@ -122,6 +123,8 @@ def _fingerprint(
     h = hashlib.blake2b(digest_size=16)
     what = {k: v for k, v in asdict(config).items() if k != "stop_at_chance"}  # not the work
     h.update(json.dumps(what, sort_keys=True).encode())
+    if config.init:  # the starting weights themselves, not only their folder's name
+        h.update((Path(config.init) / WEIGHTS_FILE).read_bytes())
     for p in (*train, None, *dev):
         h.update(
             b"\x00" if p is None else f"{p.question}\x1f{p.evidence}\x1f{p.label}\x1e".encode()
@@ -416,6 +419,23 @@ def _load_checkpoint(work: Path, net: Any, optimizer: Any, fp: str) -> int:
 # ----------------------------------------------------------------------------- public
 
 
+def start_from(net: Any, folder: str | Path) -> None:
+    """Load a trained stance folder's adapter and head into ``net`` (same base and shape): a
+    pre-trained model that training goes on from."""
+    from safetensors.torch import load_file
+
+    path = Path(folder)
+    mine = net.config.to_dict()
+    theirs = read_config(path).get("net", {})
+    shape = ("base", "layers", "ffn", "train_layers", "lora_rank", "lora_alpha", "n_labels")
+    differ = [k for k in shape if theirs.get(k) != mine[k]]
+    if differ:
+        raise ConfigError(
+            f"--init {path.name}: its network differs from this one's ({', '.join(differ[:4])})"
+        )
+    net.load_adapter(load_file(str(path / WEIGHTS_FILE)))
+
+
 def train_stance(
     train: Sequence[StancePair],
     dev: Sequence[StancePair],
@@ -447,7 +467,10 @@ def train_stance(
         torch.set_num_threads(threads)
     random.seed(config.seed)
     torch.manual_seed(config.seed)
-    net = StanceNet.from_base(_net_config(config)).to(at)
+    net = StanceNet.from_base(_net_config(config))
+    if config.init:
+        start_from(net, config.init)
+    net = net.to(at)
     tokenizer = load_tokenizer(config.base, config.max_length)
     params = net.trainable()
     steps_per_epoch = math.ceil(len(train) / config.batch_size)
@@ -524,6 +547,7 @@ def train_stance(
     fitted = fit_on_validation(raw, dev, config)
     # teacher folders by their names only: no machine paths in a model that may be shared
     teachers = ",".join(Path(t).name for t in teacher_names(config.teacher))
+    init = Path(config.init).name if config.init else ""
     cfg = {
         "name": name or out.resolve().name,
         "net": _net_config(config).to_dict(),
@@ -532,7 +556,7 @@ def train_stance(
         "quantize": config.quantize,
         "thresholds": fitted["thresholds"],
         "calibration": fitted["calibration"],
-        "hyperparameters": {**asdict(config), "teacher": teachers},
+        "hyperparameters": {**asdict(config), "teacher": teachers, "init": init},
         "train": {
             "n_train": len(train),
             "n_dev": len(dev),
