@@ -12,7 +12,14 @@ from factseek.errors import ModelError
 from factseek.rewrite.edits.features import FEATURES, JUDGE_FEATURES, feature_names, step_features
 from factseek.rewrite.edits.judge import FEATURES as JUDGE_INPUTS
 from factseek.rewrite.edits.judge import JudgeModel, fit, pool_features
-from factseek.rewrite.edits.model import EditPolicy, EditRewriter, EditScorer, load, save
+from factseek.rewrite.edits.model import (
+    READER_DIR,
+    EditPolicy,
+    EditRewriter,
+    EditScorer,
+    load,
+    save,
+)
 from factseek.rewrite.environment import actions
 from test_rewrite_edits import DOCS, ENC, endpoint
 
@@ -175,6 +182,21 @@ def test_a_judge_with_a_reader_round_trips(tmp_path: Path):
     assert again.judge is not None and again.judge.reader is not None
     assert (again.judge.reader.name, again.judge.reader.reads) == ("small", 7)
     assert again.judge.features == input_names(True)
+    # a reader given as a stance model folder travels inside the model's folder
+    folder = tmp_path / "my-reader"
+    folder.mkdir()
+    (folder / "config.json").write_text('{"name": "my-reader"}')
+    (folder / "adapter.safetensors").write_bytes(b"weights")
+    mine = JudgeModel(arrays=arrays, features=input_names(True), reader=Reader(str(folder), 5))
+    save(tmp_path / "m2", EditScorer(arrays=s, features=names, judge=mine), EditPolicy(k=3))
+    kept = tmp_path / "m2" / READER_DIR
+    assert (kept / "adapter.safetensors").read_bytes() == b"weights"
+    assert str(tmp_path) not in (tmp_path / "m2" / "config.json").read_text()  # no machine path
+    moved = tmp_path / "moved"
+    (tmp_path / "m2").rename(moved)
+    again, _ = load(moved)
+    assert again.judge is not None and again.judge.reader is not None
+    assert Path(again.judge.reader.name) == moved / READER_DIR
 
 
 def test_a_judge_margin_allows_only_edits_the_judge_backs(tmp_path: Path):

@@ -157,7 +157,7 @@ def train_edits(
                   "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
                   "seed": seed, "judge": judge,
                   "judge_claims": len(judge_side) if judge else 0,
-                  "judge_reader": judge_reader if judge else ""},
+                  "judge_reader": Path(judge_reader).name if judge else ""},
         # what `rewrite eval` checks: never evaluate on that side of that claims set
         "bfs": {"split": split.value, "claims": claims_fingerprint(data.claims)},
     }  # fmt: skip

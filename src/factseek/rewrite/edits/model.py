@@ -121,8 +121,9 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
     judge = None
     if scorer.judge is not None:
         j = scorer.judge
+        reader = _keep_reader(out, j.reader.name) if j.reader else ""
         judge = {"features": list(j.features), "hidden": int(j.arrays["w1"].shape[1]),
-                 **({"reader": j.reader.name, "reads": j.reader.reads} if j.reader else {})}  # fmt: skip
+                 **({"reader": reader, "reads": j.reader.reads} if j.reader else {})}  # fmt: skip
     doc = {
         "format_version": FORMAT_VERSION,
         "kind": MODEL_KIND,
@@ -137,6 +138,30 @@ def save(out: str | Path, scorer: EditScorer, policy: EditPolicy) -> None:
         **policy.meta,
     }
     atomic_write(out / CONFIG_FILE, json.dumps(doc, indent=2))
+
+
+#: The subfolder of an edit scorer that holds its judge's reader when that is a stance model
+#: folder rather than a shipped model's name.
+READER_DIR = "judge-reader"
+
+
+def _keep_reader(out: Path, name: str) -> str:
+    """The judge reader's name as the saved model records it: a shipped stance model's name as
+    it is; a stance model folder copied into ``out/READER_DIR`` (its config and adapter), so
+    the model folder is whole and names no machine path."""
+    from factseek.stance import STANCE_MODELS
+    from factseek.stance.crossencoder import WEIGHTS_FILE
+
+    source = Path(name)
+    if name in STANCE_MODELS or not source.is_dir():
+        return name
+    keep = out / READER_DIR
+    if source.resolve() != keep.resolve():
+        keep.mkdir(exist_ok=True)
+        for file in ("config.json", WEIGHTS_FILE):
+            with atomic_path(keep / file) as tmp:
+                tmp.write_bytes((source / file).read_bytes())
+    return READER_DIR
 
 
 def _threshold_json(value: float) -> float | None:
@@ -181,7 +206,10 @@ def load(path: str | Path) -> tuple[EditScorer, EditPolicy]:
         from factseek.rewrite.edits.judge import Reader, input_names
 
         spec = doc["judge"]
-        reader = Reader(str(spec["reader"]), int(spec["reads"])) if spec.get("reader") else None
+        name = str(spec.get("reader") or "")
+        if name == READER_DIR:  # kept in the model's folder (_keep_reader)
+            name = str(path / READER_DIR)
+        reader = Reader(name, int(spec["reads"])) if name else None
         if tuple(spec.get("features", ())) != input_names(reader is not None):
             raise ModelError(f"{cfg}: its judge reads other features than this version computes")
         n = len(JUDGE_PREFIX)
