@@ -306,15 +306,12 @@ def train(
 ) -> None:
     """Train a stance model on the train side, calibrate it and tune its thresholds on the
     validation side."""
-    from factseek.errors import ConfigError, InputError
-    from factseek.stance.crossencoder import WEIGHTS_FILE
+    from factseek.errors import ConfigError
     from factseek.stance.data import SOURCES, describe
     from factseek.stance.pairs import read_pair_set, write_pair_set
     from factseek.stance.train import StanceTrainConfig, train_stance
 
     names = _sources(sources)
-    if init is not None and not (init / WEIGHTS_FILE).is_file():
-        raise InputError(f"--init {init}: not a stance model folder (no {WEIGHTS_FILE})")
     config = StanceTrainConfig(
         base=base,
         layers=layers,

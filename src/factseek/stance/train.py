@@ -44,7 +44,8 @@ from factseek.ml.training import (
     training_device,
 )
 from factseek.stance.calibrate import Calibration, fit_calibration
-from factseek.stance.crossencoder import QUANTIZE, WEIGHTS_FILE, encode, read_config, save_model
+from factseek.stance.checkpoint import load_checkpoint, save_checkpoint, start_from
+from factseek.stance.crossencoder import QUANTIZE, WEIGHTS_FILE, encode, save_model
 from factseek.stance.data import StancePair, label_counts
 from factseek.stance.evaluate import StanceMetrics, label_ece, stance_metrics
 from factseek.stance.netconfig import BASES
@@ -102,6 +103,8 @@ class StanceTrainConfig:
             raise ConfigError("distill must be a weight in [0, 1]")
         if self.temperature <= 0:
             raise ConfigError("temperature must be above 0")
+        if self.init and not (Path(self.init) / WEIGHTS_FILE).is_file():
+            raise ConfigError(f"--init {self.init}: not a stance model folder (no {WEIGHTS_FILE})")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -365,75 +368,7 @@ def distill_loss(logits: Any, targets: Any, soft: Any | None, config: StanceTrai
     return (1 - config.distill) * ce + config.distill * kl
 
 
-# ----------------------------------------------------------------------------- checkpoints
-
-
-def _save_checkpoint(work: Path, net: Any, optimizer: Any, step: int, fp: str) -> None:
-    from safetensors.torch import save_file
-
-    from factseek.files import atomic_path
-
-    tensors = {f"net/{k}": v for k, v in net.adapter_state().items()}
-    names = {id(p): n for n, p in net.named_parameters()}
-    opt_step = 0.0
-    for group in optimizer.param_groups:
-        for p in group["params"]:
-            state = optimizer.state.get(p)
-            if state:
-                for key in ("exp_avg", "exp_avg_sq"):
-                    tensors[f"opt/{names[id(p)]}/{key}"] = state[key].detach().cpu().clone()
-                opt_step = float(state["step"])
-    work.mkdir(parents=True, exist_ok=True)
-    with atomic_path(work / "checkpoint.safetensors", suffix=".safetensors") as tmp:
-        save_file({k: v.contiguous() for k, v in tensors.items()}, str(tmp))
-    atomic_write(
-        work / "checkpoint.json",
-        json.dumps({"fingerprint": fp, "step": step, "opt_step": opt_step}),
-    )
-
-
-def _load_checkpoint(work: Path, net: Any, optimizer: Any, fp: str) -> int:
-    """The finished step of a matching checkpoint (0 when there is none)."""
-    import torch
-    from safetensors.torch import load_file
-
-    meta_path = work / "checkpoint.json"
-    if not meta_path.is_file() or not (work / "checkpoint.safetensors").is_file():
-        return 0
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    if meta.get("fingerprint") != fp:
-        return 0
-    tensors = load_file(str(work / "checkpoint.safetensors"))
-    net.load_adapter({k[4:]: v for k, v in tensors.items() if k.startswith("net/")})
-    params = dict(net.named_parameters())
-    for name, p in params.items():
-        if f"opt/{name}/exp_avg" in tensors:
-            optimizer.state[p] = {
-                "step": torch.tensor(float(meta["opt_step"])),
-                "exp_avg": tensors[f"opt/{name}/exp_avg"].to(p.device),
-                "exp_avg_sq": tensors[f"opt/{name}/exp_avg_sq"].to(p.device),
-            }
-    return int(meta["step"])
-
-
 # ----------------------------------------------------------------------------- public
-
-
-def start_from(net: Any, folder: str | Path) -> None:
-    """Load a trained stance folder's adapter and head into ``net`` (same base and shape): a
-    pre-trained model that training goes on from."""
-    from safetensors.torch import load_file
-
-    path = Path(folder)
-    mine = net.config.to_dict()
-    theirs = read_config(path).get("net", {})
-    shape = ("base", "layers", "ffn", "train_layers", "lora_rank", "lora_alpha", "n_labels")
-    differ = [k for k in shape if theirs.get(k) != mine[k]]
-    if differ:
-        raise ConfigError(
-            f"--init {path.name}: its network differs from this one's ({', '.join(differ[:4])})"
-        )
-    net.load_adapter(load_file(str(path / WEIGHTS_FILE)))
 
 
 def train_stance(
@@ -494,7 +429,7 @@ def train_stance(
             cache = _token_cache(tokenizer, train)
         soft = _soft_targets(config, train, work, fp, bar, log) if config.teacher else None
         soft = None if soft is None else soft.to(at)
-        done = _load_checkpoint(work, net, optimizer, fp)
+        done = load_checkpoint(work, net, optimizer, fp)
         if done:
             log(f"resuming after step {done} of {total}")
             with warnings.catch_warnings():
@@ -534,7 +469,7 @@ def train_stance(
                 if not progress and tick(i):
                     log(f"epoch {epoch}: {i}/{len(batches)} batches, loss {running:.3f}")
                 if step % CHECKPOINT_STEPS == 0 or i == len(batches):
-                    _save_checkpoint(work, net, optimizer, step, fp)
+                    save_checkpoint(work, net, optimizer, step, fp)
             if epoch == 1 and not config.teacher and step > done:
                 why = chance_stop(running, entropy, len(batches), config.lr)
                 if why and config.stop_at_chance:
