@@ -10,9 +10,9 @@ times the same check again with the readings of an earlier run kept (``stance.re
 re-check of the claim, e.g. for another format), its cost against the same median of
 ``--stance none``.
 
-With ``--stance mpnet`` it times, in the same run, the default reader (the small model's
-screen before mpnet: ``stance.cascade``), mpnet reading every pair (``--read-all``) and small, and
-prints how many pairs each model read (the report's ``usage.stance_pairs``).
+With ``--stance mpnet`` it times, in the same run, mpnet (reading every pair), the cascade
+(``--cascade``: the small model's screen before mpnet, ``stance.cascade``) and small, and prints
+how many pairs each model read (the report's ``usage.stance_pairs``).
 
     python bench/demo_stance_timing.py --repeats 5 [--stance small|mpnet]
 """
@@ -55,8 +55,8 @@ def main(argv: list[str] | None = None) -> int:
 
         env[MPNET_ENV] = str(mpnet_path())
     variants = {"none": ["--stance", "none"], args.stance: ["--stance", args.stance]}
-    if args.stance == "mpnet":  # the cascade (the default) beside reading every pair and small
-        variants[f"{args.stance} --read-all"] = ["--stance", args.stance, "--read-all"]
+    if args.stance == "mpnet":  # the cascade beside reading every pair, and small
+        variants[f"{args.stance} --cascade"] = ["--stance", args.stance, "--cascade"]
         variants["small"] = ["--stance", "small"]
     times: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in times}
@@ -88,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     if "small" in med and args.stance != "small":
         print(
             f"{args.stance} against small: {med[args.stance] - med['small']:+.2f} s wall "
-            f"(target: at most +2 s); reading every pair: "
-            f"{med[f'{args.stance} --read-all'] - med['small']:+.2f} s"
+            f"(target: at most +2 s); with --cascade: "
+            f"{med[f'{args.stance} --cascade'] - med['small']:+.2f} s"
         )
     kept = [x for x in base if x != "--no-cache"] + ["--stance", args.stance]
     subprocess.run(kept, env=env, check=True, stdout=subprocess.DEVNULL)  # keeps the readings

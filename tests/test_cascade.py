@@ -1,7 +1,7 @@
 """The cascade reader (issue 48, item 1): a fast screen clears the pairs that take no side, the
 strong reader reads the rest; cleared pairs never become cards, quoted sentences and sentences
-giving the question's figure are always read strongly, ``read_all`` reads everything, and the
-report counts what each model read. Made-up pages of an invented town; stand-in readers."""
+giving the question's figure are always read strongly, without ``cascade`` mpnet reads
+everything, and the report counts what each model read. Made-up pages of an invented town; stand-in readers."""
 
 from __future__ import annotations
 
@@ -193,7 +193,7 @@ def test_in_a_check_cleared_pairs_are_not_read_strongly_and_are_no_cards() -> No
     assert shown in render(report, "md") and shown in render(report, "html")
 
 
-def test_reading_all_reads_every_pair_with_the_strong_model() -> None:
+def test_without_the_cascade_the_strong_model_reads_every_pair() -> None:
     strong = Logged(strong_reader, "strong")
     report = check(strong)
     assert report.usage["stance_pairs"] == {"strong": len(strong.seen), "skipped": 0}
@@ -223,7 +223,7 @@ def test_a_sentence_that_gives_the_questions_figure_is_always_read_strongly() ->
 # ----------------------------------------------------------------------------- the default
 
 
-def test_the_default_mpnet_reader_is_a_cascade_unless_read_all(monkeypatch) -> None:
+def test_the_mpnet_reader_is_a_cascade_only_when_asked(monkeypatch) -> None:
     import factseek.stance as stance_mod
     from factseek.api import CheckOptions, _evidence_parts
 
@@ -235,28 +235,42 @@ def test_the_default_mpnet_reader_is_a_cascade_unless_read_all(monkeypatch) -> N
 
     monkeypatch.setattr(stance_mod, "load_stance", fake_load)
     names: dict[str, str] = {}
-    stance, _, _ = _evidence_parts(CheckOptions(stance="mpnet"), None, names, [])
+    stance, _, _ = _evidence_parts(CheckOptions(stance="mpnet", cascade=True), None, names, [])
     assert isinstance(stance, CascadeStance) and loaded == ["mpnet", "small"]
     assert stance.name == "stance:mpnet" and "stance:small screens" in names["stance_cascade"]
-    for opts in (CheckOptions(stance="mpnet", read_all=True), CheckOptions(stance="small")):
+    for opts in (CheckOptions(stance="mpnet"), CheckOptions(stance="small", cascade=True)):
         stance, _, _ = _evidence_parts(opts, None, {}, [])
         assert not isinstance(stance, CascadeStance)
 
 
-def test_read_all_reaches_the_check_from_the_cli(monkeypatch) -> None:
+@pytest.mark.parametrize("command", ["check", "demo"])
+def test_cascade_reaches_the_check_from_the_cli(monkeypatch, command) -> None:
     from typer.testing import CliRunner
 
     import factseek.api as api
+    import factseek.demo as demo
     from factseek.cli import app
 
     seen: list[bool] = []
 
     def fake_check(claim: Any, **kw: Any) -> Any:
-        seen.append(kw["read_all"])
+        seen.append(kw["cascade"])
         raise api.InputError("stop here")
 
     monkeypatch.setattr(api, "check", fake_check)
+    monkeypatch.setattr(demo, "demo_store", lambda *a, **k: "store")
+    args = ["check", "A claim.", "--store", "x", "-q"] if command == "check" else ["demo", "-q"]
     runner = CliRunner()
-    for flag, want in (([], False), (["--read-all"], True)):
-        r = runner.invoke(app, ["check", "A claim.", "--store", "x", "-q", *flag])
+    for flag, want in (([], False), (["--cascade"], True)):
+        r = runner.invoke(app, [*args, *flag])
         assert r.exit_code != 0 and seen[-1] is want
+
+
+def test_eval_pipeline_and_serve_take_the_cascade_switch() -> None:
+    from typer.testing import CliRunner
+
+    from factseek.cli import app
+
+    runner = CliRunner()
+    for command in (["eval", "pipeline"], ["serve"]):
+        assert "--cascade" in runner.invoke(app, [*command, "--help"]).output

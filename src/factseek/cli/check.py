@@ -183,12 +183,13 @@ StanceOpt = Annotated[
         help="Evidence stance model: default (mpnet when installed, else small; $FACTSEEK_STANCE), mpnet (stronger, slower; needs all-mpnet-base-v2: docs/stance.md), small (fast), a trained folder, or none.",
     ),
 ]
-ReadAllOpt = Annotated[
+CascadeOpt = Annotated[
     bool,
     typer.Option(
-        "--read-all",
-        help="The mpnet stance model reads every pair. By default the small model screens them"
-        " first and mpnet skips those it reads surely as taking no side (docs/stance.md, Speed).",
+        "--cascade",
+        help="With --stance mpnet: the small model screens the pairs first and mpnet skips those"
+        " it reads surely as taking no side (fewer mpnet reads, a few verdicts differ;"
+        " docs/stance.md, Speed). Default: mpnet reads every pair.",
     ),
 ]
 ScaleOpt = Annotated[
@@ -219,7 +220,7 @@ def _options(**kw: Any) -> dict[str, Any]:
         "allow_hosts": tuple(kw["allow_host"] or ()),
         "cache_dir": cache_root(),
         "stance": kw["stance"],
-        "read_all": kw["read_all"],
+        "cascade": kw["cascade"],
         "scale": kw["scale"].value,
         "keep_pdf": kw["keep_pdf"],
     }
@@ -274,7 +275,7 @@ def check(
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
     stance: StanceOpt = "default",
-    read_all: ReadAllOpt = False,
+    cascade: CascadeOpt = False,
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
@@ -396,7 +397,7 @@ def demo(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
     quiet: QuietOpt = False,
     stance: StanceOpt = "default",
-    read_all: ReadAllOpt = False,
+    cascade: CascadeOpt = False,
 ) -> None:
     """Build the bundled demo store (once, in the cache) and check its sample claim offline."""
     from factseek.api import check as api_check
@@ -408,7 +409,7 @@ def demo(
         claim,
         store=store,
         stance=stance,
-        read_all=read_all,
+        cascade=cascade,
         progress=_progress(quiet),
         cache_dir=cache_root(),
     )
@@ -469,7 +470,7 @@ def batch(
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
     stance: StanceOpt = "default",
-    read_all: ReadAllOpt = False,
+    cascade: CascadeOpt = False,
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
     ray: RayOpt = None,

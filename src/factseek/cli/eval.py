@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from factseek.cli.check import ReadAllOpt
+from factseek.cli.check import CascadeOpt
 from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
 from factseek.cli.common import make_app
 from factseek.constraints.temporal import DEFAULT_GUESSED
@@ -194,7 +194,7 @@ def pipeline_cmd(
             "--stance", help="Stance model: default, small, mpnet, a trained folder, or none."
         ),
     ] = "default",
-    read_all: ReadAllOpt = False,
+    cascade: CascadeOpt = False,
     verdict_rules: Annotated[
         str,
         typer.Option(
@@ -255,7 +255,7 @@ def pipeline_cmd(
     options = CheckOptions(
         store=store,
         stance=stance,
-        read_all=read_all,
+        cascade=cascade,
         scale="auto",
         verdict_rules=verdict_rules,
         stance_engine=engine_for_many(),
