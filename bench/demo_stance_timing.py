@@ -10,12 +10,17 @@ times the same check again with the readings of an earlier run kept (``stance.re
 re-check of the claim, e.g. for another format), its cost against the same median of
 ``--stance none``.
 
+With ``--stance mpnet`` it times, in the same run, mpnet (reading every pair), the cascade
+(``--cascade``: the small model's screen before mpnet, ``stance.cascade``) and small, and prints
+how many pairs each model read (the report's ``usage.stance_pairs``).
+
     python bench/demo_stance_timing.py --repeats 5 [--stance small|mpnet]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -49,27 +54,43 @@ def main(argv: list[str] | None = None) -> int:
         from factseek.ml.encode import MPNET_ENV, mpnet_path
 
         env[MPNET_ENV] = str(mpnet_path())
-    times: dict[str, list[float]] = {"none": [], args.stance: []}
+    variants = {"none": ["--stance", "none"], args.stance: ["--stance", args.stance]}
+    if args.stance == "mpnet":  # the cascade beside reading every pair, and small
+        variants[f"{args.stance} --cascade"] = ["--stance", args.stance, "--cascade"]
+        variants["small"] = ["--stance", "small"]
+    times: dict[str, list[float]] = {k: [] for k in variants}
     cpu: dict[str, list[float]] = {k: [] for k in times}
+    pairs: dict[str, str] = {}
     for _ in range(args.repeats):
-        for stance in times:
+        for stance, extra in variants.items():
             used = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
-            subprocess.run(
-                [*base, "--stance", stance], env=env, check=True, stdout=subprocess.DEVNULL
+            done = subprocess.run(
+                [*base, *extra], env=env, check=True, stdout=subprocess.PIPE, text=True
             )
             times[stance].append(time.perf_counter() - t0)
             now = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[stance].append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
+            counts = json.loads(done.stdout).get("usage", {}).get("stance_pairs", {})
+            pairs[stance] = ", ".join(f"{k} {v}" for k, v in counts.items())
     med = {k: statistics.median(v) for k, v in times.items()}
     cpu_med = {k: statistics.median(v) for k, v in cpu.items()}
     for k, v in times.items():
         runs = ", ".join(f"{x:.2f}" for x in v)
-        print(f"--stance {k:8s} median {med[k]:.2f} s  runs {runs}  CPU {cpu_med[k]:.2f} s")
+        print(
+            f"--stance {k:17s} median {med[k]:.2f} s  runs {runs}  CPU {cpu_med[k]:.2f} s"
+            + (f"  pairs: {pairs[k]}" if pairs.get(k) else "")
+        )
     print(
         f"stance + verdict cost: {med[args.stance] - med['none']:+.2f} s wall (target: at most "
         f"+1 s), {cpu_med[args.stance] - cpu_med['none']:+.2f} s CPU"
     )
+    if "small" in med and args.stance != "small":
+        print(
+            f"{args.stance} against small: {med[args.stance] - med['small']:+.2f} s wall "
+            f"(target: at most +2 s); with --cascade: "
+            f"{med[f'{args.stance} --cascade'] - med['small']:+.2f} s"
+        )
     kept = [x for x in base if x != "--no-cache"] + ["--stance", args.stance]
     subprocess.run(kept, env=env, check=True, stdout=subprocess.DEVNULL)  # keeps the readings
     warm = []

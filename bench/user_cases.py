@@ -14,7 +14,10 @@ prints the verdict beside the truth, what an abstention leaned to, and the cards
 own question, then a line per model: true claims refuted at 0.7 or more, false claims supported
 at 0.7 or more, verdicts right, abstentions.
 
-    python bench/user_cases.py [--stance mpnet,small] [--show-cards]
+``mpnet+cascade`` names mpnet behind the small model's screen (``check --cascade``); each
+model's line then says how many pairs each model read.
+
+    python bench/user_cases.py [--stance mpnet,mpnet+cascade,small] [--show-cards]
 """
 
 from __future__ import annotations
@@ -43,10 +46,15 @@ def build(store: Path) -> Path:
 
 
 def check_all(store: Path, stance: str) -> list[tuple[dict[str, str], object]]:
-    """Each claim's ``Report`` with ``stance`` (the defaults of ``factseek check`` otherwise)."""
+    """Each claim's ``Report`` with ``stance`` (the defaults of ``factseek check`` otherwise;
+    ``MODEL+cascade``: ``MODEL`` behind the small model's screen, ``check --cascade``)."""
     from factseek.api import check
 
-    return [(c, check(c["text"], date=c["date"], store=store, stance=stance)) for c in claims()]
+    model, _, cascade = stance.partition("+")
+    return [
+        (c, check(c["text"], date=c["date"], store=store, stance=model, cascade=bool(cascade)))
+        for c in claims()
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,8 +95,13 @@ def main(argv: list[str] | None = None) -> int:
                     s = e.stance
                     read = f"{s.label} {s.probs[s.label]:.2f}" if s is not None else "-"
                     print(f"|  | {e.id} {read} | {e.domain} | | {e.text[:110]} |")
+        pairs: dict[str, int] = {}
+        for _, report in done:
+            for k, n in report.usage.get("stance_pairs", {}).items():  # type: ignore[attr-defined]
+                pairs[k] = pairs.get(k, 0) + n
         print(
-            f"\n{stance}: true claims refuted at 0.7 or more: {bad_true} of 3; false claims "
+            f"\n{stance}: pairs read: {', '.join(f'{k} {n}' for k, n in pairs.items())}; "
+            f"true claims refuted at 0.7 or more: {bad_true} of 3; false claims "
             f"supported at 0.7 or more: {bad_false} of 2; verdicts right: {right} of "
             f"{len(done)}; abstentions: {abstained}"
         )

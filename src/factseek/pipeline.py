@@ -30,6 +30,7 @@ from factseek.redact import redact_document, redact_failure
 from factseek.sanitize import lone_surrogate
 from factseek.search.base import SearchBackend, constrained_search
 from factseek.stance import StanceModel
+from factseek.stance.cascade import read_pairs
 from factseek.summarize import NOT_RELEVANT, Summarizer
 from factseek.summarize.deciding import uncarded_quotes
 from factseek.summarize.evidence import (
@@ -38,6 +39,7 @@ from factseek.summarize.evidence import (
     evidence_candidates,
     select_cards,
 )
+from factseek.summarize.figures import gives_figure
 from factseek.types import (
     MAX_CLAIM_CHARS,
     Answer,
@@ -326,11 +328,15 @@ def _evidence(
     parts: Parts,
     cfg: EvidenceConfig,
     notes: list[str],
+    counts: dict[str, int],
 ) -> tuple[list[Evidence], bool, list[Summary]]:
     """Evidence cards, whether a stance model read them, and the summaries. Without a stance
     model there are no cards (cards are what takes a side): the report shows the summaries, as
     in the paper. A sentence the summaries quote that takes a side on a question is one of its
-    cards (``summarize.deciding``); one that is not is left out of the summaries."""
+    cards (``summarize.deciding``); one that is not is left out of the summaries. ``counts``
+    gets how many pairs each stance model read and how many a cascade skipped
+    (``stance.cascade``: a quoted sentence, and one that gives the question's figure, are
+    always read by its strong model: either can be a card whatever a reader says)."""
     summaries = list(summaries)
     if parts.stance is None:
         return [], False, summaries
@@ -340,10 +346,16 @@ def _evidence(
     if not candidates:
         return [], True, summaries  # nothing to read: every question says "no evidence found"
     try:
-        stances = parts.stance.classify([(c.question, c.text) for c in candidates])
+        reads = read_pairs(
+            parts.stance,
+            [(c.question, c.text) for c in candidates],
+            [c.quoted or gives_figure(c.question, c.text) for c in candidates],
+        )
     except FactseekError as e:
         notes.append(f"stance model {parts.stance.name} failed ({e}); no evidence cards")
         return [], False, summaries
+    counts.update(reads.counts())
+    stances = list(reads.results)
     chosen = select_cards(claim, candidates, stances, documents, cfg)
     read = [
         (c.question, c.doc, c.start, c.end, s)
@@ -488,9 +500,10 @@ def run(
         passages = select_passages(documents, [q.text for q in questions], config.spans)
     with clock.stage("summarize"):
         summaries = _summarize(claim, questions, passages, parts, notes)
+    stance_pairs: dict[str, int] = {}
     with clock.stage("evidence"):
         evidence, stance_ran, summaries = _evidence(
-            claim, questions, documents, summaries, parts, config.evidence, notes
+            claim, questions, documents, summaries, parts, config.evidence, notes, stance_pairs
         )
     with clock.stage("judge"):
         answers = _answers(claim, questions, evidence, parts, notes) if stance_ran else []
@@ -536,6 +549,8 @@ def run(
         ),
     )
     usage: dict[str, Any] = {"search_requests": len(queries)}
+    if stance_pairs:  # pairs each stance model read, and those a cascade skipped
+        usage["stance_pairs"] = stance_pairs
     if parts.rewriter is not None:
         usage["search_requests"] += baseline_searches  # the questions searched as written
     if parts.usage is not None:

@@ -185,6 +185,8 @@ class Summary:
 
 StanceLabel = Literal["supports", "refutes", "nei"]
 STANCE_LABELS: tuple[StanceLabel, ...] = ("supports", "refutes", "nei")
+#: The ``StanceResult.model`` prefix of a reading a cascade's screen gave alone (stance.cascade).
+SCREENED = "screened:"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,6 +210,12 @@ class StanceResult:
         """Whether the reading takes a side (``supports`` or ``refutes``); a ``nei`` one does
         not (a figure card's, a gold card's)."""
         return self.label in ("supports", "refutes")
+
+    @property
+    def screened(self) -> bool:
+        """Whether a cascade's fast screen gave this reading alone (``stance.cascade``): the
+        pair was not read by the strong model, and it is never a card."""
+        return self.model.startswith(SCREENED)
 
     @property
     def set_by(self) -> str:

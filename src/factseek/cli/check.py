@@ -183,6 +183,15 @@ StanceOpt = Annotated[
         help="Evidence stance model: default (mpnet when installed, else small; $FACTSEEK_STANCE), mpnet (stronger, slower; needs all-mpnet-base-v2: docs/stance.md), small (fast), a trained folder, or none.",
     ),
 ]
+CascadeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--cascade",
+        help="With --stance mpnet: the small model screens the pairs first and mpnet skips those"
+        " it reads surely as taking no side (fewer mpnet reads, a few verdicts differ;"
+        " docs/stance.md, Speed). Default: mpnet reads every pair.",
+    ),
+]
 ScaleOpt = Annotated[
     Scale,
     typer.Option(
@@ -211,6 +220,7 @@ def _options(**kw: Any) -> dict[str, Any]:
         "allow_hosts": tuple(kw["allow_host"] or ()),
         "cache_dir": cache_root(),
         "stance": kw["stance"],
+        "cascade": kw["cascade"],
         "scale": kw["scale"].value,
         "keep_pdf": kw["keep_pdf"],
     }
@@ -265,6 +275,7 @@ def check(
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
     stance: StanceOpt = "default",
+    cascade: CascadeOpt = False,
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
 ) -> None:
@@ -386,6 +397,7 @@ def demo(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the report here.")] = None,
     quiet: QuietOpt = False,
     stance: StanceOpt = "default",
+    cascade: CascadeOpt = False,
 ) -> None:
     """Build the bundled demo store (once, in the cache) and check its sample claim offline."""
     from factseek.api import check as api_check
@@ -394,7 +406,12 @@ def demo(
     store = demo_store(cache_root() / "demo-store", progress=not quiet)
     claim = demo_claim()
     report = api_check(
-        claim, store=store, stance=stance, progress=_progress(quiet), cache_dir=cache_root()
+        claim,
+        store=store,
+        stance=stance,
+        cascade=cascade,
+        progress=_progress(quiet),
+        cache_dir=cache_root(),
     )
     _emit(report, fmt, out)
     if not quiet:
@@ -453,6 +470,7 @@ def batch(
     top_docs: TopDocsOpt = None,
     cards: CardsOpt = None,
     stance: StanceOpt = "default",
+    cascade: CascadeOpt = False,
     scale: ScaleOpt = Scale.auto,
     quiet: QuietOpt = False,
     ray: RayOpt = None,

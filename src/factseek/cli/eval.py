@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from factseek.cli.check import CascadeOpt
 from factseek.cli.cluster import RayCommand, RayOpt, RayWorkersOpt
 from factseek.cli.common import make_app
 from factseek.constraints.temporal import DEFAULT_GUESSED
@@ -193,6 +194,7 @@ def pipeline_cmd(
             "--stance", help="Stance model: default, small, mpnet, a trained folder, or none."
         ),
     ] = "default",
+    cascade: CascadeOpt = False,
     verdict_rules: Annotated[
         str,
         typer.Option(
@@ -253,6 +255,7 @@ def pipeline_cmd(
     options = CheckOptions(
         store=store,
         stance=stance,
+        cascade=cascade,
         scale="auto",
         verdict_rules=verdict_rules,
         stance_engine=engine_for_many(),

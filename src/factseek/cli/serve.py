@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from factseek.cli.check import StanceOpt
+from factseek.cli.check import CascadeOpt, StanceOpt
 
 
 def data_root() -> Path:
@@ -77,6 +77,7 @@ def serve(
     ] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, max=16, help="Parallel checks.")] = 2,
     stance: StanceOpt = "default",
+    cascade: CascadeOpt = False,
     allow_host_header: Annotated[
         list[str] | None,
         typer.Option("--server-name", help="Extra Host name to answer to (with --host)."),
@@ -119,6 +120,7 @@ def serve(
         cache_dir=cache_root(),
         workers=workers,
         stance=stance,
+        cascade=cascade,
         hosts=tuple(allowed_hosts(host, allow_host_header or ())),
     )
     warning = exposure_warning(host)

@@ -138,3 +138,15 @@ def safe_url(url: str) -> str:
     except ValueError:
         return ""
     return redact_url(url) if scheme in ("http", "https") else ""
+
+
+def stance_pairs_line(usage: Any) -> str:
+    """ "stance pairs read: stance:small 120, stance:mpnet 40 (80 skipped by the cascade)"
+    from a report's ``usage["stance_pairs"]`` (pipeline, ``stance.cascade``), else ""."""
+    pairs = usage.get("stance_pairs") if hasattr(usage, "get") else None
+    if not isinstance(pairs, dict) or not pairs:
+        return ""
+    read = ", ".join(f"{k} {v}" for k, v in pairs.items() if k != "skipped")
+    skipped = pairs.get("skipped", 0)
+    tail = f" ({skipped} skipped by the cascade)" if skipped else ""
+    return f"stance pairs read: {read}{tail}"

@@ -18,6 +18,7 @@ from factseek.report.common import (
     quoted,
     rewrite_lines,
     safe_url,
+    stance_pairs_line,
 )
 from factseek.report.words import (
     abstained_words,
@@ -299,6 +300,7 @@ def render_html(report: Report) -> str:
     add(
         "<h2>Run</h2><p class='small'>timings (s): "
         + _e(", ".join(f"{k} {v:.3f}" for k, v in report.timings.items()))
+        + (f"<br>{_e(pairs)}" if (pairs := stance_pairs_line(report.usage)) else "")
         + "</p>"
     )
     add(

@@ -23,6 +23,7 @@ from factseek.report.common import (
     quoted,
     rewrite_lines,
     safe_url,
+    stance_pairs_line,
 )
 from factseek.report.words import (
     abstained_words,
@@ -221,6 +222,8 @@ def render_markdown(report: Report) -> str:
         out.append("")
     out.append("## Timings (s)\n")
     out.append(", ".join(f"{_md(k)} {v:.3f}" for k, v in report.timings.items()) + "\n")
+    if pairs := stance_pairs_line(report.usage):
+        out.append(_md(pairs) + "\n")
     out.append(f"factseek {_md(report.version)}\n")
     return "\n".join(out)
 

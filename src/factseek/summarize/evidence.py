@@ -107,6 +107,8 @@ the same cards with the readings they were chosen by)
    ``judge.verdict`` never counts it as support.
 9. **Ids** are ``E1``, ``E2``, ... in question order, then rank. Ties are broken by document
    order, then start offset, everywhere.
+10. **Screened.** A reading a cascade's screen gave alone (``StanceResult.screened``) is never
+    a card nor a figure card, and figures compared leave it as it is (``stance.cascade``).
 """
 
 from __future__ import annotations
@@ -487,6 +489,10 @@ def _decides(s: StanceResult | None) -> bool:
     return s is not None and s.decides
 
 
+def _screened(s: StanceResult | None) -> bool:  # rule 10
+    return s is not None and s.screened
+
+
 @dataclass(frozen=True)
 class Selection:
     """The cards, and every candidate's reading as the cards use it (after figures compared;
@@ -518,10 +524,12 @@ def select_cards(
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
     compared: dict[int, str] = {}  # candidate index -> why its reading was changed
-    if stances is not None:
-        stances, compared = reread(
-            [(c.question, c.text) for c in candidates], stances, cfg.compare, cfg.off_topic
-        )
+    if stances is not None:  # a screened reading (rule 10) is left as it is
+        given = stances
+        pairs = [(c.question, c.text) for c in candidates]
+        stances, compared = reread(pairs, stances, cfg.compare, cfg.off_topic)
+        stances = [g if g.screened else s for g, s in zip(given, stances, strict=True)]
+        compared = {i: n for i, n in compared.items() if not given[i].screened}
     claimant = Claimant(claim.speaker)
     genres = {c.doc: genre(documents[c.doc]) for c in candidates}
     by_question: dict[int, list[tuple[Candidate, StanceResult | None]]] = {}
@@ -535,7 +543,7 @@ def select_cards(
         later = superseded(pairs[0][0].question, [(c.doc, c.text) for c, _ in pairs], documents)
         rows = []
         for (c, s), plan in zip(pairs, later, strict=True):
-            if stances is not None and not _decides(s):
+            if (stances is not None and not _decides(s)) or _screened(s):
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
@@ -602,7 +610,7 @@ def _figure_cards(
     figure, those that count fully first, then the most relevant."""
     ranked = []
     for c, s in rows:
-        if not gives_figure(c.question, c.text):
+        if _screened(s) or not gives_figure(c.question, c.text):
             continue
         if _decides(s) and not card_figures(c.question, c.text, s.label).other:  # type: ignore[union-attr]
             continue

@@ -101,6 +101,7 @@ class WebSettings:
     cache_dir: Path | None = None
     workers: int = 2
     stance: str = "default"  # the stance model every check reads with (serve --stance)
+    cascade: bool = False  # small screens the pairs mpnet reads (serve --cascade)
     hosts: tuple[str, ...] = ("127.0.0.1", "localhost", "::1", "[::1]")
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -136,6 +137,7 @@ def check_options(settings: WebSettings, chosen: dict[str, Any]) -> CheckOptions
         cache_dir=settings.cache_dir,
         keep_pdf=bool(chosen.get("keep_pdf")),
         stance=settings.stance,
+        cascade=settings.cascade,
         stance_engine=engine_for_many(),  # a server reads many pairs: torch's kernels
     )
 
