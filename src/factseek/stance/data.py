@@ -10,9 +10,11 @@
   shared words". Sides come from ``datasets.fever.group_split`` (connected groups of shared
   evidence), so no evidence text is on two sides.
 - ``fever-train`` (``fever_train/``; pre-training only, not among the default sources): each
-  SUPPORTS / REFUTES claim with up to ``FEVER_TRAIN_GOLD_PER_CLAIM`` of its gold sentences and
-  one ``nei`` pair, the BM25-best sentence that is not its gold; each NOT ENOUGH INFO claim
-  with its BM25-best sentence (``nei``), as the usual NLI-FEVER recipe pairs them. Sentences
+  SUPPORTS / REFUTES claim with up to ``FEVER_TRAIN_GOLD_PER_CLAIM`` of its gold sentences, and
+  each NOT ENOUGH INFO claim with its BM25-best sentence (``nei``), as the usual NLI-FEVER recipe
+  pairs them. (A SUPPORTS / REFUTES claim's BM25-best sentence that is not gold is no "nei": FEVER
+  leaves many evidence sentences unmarked, and as "nei" pairs they taught a reader that the
+  sentences closest to a claim say nothing about it.) Sentences
   that are also FEVER dev evidence (``fever_dev/`` beside it) are left out. Sides: by a hash of
   the claim id (``FEVER_TRAIN_SIDES``); the cross-source rule below drops training pairs whose
   sentence is on another side.
@@ -169,11 +171,10 @@ def fever_train_pairs(folder: Path) -> dict[Split, list[StancePair]]:
     held = {_key(t) for t in load_fever_dev(dev).evidence.values()} if dev.is_dir() else set()
     ev_ids = sorted(e for e, text in data.evidence.items() if _key(text) not in held)
     position = {e: i for i, e in enumerate(ev_ids)}
-    gold = [[e for e in c.evidence if e in position] for c in data.claims]
     nearest = bm25_nearest(
-        [c.text for c in data.claims] + [text for _, text in nei_claims],
+        [text for _, text in nei_claims],
         [data.evidence[e] for e in ev_ids],
-        [{position[e] for e in g} for g in gold] + [set()] * len(nei_claims),
+        [set()] * len(nei_claims),
     )
     out: dict[Split, list[StancePair]] = {s: [] for s in SPLITS}
 
@@ -182,32 +183,20 @@ def fever_train_pairs(folder: Path) -> dict[Split, list[StancePair]]:
         val, test = FEVER_TRAIN_SIDES
         return "test" if u < test else "validation" if u < test + val else "train"
 
-    labelled = [
-        (c.id, c.text, _FEVER_LABELS[c.label], g) for c, g in zip(data.claims, gold, strict=True)
-    ]
-    rows = [*labelled, *((cid, text, "nei", []) for cid, text in nei_claims)]
-    for (cid, text, label, golds), near in zip(rows, nearest, strict=True):
-        split = side(cid)
-        for e in golds[:FEVER_TRAIN_GOLD_PER_CLAIM]:
-            out[split].append(
-                StancePair(
-                    question=text,
-                    evidence=data.evidence[e],
-                    label=label,
-                    source="fever-train",
-                    group=cid,
-                )
+    def pair(cid: str, text: str, evidence: str, label: StanceLabel) -> None:
+        out[side(cid)].append(
+            StancePair(
+                question=text, evidence=evidence, label=label, source="fever-train", group=cid
             )
-        if near is not None and (golds or label == "nei"):
-            out[split].append(
-                StancePair(
-                    question=text,
-                    evidence=data.evidence[ev_ids[near]],
-                    label="nei",
-                    source="fever-train",
-                    group=cid,
-                )
-            )
+        )
+
+    for c in data.claims:
+        gold = [e for e in c.evidence if e in position][:FEVER_TRAIN_GOLD_PER_CLAIM]
+        for e in gold:
+            pair(c.id, c.text, data.evidence[e], _FEVER_LABELS[c.label])
+    for (cid, text), near in zip(nei_claims, nearest, strict=True):
+        if near is not None:
+            pair(cid, text, data.evidence[ev_ids[near]], "nei")
     return out
 
 
