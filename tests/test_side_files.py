@@ -235,6 +235,7 @@ UNBOUNDED = {
     "demo.py": "the package's own demo data",
     "stance/readings.py": "a hash of a model's weights",
     "stance/train.py": "the training run's own checkpoint and output",
+    "stance/checkpoint.py": "the training run's own checkpoint",
     "judge/train.py": "the training run's own checkpoints",
     "fetch/cache.py": "a cached body named by its verified sha256",
     "cli/eval.py": "the results.md the command just wrote",

@@ -127,7 +127,9 @@ def _fingerprint(
     what = {k: v for k, v in asdict(config).items() if k != "stop_at_chance"}  # not the work
     h.update(json.dumps(what, sort_keys=True).encode())
     if config.init:  # the starting weights themselves, not only their folder's name
-        h.update((Path(config.init) / WEIGHTS_FILE).read_bytes())
+        with (Path(config.init) / WEIGHTS_FILE).open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
     for p in (*train, None, *dev):
         h.update(
             b"\x00" if p is None else f"{p.question}\x1f{p.evidence}\x1f{p.label}\x1e".encode()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,7 +161,7 @@ def _keep_reader(out: Path, name: str) -> str:
         keep.mkdir(exist_ok=True)
         for file in ("config.json", WEIGHTS_FILE):
             with atomic_path(keep / file) as tmp:
-                tmp.write_bytes((source / file).read_bytes())
+                shutil.copyfile(source / file, tmp)
     return READER_DIR
 
 
