@@ -4,7 +4,8 @@ Constraints are applied inside the index: every posting's document is checked ag
 per-document gate (``factseek.store.filters``) while scoring, so a top-k is the top-k of the
 allowed documents, never a short list filtered afterwards. Modes:
 
-* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``; a small store
+* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``, or
+  ``blockmax.bm25_search_blocks`` where the store has block maxima; a small store
   is searched in numpy with the same results, ``factseek.store.smallsearch``, so a command on it
   never loads numba).
 * ``dense``: cosine similarity to the query's vector (store built with ``--dense``).
@@ -66,6 +67,8 @@ class StoreBackend:
         self.store = store
         self.mode = mode
         self.prune = prune
+        self.blocks = True  # skip blocks by their block maxima (False: the plain pruned kernel)
+        self.block_stats = np.zeros(2, np.int64)  # blocks read / skipped (approximate if threaded)
         self._encoder = encoder
         self._local = threading.local()
         self._dense: list[tuple[int, np.ndarray]] | None = None
@@ -149,7 +152,16 @@ class StoreBackend:
         from factseek.store import kernels  # numba: loaded only for a store that needs it
 
         acc, touched = self._buffers()
-        return kernels.bm25_search(*args, *window, acc, touched, self.prune)
+        blocks = s.block_max if self.prune and self.blocks else None
+        if blocks is None:  # exhaustive, or a store written before block maxima
+            return kernels.bm25_search(*args, *window, acc, touched, self.prune)
+        from factseek.store.blockmax import bm25_search_blocks
+
+        size, bptr, bmax = blocks
+        stats = self.block_stats
+        return bm25_search_blocks(
+            *args[:4], bptr, bmax, size, *args[4:], *window, acc, touched, stats
+        )
 
     def dense(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
         """Document numbers and cosine similarities of the top ``k`` allowed documents."""
