@@ -128,15 +128,21 @@ def compare(store: Path, rng: np.random.Generator, n: int = 120) -> int:
     how many blocks were skipped."""
     words = [f"w{i}" for i in range(400)]
     blocks, plain = StoreBackend.open(store), StoreBackend.open(store)
-    plain.blocks = False
+    blocks.blocks = True  # opt-in
     full = StoreBackend.open(store, prune=False)
+    s = blocks.store
     for i in range(n):
         q = " ".join(rng.choice(words[:60], int(rng.integers(1, 7))))
         c, k = CONSTRAINTS[i % 3], int(rng.choice([1, 10, 30]))
         got = blocks.bm25(q, k, c)
-        for other in (plain, full):
-            want = other.bm25(q, k, c)
-            assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+        terms, weights = blocks.query_terms(q)
+        g = s.gates.gate(c)  # the int32 gate, searched in numpy: the reference
+        numpy = smallsearch.bm25_search_numpy(
+            s.indptr, s.postings_doc, s.postings_impact, s.term_max, terms, weights,
+            g.gate, g.lo, g.hi, k, len(s),
+        )  # fmt: skip
+        for other in (plain.bm25(q, k, c), full.bm25(q, k, c), numpy):
+            assert got[0].tolist() == other[0].tolist() and got[1].tolist() == other[1].tolist()
     return int(blocks.block_stats[1])
 
 
@@ -157,8 +163,10 @@ def test_a_damaged_block_max_file_is_refused(store: Path, monkeypatch) -> None:
     data = bytearray(path.read_bytes())
     data[-8:] = b"\x00\x00\x80\x7f" * 2  # infinite maxima: would change nothing, still refused
     path.write_bytes(bytes(data))
+    backend = StoreBackend.open(store)
+    backend.blocks = True
     with pytest.raises(StoreError, match=r"blockmax\.npy does not match its checksum") as e:
-        StoreBackend.open(store).search("w1 w2", 10, Constraints())
+        backend.search("w1 w2", 10, Constraints())
     assert "\n" not in str(e.value) and "rebuild it with" in str(e.value)
     with pytest.raises(StoreError, match=r"blockmax\.npy"):
         Store.open(store).verify()
@@ -195,3 +203,17 @@ def test_a_store_without_block_maxima_opens_and_searches_the_same(
         assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
     add_to_store([zipf_docs(tmp_path / "b.jsonl", np.random.default_rng(2), 50, 4000)], store)
     assert Store.open(store).block_max is not None  # an add writes them
+
+
+def test_the_allowed_bytes_are_the_gates_decision_cached_per_policy_and_dates(store: Path) -> None:
+    gates = Store.open(store).gates
+    for c in CONSTRAINTS:
+        g, a = gates.gate(c), gates.allowed(c)
+        assert a.gate.dtype == np.uint8 and (a.lo, a.hi) == (1, 2)
+        assert np.array_equal(a.gate == 1, (g.gate >= g.lo) & (g.gate < g.hi))
+        assert gates.allowed(c).gate is a.gate  # cached
+    other = gates.allowed(Constraints(before=dt.date(2012, 1, 2), extra_sites=("s3.example",)))
+    assert other.gate is not gates.allowed(CONSTRAINTS[1]).gate  # another date, another array
+    for day in range(1, 12):  # at most max_items kept
+        gates.allowed(Constraints(before=dt.date(2001, 1, day)))
+    assert len(gates._masks) == gates.max_items
