@@ -260,7 +260,7 @@ def test_verify_command(store: Path) -> None:
 
     runner = CliRunner()
     r = runner.invoke(app, ["index", "verify", "--store", str(store)])
-    assert r.exit_code == 0 and "ok, all 17 files match" in r.output, r.output
+    assert r.exit_code == 0 and "ok, all 18 files match" in r.output, r.output
     garble_second_half(store / "docs-000001.cards.jsonl", 1)
     r = runner.invoke(app, ["index", "verify", "--store", str(store)])
     assert r.exit_code == 1 and "cards.jsonl does not match its checksum" in r.stderr
@@ -272,3 +272,13 @@ def test_add_refuses_to_bless_a_damaged_store(store: Path, tmp_path: Path) -> No
     garble_second_half(index_file(store, "postings_tf.npy"), 5)
     with pytest.raises(StoreError, match=r"postings_tf\.npy does not match"):
         add_to_store([write_docs(tmp_path / "more.jsonl", n=5, seed=9)], store)
+
+
+def test_a_garbled_npy_header_is_a_store_error(store: Path) -> None:
+    path = index_file(store, "postings_doc.npy")  # read lazily: its header is parsed at open
+    data = bytearray(path.read_bytes())
+    for i in range(25, 34):  # numpy's header parser raised tokenize.TokenError here
+        data[i] ^= 26
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="is corrupt"):
+        StoreBackend.open(store)

@@ -4,7 +4,8 @@ Constraints are applied inside the index: every posting's document is checked ag
 per-document gate (``factseek.store.filters``) while scoring, so a top-k is the top-k of the
 allowed documents, never a short list filtered afterwards. Modes:
 
-* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``; a small store
+* ``bm25`` (default): exact BM25 top-k (``factseek.store.kernels.bm25_search``; with
+  ``blocks = True``, ``blockmax.bm25_search_blocks`` where the store has block maxima; a small store
   is searched in numpy with the same results, ``factseek.store.smallsearch``, so a command on it
   never loads numba).
 * ``dense``: cosine similarity to the query's vector (store built with ``--dense``).
@@ -66,6 +67,8 @@ class StoreBackend:
         self.store = store
         self.mode = mode
         self.prune = prune
+        self.blocks = False  # True: skip blocks by their block maxima (exact, not faster here)
+        self.block_stats = np.zeros(2, np.int64)  # blocks read / skipped (approximate if threaded)
         self._encoder = encoder
         self._local = threading.local()
         self._dense: list[tuple[int, np.ndarray]] | None = None
@@ -139,17 +142,29 @@ class StoreBackend:
         terms, weights = self.query_terms(query)
         if len(terms) == 0:
             return np.zeros(0, np.int32), np.zeros(0, np.float32)
-        gate = self.store.gates.gate(constraints)
         s = self.store
         s.check_postings(terms)  # a damaged posting list is an error, never a wild read
         args = (s.indptr, s.postings_doc, s.postings_impact, s.term_max, terms, weights)
-        window = (gate.gate, gate.lo, gate.hi, k)
         if len(s.postings_doc) <= smallsearch.NUMPY_MAX_POSTINGS:
+            gate = s.gates.gate(constraints)
+            window = (gate.gate, gate.lo, gate.hi, k)
             return smallsearch.bm25_search_numpy(*args, *window, len(s))
         from factseek.store import kernels  # numba: loaded only for a store that needs it
 
+        gate = s.gates.allowed(constraints)  # one byte per document: stays in the cache
+        window = (gate.gate, gate.lo, gate.hi, k)
+
         acc, touched = self._buffers()
-        return kernels.bm25_search(*args, *window, acc, touched, self.prune)
+        blocks = s.block_max if self.prune and self.blocks else None
+        if blocks is None:  # exhaustive, or a store written before block maxima
+            return kernels.bm25_search(*args, *window, acc, touched, self.prune)
+        from factseek.store.blockmax import bm25_search_blocks
+
+        size, bptr, bmax = blocks
+        stats = self.block_stats
+        return bm25_search_blocks(
+            *args[:4], bptr, bmax, size, *args[4:], *window, acc, touched, stats
+        )
 
     def dense(self, query: str, k: int, constraints: Constraints) -> tuple[np.ndarray, np.ndarray]:
         """Document numbers and cosine similarities of the top ``k`` allowed documents."""

@@ -28,7 +28,7 @@ from factseek.errors import DataError, StoreError
 from factseek.files import check_writable_dir
 from factseek.ml.encode import Encoder
 from factseek.redact import redact_document
-from factseek.store import kernels
+from factseek.store import blockmax, kernels
 from factseek.store.analyze import Vocabulary, host_path, record_lines
 from factseek.store.integrity import Sums, corrupt, files_in, sha256_of, write_sums
 from factseek.store.layout import (
@@ -314,6 +314,7 @@ def _write_index(
         "postings_tf": ptf,
         "postings_impact": impact,
         "term_max": term_max,
+        "blockmax": blockmax.block_maxima(indptr, impact, blockmax.BLOCK),
         "doc_len": doc_len,
         "days": cat("days", new.days, np.int32),
         "host_id": cat("host_id", new.host_id, np.int32),
@@ -451,6 +452,7 @@ def write_documents(
                 dense_encoder=encoder.name if encoder is not None else "",
                 dense_dim=encoder.dim if encoder is not None else 0,
                 skipped_lines=(base.skipped_lines if mode == "add" else 0) + n_skipped,
+                block_size=blockmax.BLOCK,
             )
         except BaseException:
             collect_garbage(root, current or StoreConfig())  # drop this attempt's files

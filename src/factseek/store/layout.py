@@ -15,6 +15,8 @@ A store is one folder of plain files::
         postings_tf.npy          int32 term frequency of each posting
         postings_impact.npy      float32 precomputed BM25 contribution of each posting
         term_max.npy             float32 largest impact of each term (for pruning)
+        blockmax.npy             float32 largest impact of each block of ``block_size`` postings
+                                 (``store/blockmax.py``; absent in stores written before it)
         doc_len.npy              int32 number of terms of each document
         days.npy                 int32 publication day (date.toordinal()), 0 when undated
         host_id.npy              int32 index into hosts.txt (URL host without "www.")
@@ -117,6 +119,7 @@ class StoreConfig:
     dense_dim: int = 0
     skipped_lines: int = 0  # total input records skipped with --on-error skip
     checksums: tuple[ChecksumFile, ...] = ()  # every checksum file; empty only in format 1
+    block_size: int = 0  # postings per block of blockmax.npy; 0: no such file (older stores)
 
     @property
     def sealed(self) -> bool:
@@ -169,7 +172,8 @@ def segment_files(config: StoreConfig, segment: str) -> tuple[str, ...]:
 
 def checksum_files(config: StoreConfig) -> list[tuple[str, tuple[str, ...]]]:
     """Every checksum file ``config`` needs (relative to the root) with the files it must cover."""
-    out = [(f"{config.index}/{SIDECAR}", INDEX_FILES)]
+    index_files = INDEX_FILES + (("blockmax.npy",) if config.block_size else ())
+    out = [(f"{config.index}/{SIDECAR}", index_files)]
     out += [(f"{s.name}.{SIDECAR}", segment_files(config, s.name)) for s in config.segments]
     return out
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any
 
 import numpy as np
@@ -73,7 +74,7 @@ def _load(path: Path, dtype: str, length: int, sums: Sums | None = None) -> np.n
     _verified(sums, path)
     try:
         arr = np.load(path, mmap_mode="r")
-    except (OSError, ValueError, EOFError) as e:
+    except (OSError, ValueError, EOFError, SyntaxError, TokenError) as e:  # a garbled header
         raise corrupt(root, f"{path.name} is missing or unreadable ({e})") from None
     if arr.dtype != np.dtype(dtype) or arr.ndim != 1 or len(arr) != length:
         raise corrupt(root, f"{path.name} has dtype {arr.dtype} and shape {arr.shape}")
@@ -263,6 +264,21 @@ class Store:
         return {t: i for i, t in enumerate(terms)}
 
     @cached_property
+    def block_max(self) -> tuple[int, np.ndarray, np.ndarray] | None:
+        """(block size, block pointers per term, ``blockmax.npy``), verified in full; ``None``
+        for a store written before block maxima (its searches use the plain kernel)."""
+        size = self.config.block_size
+        if not size:
+            return None
+        if not isinstance(size, int) or not 0 < size <= 1 << 20:
+            raise corrupt(self.root, f"config.json has block_size {size!r}")
+        from factseek.store.blockmax import block_pointers
+
+        bptr = block_pointers(self.indptr, size)
+        path = self._index_file("blockmax.npy")
+        return size, bptr, _load(path, "float32", int(bptr[-1]), self._sums)
+
+    @cached_property
     def ids(self) -> dict[str, int]:
         ids = _lines(self._index_file("ids.txt"), self.config.n_docs, self._sums)
         return {d: i for i, d in enumerate(ids)}
@@ -287,7 +303,7 @@ class Store:
             _verified(self._seg_sums[i], path)
             try:
                 arr = np.load(path, mmap_mode="r")
-            except (OSError, ValueError) as e:
+            except (OSError, ValueError, SyntaxError, TokenError) as e:
                 raise StoreError(f"store file {path} is missing or corrupt: {e}") from None
             if arr.shape != (seg.n_docs, self.config.dense_dim) or arr.dtype != np.float32:
                 raise StoreError(f"store file {path} is corrupt (shape {arr.shape})")
