@@ -299,8 +299,9 @@ def _cascade(
     from factseek.stance import load_stance
     from factseek.stance.cascade import CascadeStance
 
-    try:
-        screen = load_stance(CASCADE_SCREEN, engine=opts.stance_engine, readings=readings)
+    try:  # torch by default: the strong model imports it anyway, and its int8 reads faster
+        engine = opts.stance_engine or "torch"
+        screen = load_stance(CASCADE_SCREEN, engine=engine, readings=readings)
     except FactseekError:
         return strong
     cascade = CascadeStance(screen, strong)
