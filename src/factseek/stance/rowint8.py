@@ -31,7 +31,8 @@ MAPS = ("query", "key", "value", "attn_out", "ffn_in", "ffn_out")
 
 def quantize_rows(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(m, k) float -> ((m, k) int8, (m, 1) float32 scales) with x ~ int8 * scale, row by row."""
-    amax = torch.linalg.vector_norm(x, float("inf"), dim=-1, keepdim=True).clamp_(min=TINY)
+    top, bottom = x.amax(-1, keepdim=True), x.amin(-1, keepdim=True)  # faster than |x|'s max
+    amax = torch.maximum(top, bottom.neg_()).clamp_(min=TINY)
     return x.mul(LEVELS / amax).round_().to(torch.int8), amax / LEVELS
 
 
