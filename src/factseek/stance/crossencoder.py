@@ -25,7 +25,9 @@ batches of 32 with other batch mates: 0.041 on average, up to 0.39, 3.8% of labe
 (``INT8_BATCH_SIZE``): a pair's reading depends on that pair alone, for 35% fewer pairs per
 second on those pairs than batches of 32 (still faster than fp32, the other reading that does
 not depend on its company). With ``"none"`` pairs are read ``BATCH_SIZE`` at a time and agree
-with one-by-one reading to float precision.
+with one-by-one reading to float precision. With ``"int8-rows"`` (``stance.rowint8``) each token
+gets its own activation scale and pairs are read ``BATCH_SIZE`` at a time packed, without
+padding: a pair's reading is the one it gets alone, bit for bit.
 """
 
 from __future__ import annotations
