@@ -4,7 +4,7 @@ A stance folder holds::
 
     config.json          {"format_version": 1, "kind": "factseek-stance-crossencoder",
                           "labels": ["supports", "refutes", "nei"], "net": {...NetConfig},
-                          "max_length": 96, "quantize": "int8" | "none",
+                          "max_length": 96, "quantize": QUANTIZE (below),
                           "thresholds": {"supports": ts, "refutes": tr} | null,
                           "calibration": {"temperature": t, "bias": {...}} (optional),
                           "train": {...}, "metrics": {...}}
