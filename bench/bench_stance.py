@@ -14,7 +14,9 @@ Speed: pairs per CPU-second with ``torch.set_num_threads(--threads)`` (default 1
 model (int8 and fp32) and a peer measured in the same run on the same pairs and tokens: the plain
 fp32 MiniLM-L6 forward pass (all six layers, no head), i.e. a standard cross-encoder over the same
 base. CPU seconds (``time.process_time``) rather than wall seconds, because the machine is shared;
-wall pairs/s are printed too. With ``--threads`` above 1 an int8 model reads its one-pair passes
+wall pairs/s are printed too. The torch rows are one per ``--quantize`` mode: ``int8`` and
+``int8-mixed`` (torch's dynamic int8, one pair per pass), ``int8-rows`` (one scale per token,
+packed batches: ``stance.rowint8``) and ``none`` (fp32, batches of 32). With ``--threads`` above 1 an int8 model reads its one-pair passes
 side by side on that many threads (``ml.threads.spread``); the row "int8, each pass on every
 thread" reads the same passes one after another with the threads inside each pass, as before. Results go to ``--out`` (results.json, results.md), never into the repository.
 """
@@ -26,6 +28,7 @@ import json
 import os
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 
@@ -52,6 +55,11 @@ def _args() -> argparse.Namespace:
         "--batch-size", type=int, default=0, help="pairs per forward pass (0: the model's own)"
     )
     p.add_argument("--threads", type=int, default=1, help="torch threads for the speed rows")
+    p.add_argument(
+        "--quantize",
+        default="int8,int8-mixed,int8-rows,none",
+        help="the torch engine's speed rows: quantisation modes, comma-separated",
+    )
     p.add_argument("--out", type=Path, default=Path("/tmp/factseek-stance-bench"))
     return p.parse_args()
 
@@ -125,7 +133,8 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
     test = [p for p in build_pairs(args.data, ["fever"])["test"]]
     pairs = [(p.question, p.evidence) for p in subsample(test, args.speed_pairs)]
     ours = {q: _load(args, q) for q in ("int8", "none")}
-    torch_ours = {q: _load(args, q, "torch") for q in ("int8", "none")}
+    modes = [q.strip() for q in args.quantize.split(",") if q.strip()]
+    torch_ours = {q: _load(args, q, "torch") for q in modes}
     tokenizer = ours["none"].tokenizer
     peer = StanceNet.from_base(NetConfig(layers=6, train_layers=1)).merge().eval()
     order = sorted(pairs, key=lambda x: len(x[0]) + len(x[1]))
@@ -147,14 +156,19 @@ def speed(args: argparse.Namespace, results: dict) -> list[str]:
         finally:
             crossencoder.spread = side_by_side
 
+    label = {"int8": "int8", "int8-mixed": "int8-mixed", "int8-rows": "int8-rows", "none": "fp32"}
     runs = {
-        "model int8, numpy engine (classify)": lambda: ours["int8"].classify(pairs),
-        "model fp32, numpy engine (classify)": lambda: ours["none"].classify(pairs),
-        "model int8, torch engine (classify)": lambda: torch_ours["int8"].classify(pairs),
-        "model fp32, torch engine (classify)": lambda: torch_ours["none"].classify(pairs),
-        "peer: MiniLM-L6 fp32 forward": peer_run,
+        f"model {label[q]}, numpy engine (classify)": partial(m.classify, pairs)
+        for q, m in ours.items()
+        if m.config["engine"] == "numpy"  # an MPNet base is read by torch only
     }
-    if threads > 1:
+    for q, m in torch_ours.items():
+        per = "packed batches of 32" if q == "int8-rows" else m.batch_size
+        runs[f"model {label[q]}, torch engine (classify; {per} per pass)"] = partial(
+            m.classify, pairs
+        )
+    runs["peer: MiniLM-L6 fp32 forward"] = peer_run
+    if threads > 1 and "int8" in torch_ours:
         runs["int8 torch, each pass on every thread"] = int8_in_turn
     rows = {}
     for name, fn in runs.items():

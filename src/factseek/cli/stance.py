@@ -22,7 +22,7 @@ DEFAULT_OVERSAMPLE = "checkcovid=3,wice=2,liarplus=3"
 app = make_app("Train, evaluate and try the evidence stance model.")
 
 QuantizeName = enum.StrEnum(
-    "QuantizeName", {x: x for x in ("config", "int8", "int8-mixed", "none")}
+    "QuantizeName", {x: x for x in ("config", "int8", "int8-mixed", "int8-rows", "none")}
 )
 EvalForm = enum.StrEnum("EvalForm", {x: x for x in ("statement", "question", "both")})
 SplitName = enum.StrEnum("SplitName", {x: x for x in ("train", "validation", "test")})
@@ -394,7 +394,7 @@ def eval_(
         QuantizeName,
         typer.Option(
             "--quantize",
-            help="config: as the model folder says; int8, int8-mixed or none to override.",
+            help="config: as the model folder says; int8, int8-mixed, int8-rows or none to override.",
         ),
     ] = QuantizeName.config,
     max_pairs: Annotated[
@@ -603,7 +603,7 @@ def predict(
         QuantizeName,
         typer.Option(
             "--quantize",
-            help="config: as the model folder says; int8, int8-mixed or none to override.",
+            help="config: as the model folder says; int8, int8-mixed, int8-rows or none to override.",
         ),
     ] = QuantizeName.config,
     engine: EngineOpt = None,

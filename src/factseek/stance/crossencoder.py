@@ -4,7 +4,7 @@ A stance folder holds::
 
     config.json          {"format_version": 1, "kind": "factseek-stance-crossencoder",
                           "labels": ["supports", "refutes", "nei"], "net": {...NetConfig},
-                          "max_length": 96, "quantize": "int8" | "none",
+                          "max_length": 96, "quantize": QUANTIZE (below),
                           "thresholds": {"supports": ts, "refutes": tr} | null,
                           "calibration": {"temperature": t, "bias": {...}} (optional),
                           "train": {...}, "metrics": {...}}
@@ -25,7 +25,9 @@ batches of 32 with other batch mates: 0.041 on average, up to 0.39, 3.8% of labe
 (``INT8_BATCH_SIZE``): a pair's reading depends on that pair alone, for 35% fewer pairs per
 second on those pairs than batches of 32 (still faster than fp32, the other reading that does
 not depend on its company). With ``"none"`` pairs are read ``BATCH_SIZE`` at a time and agree
-with one-by-one reading to float precision.
+with one-by-one reading to float precision. With ``"int8-rows"`` (``stance.rowint8``) each token
+gets its own activation scale and pairs are read ``BATCH_SIZE`` at a time packed, without
+padding: a pair's reading is the one it gets alone, bit for bit.
 """
 
 from __future__ import annotations
@@ -65,9 +67,11 @@ INT8_BATCH_SIZE = 1  # activations are quantised per pass: one pair per pass, re
 #: How a folder's network runs: int8 (every linear map), int8-mixed (every map but each layer's
 #: feed-forward output, whose input has outliers that one scale per pass cannot hold: an MPNet
 #: base read with every map int8 agrees with its fp32 self on 67% of labels; docs/stance.md),
-#: or none (fp32).
-QUANTIZE = ("int8", "int8-mixed", "none")
-INT8_MODES = ("int8", "int8-mixed")
+#: both one pair per pass; int8-rows (every map of every layer, one activation scale per token,
+#: pairs read in packed batches: ``stance.rowint8``); or none (fp32).
+QUANTIZE = ("int8", "int8-mixed", "int8-rows", "none")
+INT8_MODES = ("int8", "int8-mixed")  # torch's dynamic int8: one scale per pass
+ROWS = "int8-rows"
 ENGINES = ("numpy", "torch")
 
 Pair = tuple[str, str]
@@ -127,6 +131,7 @@ def read_probabilities(
 
     out = np.zeros((len(ids), net.config.n_labels))
     order = sorted(range(len(ids)), key=lambda i: (len(ids[i]), i))
+    own = batch_size == 1  # each pair's reading is its own: threads may share them out
     if isinstance(net, NumpyStanceNet):
         read = partial(net.read, ids, types, out, batch_size=batch_size)
         threads = current_threads()
@@ -135,10 +140,12 @@ def read_probabilities(
         read = partial(_read_in_order, net, ids, types, out, batch_size)
         threads = sys.modules["torch"].get_num_threads()
         context = nullcontext()
+        own = own or getattr(net, "read_packed", False)  # stance.rowint8: packed batches
     with context:
-        if batch_size == 1 and threads > 1 and len(order) >= 2 * threads:
-            # one pair per pass: read the pairs on `threads` threads of one torch thread each
-            # (a pair's reading is its own, so the result is the same bit for bit)
+        if own and threads > 1 and len(order) >= 2 * threads:
+            # read the pairs on `threads` threads of one torch thread each (one pair per pass,
+            # or packed batches: a pair's reading is its own, so the result is the same bit
+            # for bit)
             spread(read, [order[k::threads] for k in range(threads)])
         else:
             read(order)
@@ -157,9 +164,16 @@ def _read_in_order(
     import torch
 
     at = next(net.parameters()).device  # a training network may be on a GPU
+    packed = getattr(net, "read_packed", False)
     with torch.inference_mode():
         for start in range(0, len(order), batch_size):
             idx = list(order[start : start + batch_size])
+            if packed:  # stance.rowint8: no padding, each pair's reading its own
+                from factseek.stance.rowint8 import packed_logits
+
+                logits = packed_logits(net, [ids[i] for i in idx], [types[i] for i in idx])
+                out[idx] = torch.softmax(logits.float(), dim=-1).double().numpy()
+                continue
             batch = pad([ids[i] for i in idx], [types[i] for i in idx])
             logits, _ = net(*(x.to(at) for x in batch))
             out[idx] = torch.softmax(logits.float(), dim=-1).double().cpu().numpy()
@@ -243,6 +257,10 @@ def _torch_net(config: Any, weights: Path, mode: str) -> Any:
         raise ModelError(f"{weights}: unreadable ({e})") from None
     net.load_adapter(state)
     net.merge().eval()
+    if mode == ROWS:
+        from factseek.stance.rowint8 import quantize_rows_net
+
+        return quantize_rows_net(net)
     return quantize_int8(net, mode) if mode in INT8_MODES else net
 
 
@@ -310,7 +328,7 @@ class CrossEncoderStance:
         name: str | None = None,
         engine: str = "numpy",
     ) -> CrossEncoderStance:
-        """Open a stance folder offline; ``quantize`` ("int8"/"none") overrides its config.
+        """Open a stance folder offline; ``quantize`` (``QUANTIZE``) overrides its config.
         ``engine``: "numpy" (default; ``stance.npnet``, no torch import) or "torch" (the
         network training uses). Raises ``MissingDependency`` when the ``dense`` extra (the
         MiniLM base, tokenizers, safetensors; torch for the torch engine) is absent."""

@@ -1,8 +1,10 @@
 """Stance readings kept on disk: a pair read once is not read again by the same model.
 
-An int8 stance model reads one pair per pass, so a pair's reading depends on that pair alone
-(``stance.crossencoder``), and a fp32 one agrees with its one-by-one reading to float precision:
-a reading can be kept and given again. ``ReadingCache`` keeps the raw probabilities (before the
+An int8 stance model reads one pair per pass, or (``int8-rows``) in packed batches with one
+activation scale per token, so a pair's reading depends on that pair alone, bit for bit
+(``stance.crossencoder``, ``stance.rowint8``), and a fp32 one agrees with its one-by-one reading
+to float precision: a reading can be kept and given again. The quantisation mode is part of the
+model's key, so a reading kept for one mode is never given for another. ``ReadingCache`` keeps the raw probabilities (before the
 calibration map and thresholds, so recalibrating a model does not invalidate them) in one SQLite
 file, keyed by
 
