@@ -212,7 +212,7 @@ def test_the_mpnet_model_ships_small_and_says_how_to_get_its_base(tmp_path, monk
 
     folder = shipped_model_path("mpnet")
     cfg = read_config(folder)
-    assert cfg["net"]["base"] == "mpnet" and cfg["quantize"] == "int8-rows"
+    assert cfg["net"]["base"] == "mpnet" and cfg["quantize"] == "int8-mixed"
     assert cfg["train"]["shareable"] is True
     assert all(SOURCES[name].shareable for name in cfg["train"]["sources"])
     assert (folder / "adapter.safetensors").stat().st_size < 10_000_000
@@ -249,7 +249,7 @@ def test_the_mpnet_model_reads_plain_pairs_offline(monkeypatch):
         pytest.skip("all-mpnet-base-v2's packages are not installed")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     model = load_stance("mpnet")
-    assert model.config["engine"] == "torch" and model.config["quantize"] == "int8-rows"
+    assert model.config["engine"] == "torch" and model.config["quantize"] == "int8-mixed"
     paris = "The Eiffel Tower is a wrought-iron tower in Paris, France."
     results = model.classify(
         [
