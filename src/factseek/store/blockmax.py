@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from factseek.store.kernels import _CHECK_MIN, _EPS, _find, topk_of
+from factseek.store.kernels import _CHECK_MIN, _EPS, _find, candidates, finish_pruned, topk_of
 
 _CACHE = True
 #: Postings per block.
@@ -132,14 +132,8 @@ def bm25_search_blocks(
         if 4 * skip < nb:  # too few blocks to skip: walk the list whole
             nt = _walk(pdoc, pimpact, start, end, w, gate, lo, span, acc, touched, nt)
         else:
-            cand = np.empty(nt, np.int32)
-            nc = 0
-            for j in range(nt):
-                d = touched[j]
-                if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
-                    cand[nc] = d
-                    nc += 1
-            cs = np.sort(cand[:nc])
+            cs = candidates(touched, nt, acc, rest[i], theta)
+            nc = len(cs)
             cj = 0
             for b in range(nb):
                 p = start + b * block
@@ -162,50 +156,9 @@ def bm25_search_blocks(
         done += ub[order[i]]
         i += 1
     if i < nq:  # pruned: only candidates that can still reach theta
-        cand = np.empty(nt, np.int32)
-        nc = 0
-        for j in range(nt):
-            d = touched[j]
-            if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
-                cand[nc] = d
-                nc += 1
-        cand = np.sort(cand[:nc])
-        while i < nq and nc > 0:
-            t = qterms[order[i]]
-            w = np.float32(qweights[order[i]])
-            pos = indptr[t]
-            end = indptr[t + 1]
-            if nc * 8 < end - pos:
-                for j in range(nc):
-                    d = cand[j]
-                    pos = _find(pdoc, pos, end, d)
-                    if pos < end and pdoc[pos] == d:
-                        acc[d] += w * pimpact[pos]
-            else:
-                j = 0
-                while j < nc and pos < end:
-                    d = cand[j]
-                    e = pdoc[pos]
-                    if e < d:
-                        pos += 1
-                    elif e > d:
-                        j += 1
-                    else:
-                        acc[d] += w * pimpact[pos]
-                        pos += 1
-                        j += 1
-            i += 1
-            if nc > k:
-                _, sc = topk_of(cand, nc, acc, k)
-                theta = max(theta, sc[k - 1])
-                m = 0
-                for j in range(nc):
-                    d = cand[j]
-                    if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
-                        cand[m] = d
-                        m += 1
-                nc = m
-        out_d, out_s = topk_of(cand, nc, acc, k)
+        out_d, out_s = finish_pruned(
+            i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+        )
     else:
         out_d, out_s = topk_of(touched, nt, acc, k)
     for j in range(nt):

@@ -360,6 +360,68 @@ def _find(pdoc, lo, hi, d):  # pragma: no cover - jitted
 
 
 @numba.njit(cache=_CACHE, nogil=True)
+def candidates(touched, nt, acc, bound, theta):  # pragma: no cover - jitted
+    """The touched documents whose score so far plus ``bound`` (what the lists not read yet can
+    add) can still reach ``theta``, sorted by document."""
+    cand = np.empty(nt, np.int32)
+    nc = 0
+    for j in range(nt):
+        d = touched[j]
+        if acc[d] + bound * (1.0 + _EPS) >= theta:
+            cand[nc] = d
+            nc += 1
+    return np.sort(cand[:nc])
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def finish_pruned(
+    i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+):  # pragma: no cover - jitted
+    """The top-k once the lists ``order[i:]`` can no longer bring a new document past
+    ``theta``: only the candidates that can still reach it are scored on them, and dropped as
+    ``theta`` grows."""
+    nq = len(order)
+    cand = candidates(touched, nt, acc, rest[i], theta)
+    nc = len(cand)
+    while i < nq and nc > 0:
+        t = qterms[order[i]]
+        w = np.float32(qweights[order[i]])
+        pos = indptr[t]
+        end = indptr[t + 1]
+        if nc * 8 < end - pos:  # few candidates: binary search each
+            for j in range(nc):
+                d = cand[j]
+                pos = _find(pdoc, pos, end, d)
+                if pos < end and pdoc[pos] == d:
+                    acc[d] += w * pimpact[pos]
+        else:  # many: one merge walk
+            j = 0
+            while j < nc and pos < end:
+                d = cand[j]
+                e = pdoc[pos]
+                if e < d:
+                    pos += 1
+                elif e > d:
+                    j += 1
+                else:
+                    acc[d] += w * pimpact[pos]
+                    pos += 1
+                    j += 1
+        i += 1
+        if nc > k:  # tighten: theta only grows
+            _, sc = topk_of(cand, nc, acc, k)
+            theta = max(theta, sc[k - 1])
+            m = 0
+            for j in range(nc):
+                d = cand[j]
+                if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
+                    cand[m] = d
+                    m += 1
+            nc = m
+    return topk_of(cand, nc, acc, k)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
 def bm25_search(
     indptr, pdoc, pimpact, term_max, qterms, qweights, gate, lo, hi, k, acc, touched, prune
 ):  # pragma: no cover - jitted
@@ -405,50 +467,9 @@ def bm25_search(
         done += ub[order[i]]
         i += 1
     if i < nq:  # pruned: only candidates that can still reach theta
-        cand = np.empty(nt, np.int32)
-        nc = 0
-        for j in range(nt):
-            d = touched[j]
-            if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
-                cand[nc] = d
-                nc += 1
-        cand = np.sort(cand[:nc])
-        while i < nq and nc > 0:
-            t = qterms[order[i]]
-            w = np.float32(qweights[order[i]])
-            pos = indptr[t]
-            end = indptr[t + 1]
-            if nc * 8 < end - pos:  # few candidates: binary search each
-                for j in range(nc):
-                    d = cand[j]
-                    pos = _find(pdoc, pos, end, d)
-                    if pos < end and pdoc[pos] == d:
-                        acc[d] += w * pimpact[pos]
-            else:  # many: one merge walk
-                j = 0
-                while j < nc and pos < end:
-                    d = cand[j]
-                    e = pdoc[pos]
-                    if e < d:
-                        pos += 1
-                    elif e > d:
-                        j += 1
-                    else:
-                        acc[d] += w * pimpact[pos]
-                        pos += 1
-                        j += 1
-            i += 1
-            if nc > k:  # tighten: theta only grows
-                _, sc = topk_of(cand, nc, acc, k)
-                theta = max(theta, sc[k - 1])
-                m = 0
-                for j in range(nc):
-                    d = cand[j]
-                    if acc[d] + rest[i] * (1.0 + _EPS) >= theta:
-                        cand[m] = d
-                        m += 1
-                nc = m
-        out_d, out_s = topk_of(cand, nc, acc, k)
+        out_d, out_s = finish_pruned(
+            i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+        )
     else:
         out_d, out_s = topk_of(touched, nt, acc, k)
     for j in range(nt):
