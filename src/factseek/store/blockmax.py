@@ -20,7 +20,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from factseek.store.kernels import _CHECK_MIN, _EPS, _find, candidates, finish_pruned, topk_of
+from factseek.store.kernels import (
+    _CHECK_MIN,
+    _EPS,
+    _find,
+    candidates,
+    finish,
+    term_bounds,
+    topk_of,
+    walk,
+)
 
 _CACHE = True
 #: Postings per block.
@@ -50,20 +59,6 @@ def block_maxima(indptr: np.ndarray, impact: np.ndarray, block: int) -> np.ndarr
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _walk(pdoc, pimpact, p, q, w, gate, lo, span, acc, touched, nt):  # pragma: no cover
-    """Score postings ``p:q`` of one list into ``acc``; returns the new count of touched docs."""
-    for x in range(p, q):
-        d = pdoc[x]
-        if np.uint64(gate[d] - lo) >= span:
-            continue
-        if acc[d] == 0:
-            touched[nt] = d
-            nt += 1
-        acc[d] += w * pimpact[x]
-    return nt
-
-
-@numba.njit(cache=_CACHE, nogil=True)
 def bm25_search_blocks(
     indptr,
     pdoc,
@@ -88,13 +83,7 @@ def bm25_search_blocks(
     [1] skipped (only the candidates looked up)."""
     nq = len(qterms)
     span = np.uint64(max(hi - lo, 0))
-    ub = np.empty(nq, np.float64)
-    for i in range(nq):
-        ub[i] = qweights[i] * term_max[qterms[i]]
-    order = np.argsort(-ub, kind="mergesort")
-    rest = np.zeros(nq + 1, np.float64)
-    for i in range(nq - 1, -1, -1):
-        rest[i] = rest[i + 1] + ub[order[i]]
+    ub, order, rest = term_bounds(qterms, qweights, term_max)
     nt = 0
     i = 0
     theta = -1.0
@@ -130,7 +119,7 @@ def bm25_search_blocks(
                 if w * bmax[b] * (1.0 + _EPS) < cut:
                     skip += 1
         if 4 * skip < nb:  # too few blocks to skip: walk the list whole
-            nt = _walk(pdoc, pimpact, start, end, w, gate, lo, span, acc, touched, nt)
+            nt = walk(pdoc, pimpact, start, end, w, gate, lo, span, acc, touched, nt)
         else:
             cs = candidates(touched, nt, acc, rest[i], theta)
             nc = len(cs)
@@ -141,7 +130,7 @@ def bm25_search_blocks(
                 last = pdoc[q - 1]
                 if w * bmax[b0 + b] * (1.0 + _EPS) >= cut:
                     stats[0] += 1
-                    nt = _walk(pdoc, pimpact, p, q, w, gate, lo, span, acc, touched, nt)
+                    nt = walk(pdoc, pimpact, p, q, w, gate, lo, span, acc, touched, nt)
                     while cj < nc and cs[cj] <= last:
                         cj += 1
                 else:
@@ -155,12 +144,6 @@ def bm25_search_blocks(
                         cj += 1
         done += ub[order[i]]
         i += 1
-    if i < nq:  # pruned: only candidates that can still reach theta
-        out_d, out_s = finish_pruned(
-            i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
-        )
-    else:
-        out_d, out_s = topk_of(touched, nt, acc, k)
-    for j in range(nt):
-        acc[touched[j]] = 0
-    return out_d, out_s
+    return finish(
+        i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+    )

@@ -422,19 +422,60 @@ def finish_pruned(
 
 
 @numba.njit(cache=_CACHE, nogil=True)
+def term_bounds(qterms, qweights, term_max):  # pragma: no cover - jitted
+    """Each query term's upper bound ``ub``, the terms by falling bound (``order``), and
+    ``rest[i]``: the bound of the terms ``order[i:]`` together."""
+    nq = len(qterms)
+    ub = np.empty(nq, np.float64)
+    for i in range(nq):
+        ub[i] = qweights[i] * term_max[qterms[i]]
+    order = np.argsort(-ub, kind="mergesort")
+    rest = np.zeros(nq + 1, np.float64)
+    for i in range(nq - 1, -1, -1):
+        rest[i] = rest[i + 1] + ub[order[i]]
+    return ub, order, rest
+
+
+@numba.njit(cache=_CACHE, nogil=True, inline="always")  # the hot loop, as if written in place
+def walk(pdoc, pimpact, p, q, w, gate, lo, span, acc, touched, nt):  # pragma: no cover
+    """Score postings ``p:q`` of one list into ``acc`` (documents the gate allows); returns the
+    new count of touched documents."""
+    for x in range(p, q):
+        d = pdoc[x]
+        if np.uint64(gate[d] - lo) >= span:
+            continue
+        if acc[d] == 0:
+            touched[nt] = d
+            nt += 1
+        acc[d] += w * pimpact[x]
+    return nt
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def finish(
+    i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+):  # pragma: no cover - jitted
+    """The top k once the lists before ``order[i]`` are read (the rest pruned when ``i`` is
+    short of them), with ``acc`` left all zero."""
+    if i < len(order):  # pruned: only candidates that can still reach theta
+        out_d, out_s = finish_pruned(
+            i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+        )
+    else:
+        out_d, out_s = topk_of(touched, nt, acc, k)
+    for j in range(nt):
+        acc[touched[j]] = 0
+    return out_d, out_s
+
+
+@numba.njit(cache=_CACHE, nogil=True)
 def bm25_search(
     indptr, pdoc, pimpact, term_max, qterms, qweights, gate, lo, hi, k, acc, touched, prune
 ):  # pragma: no cover - jitted
     """Exact top-k BM25 over documents with ``lo <= gate[d] < hi``; ``acc`` is left all zero."""
     nq = len(qterms)
     span = np.uint64(max(hi - lo, 0))  # lo <= g < hi as one unsigned compare
-    ub = np.empty(nq, np.float64)
-    for i in range(nq):
-        ub[i] = qweights[i] * term_max[qterms[i]]
-    order = np.argsort(-ub, kind="mergesort")
-    rest = np.zeros(nq + 1, np.float64)  # rest[i]: upper bound of terms order[i:]
-    for i in range(nq - 1, -1, -1):
-        rest[i] = rest[i + 1] + ub[order[i]]
+    ub, order, rest = term_bounds(qterms, qweights, term_max)
     nt = 0
     i = 0
     theta = -1.0
@@ -456,22 +497,9 @@ def bm25_search(
             theta = sc[k - 1]
             if rest[i] * (1.0 + _EPS) < theta:
                 break
-        for p in range(start, end):
-            d = pdoc[p]
-            if np.uint64(gate[d] - lo) >= span:
-                continue
-            if acc[d] == 0:
-                touched[nt] = d
-                nt += 1
-            acc[d] += w * pimpact[p]
+        nt = walk(pdoc, pimpact, start, end, w, gate, lo, span, acc, touched, nt)
         done += ub[order[i]]
         i += 1
-    if i < nq:  # pruned: only candidates that can still reach theta
-        out_d, out_s = finish_pruned(
-            i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
-        )
-    else:
-        out_d, out_s = topk_of(touched, nt, acc, k)
-    for j in range(nt):
-        acc[touched[j]] = 0
-    return out_d, out_s
+    return finish(
+        i, order, qterms, qweights, indptr, pdoc, pimpact, rest, theta, k, acc, touched, nt
+    )
