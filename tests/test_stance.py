@@ -777,35 +777,12 @@ def test_cli_errors_are_one_line_with_the_right_exit_code(tmp_path, monkeypatch)
     assert r.exit_code == 2 and "FACTSEEK_DATA" in r.output
     r = runner.invoke(app, ["stance", "predict", "nope", "q", "e"])
     assert r.exit_code == 2 and "default" in r.output
-    r = runner.invoke(
-        app,
-        [
-            "stance",
-            "train",
-            "--out",
-            str(tmp_path / "m"),
-            "--data",
-            str(tmp_path),
-            "--sources",
-            "wiki",
-        ],
-    )
     from factseek.stance.data import SOURCES
 
+    train = ["stance", "train", "--out", str(tmp_path / "m"), "--data", str(tmp_path)]
+    r = runner.invoke(app, [*train, "--sources", "wiki"])
     assert r.exit_code == 2 and ", ".join(SOURCES) in r.output
-    r = runner.invoke(
-        app,
-        [
-            "stance",
-            "train",
-            "--out",
-            str(tmp_path / "m"),
-            "--data",
-            str(tmp_path),
-            "--init",
-            str(tmp_path),
-        ],
-    )
+    r = runner.invoke(app, [*train, "--init", str(tmp_path)])
     assert r.exit_code == 2 and "not a stance model folder" in r.output
     assert not (tmp_path / "m").exists()
 

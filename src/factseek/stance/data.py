@@ -170,7 +170,7 @@ def fever_train_pairs(folder: Path) -> dict[Split, list[StancePair]]:
     dev = Path(folder).parent / SOURCES["fever"].folder  # its sentences stay out of pre-training
     held = {_key(t) for t in load_fever_dev(dev).evidence.values()} if dev.is_dir() else set()
     ev_ids = sorted(e for e, text in data.evidence.items() if _key(text) not in held)
-    position = {e: i for i, e in enumerate(ev_ids)}
+    kept = set(ev_ids)
     nearest = bm25_nearest(
         [text for _, text in nei_claims],
         [data.evidence[e] for e in ev_ids],
@@ -191,7 +191,7 @@ def fever_train_pairs(folder: Path) -> dict[Split, list[StancePair]]:
         )
 
     for c in data.claims:
-        gold = [e for e in c.evidence if e in position][:FEVER_TRAIN_GOLD_PER_CLAIM]
+        gold = [e for e in c.evidence if e in kept][:FEVER_TRAIN_GOLD_PER_CLAIM]
         for e in gold:
             pair(c.id, c.text, data.evidence[e], _FEVER_LABELS[c.label])
     for (cid, text), near in zip(nei_claims, nearest, strict=True):
