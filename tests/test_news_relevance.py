@@ -225,4 +225,6 @@ def test_an_off_topic_refutation_takes_no_side_when_asked() -> None:
     readings = [refutes] * len(cands)
     assert select_evidence(claim, cands, readings, docs)  # off by default: the card stays
     on = EvidenceConfig(min_relevance=0.01, off_topic=True)
-    assert select_evidence(claim, cands, readings, docs, on) == []  # it takes no side
+    [aside] = select_evidence(claim, cands, readings, docs, on)  # shown, taking no side
+    assert aside.stance is not None and aside.stance.label == "nei"
+    assert "not about the question" in aside.figures

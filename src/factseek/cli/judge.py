@@ -18,6 +18,7 @@ from factseek.judge.train import PRESETS
 if TYPE_CHECKING:
     from factseek.datasets.claims import DataFormat, LabeledClaim
     from factseek.judge.classifier import ClassifierJudge
+    from factseek.judge.fit_rules import RuleItem
     from factseek.judge.inputs import ReportSummaries
     from factseek.metrics.veracity import VeracityMetrics
 
@@ -425,15 +426,60 @@ def train_evidence(
     )
 
 
+def _label_values(text: str, option: str) -> dict[str, float]:
+    """``LABEL=P,...`` as a dict, each P in [0, 1] and each LABEL a verdict label."""
+    from factseek.errors import InputError
+    from factseek.judge.rules import LABELS
+
+    wanted: dict[str, float] = {}
+    for item in (x.strip() for x in text.split(",") if x.strip()):
+        label, _, value = item.partition("=")
+        try:
+            wanted[label.strip()] = float(value)
+        except ValueError:
+            raise InputError(f"bad {option} item {item!r}: expected LABEL=P") from None
+        if label.strip() not in LABELS or not 0 <= wanted[label.strip()] <= 1:
+            raise InputError(f"bad {option} item {item!r}: labels are {', '.join(LABELS)}")
+    return wanted
+
+
+def _rule_items(data: Path, fmt: str, reports: list[Path]) -> list[RuleItem]:
+    """The labelled claims of ``data`` with the cards the run folders ``reports`` gave them."""
+    from factseek.errors import InputError
+    from factseek.judge.fit_rules import RuleItem
+    from factseek.runs.batch import claim_id
+    from factseek.runs.evaluate import load_reports
+
+    rows, df = _load(data, fmt)
+    if df.labels.name != "averitec":
+        raise InputError("the rules verdict is on the AVeriTeC scale: give AVeriTeC-labelled data")
+    found = {}
+    for folder in reports:
+        if not (folder / "journal.jsonl").is_file():
+            raise InputError(f"{folder} is not a run folder (no journal.jsonl)")
+        found.update(load_reports(folder))
+    return [
+        RuleItem(
+            gold=r.label,
+            claim=r.claim,
+            questions=found[claim_id(r.claim)].questions,
+            evidence=found[claim_id(r.claim)].evidence,
+        )
+        for r in rows
+        if r.label is not None and claim_id(r.claim) in found
+    ]
+
+
+ReportsOpt = Annotated[
+    list[Path],
+    typer.Option("--reports", help="Run folders of `factseek eval pipeline --stance ...` on them."),
+]
+
+
 @app.command("fit-rules")
 def fit_rules_(
     data: Annotated[Path, typer.Option("--data", help="Labelled claims (a training split).")],
-    reports: Annotated[
-        list[Path],
-        typer.Option(
-            "--reports", help="Run folders of `factseek eval pipeline --stance ...` on them."
-        ),
-    ],
+    reports: ReportsOpt,
     out: Annotated[Path, typer.Option("--out", help="Verdict rules file (JSON) to write.")],
     fmt: FormatOpt = DataFormatName.auto,
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds.")] = 5,
@@ -456,39 +502,10 @@ def fit_rules_(
 ) -> None:
     """Choose the rules verdict's thresholds and confidence maps by cross-validation over
     labelled claims and the cards a run found for them (judge/fit_rules.py); write them."""
-    from factseek.errors import InputError
-    from factseek.judge.fit_rules import RuleItem, fit_rules
-    from factseek.judge.rules import LABELS
-    from factseek.runs.batch import claim_id
-    from factseek.runs.evaluate import load_reports
+    from factseek.judge.fit_rules import fit_rules
 
-    wanted: dict[str, float] = {}
-    for item in (x.strip() for x in levels.split(",") if x.strip()):
-        label, _, value = item.partition("=")
-        try:
-            wanted[label.strip()] = float(value)
-        except ValueError:
-            raise InputError(f"bad --levels item {item!r}: expected LABEL=P") from None
-        if label.strip() not in LABELS or not 0 <= wanted[label.strip()] <= 1:
-            raise InputError(f"bad --levels item {item!r}: labels are {', '.join(LABELS)}")
-    rows, df = _load(data, fmt.value)
-    if df.labels.name != "averitec":
-        raise InputError("the rules verdict is on the AVeriTeC scale: give AVeriTeC-labelled data")
-    found = {}
-    for folder in reports:
-        if not (folder / "journal.jsonl").is_file():
-            raise InputError(f"{folder} is not a run folder (no journal.jsonl)")
-        found.update(load_reports(folder))
-    items = [
-        RuleItem(
-            gold=r.label,
-            claim=r.claim,
-            questions=found[claim_id(r.claim)].questions,
-            evidence=found[claim_id(r.claim)].evidence,
-        )
-        for r in rows
-        if r.label is not None and claim_id(r.claim) in found
-    ]
+    wanted = _label_values(levels, "--levels")
+    items = _rule_items(data, fmt.value, reports)
     rules, report = fit_rules(
         items,
         levels=wanted,
@@ -505,6 +522,40 @@ def fit_rules_(
     for label, p in report.precision.items():
         typer.echo(f"  {label}: right {100 * p:.1f}% of {100 * report.share[label]:.1f}% of claims")
     typer.echo(f"wrote {out}")
+
+
+@app.command("fit-levels")
+def fit_levels_(
+    rules: Annotated[Path, typer.Argument(help="A verdict rules file (from `judge fit-rules`).")],
+    data: Annotated[Path, typer.Option("--data", help="Labelled claims (a training split).")],
+    reports: ReportsOpt,
+    precision: Annotated[
+        str,
+        typer.Option(
+            "--precision",
+            help="Precision each label's verdicts must reach together: LABEL=P,...",
+        ),
+    ] = "refuted=0.8,supported=0.6",
+    fmt: FormatOpt = DataFormatName.auto,
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds.")] = 5,
+    out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
+) -> None:
+    """Lower each label's abstention level as far as its cross-validated precision on
+    labelled claims allows (judge/fit_rules.py fit_levels); the confidence maps are kept."""
+    from factseek.judge.fit_rules import fit_levels
+    from factseek.judge.rules import load_rules
+
+    wanted = _label_values(precision, "--precision")
+    chosen, rows = fit_levels(
+        _rule_items(data, fmt.value, reports), load_rules(rules), wanted, folds=folds
+    )
+    for row in rows:
+        mark = "  <- chosen" if chosen.abstain.get(row.label) == row.level else ""
+        typer.echo(
+            f"{row.label} at {row.level:.2f}: right {100 * row.precision:.1f}% of {row.n} "
+            f"claims ({100 * row.share:.1f}%){mark}"
+        )
+    typer.echo(f"wrote {chosen.save(out or rules)}")
 
 
 @app.command("rules-precision")

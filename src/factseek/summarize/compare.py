@@ -28,6 +28,15 @@ else ``AGREE_RIGHT``; measured by ``bench/bench_figures.py``), its stance's mode
 ``FIGURES``, and its note says what was compared and what the reader said. A disagreement or
 another time only adds a note (they matched the gold label about half the time or less:
 ``DISAGREE_RIGHT``, ``OTHER_TIME_RIGHT``). ``EvidenceConfig.compare`` turns it off.
+
+``yielding(pairs, readings)``: of one question's readings, one that takes a side on a sentence
+**not about the question** (under half of its subject words, ``relevance.subject_terms``: the
+bus brief shares only "grant" of grant, library, state) or whose figures
+are **only of other times** yields to a stronger reading of the other side of a sentence that
+is about it and not of another time: it takes no side, and its note says why ("a bus brief"
+against the grant's own sentence; May's "rose to 3.6 percent" against June's 3.1). Alone, such
+a reading stands: setting every off-topic refutation aside also set aside right refutations on
+AVeriTeC dev (docs/verdicts.md). ``EvidenceConfig.yielding`` turns it off.
 """
 
 from __future__ import annotations
@@ -53,6 +62,7 @@ __all__ = [
     "compare",
     "figure_reading",
     "reread",
+    "yielding",
 ]
 
 #: How often each comparison matched the gold label on the real-world sides' gold pairs, every
@@ -236,17 +246,72 @@ def reread(
     readings: Sequence[StanceResult | None],
     figures: bool = True,
     off_topic: bool = False,
-) -> tuple[list[StanceResult | None], dict[int, str]]:
-    """The readings of ``(question, text)`` pairs after comparing figures (``figure_reading``)
-    and, with ``off_topic``, setting aside refutations of sentences not about the question
-    (``relevance.off_topic_reading``); and, by pair index, the note of each one changed."""
-    out, notes = list(readings), {}
+    yields: bool = True,
+) -> tuple[list[StanceResult | None], dict[int, str], set[int]]:
+    """The readings of ``(question, text)`` pairs after comparing figures (``figure_reading``),
+    with ``off_topic`` setting aside refutations of sentences not about the question
+    (``relevance.off_topic_reading``), and with ``yields`` the off-topic and other-time
+    readings yielding (``yielding``); by pair index, the note of each one changed; and the
+    indices of the readings set aside (off topic, or yielding), which take no side."""
+    out, notes, aside = list(readings), {}, set()
     for i, (question, text) in enumerate(pairs):
         note = ""
         if figures:
             out[i], note = figure_reading(question, text, out[i])
         if off_topic and not note:
             out[i], note = off_topic_reading(question, text, out[i])
+            aside |= {i} if note else set()
         if note:
             notes[i] = note
+    if yields:
+        out, yielded = yielding(pairs, out)
+        notes |= yielded
+        aside |= set(yielded)
+    return out, notes, aside
+
+
+def _apart(question: str, text: str) -> str:
+    """Why a sentence is not evidence on ``question`` of its own (not about it, or of other
+    times' figures only), or ""."""
+    subject = subject_terms(question)
+    shared = subject & stems(text)
+    if 2 * len(shared) < len(subject):
+        held = f"only {', '.join(sorted(shared))} of" if shared else "none of"
+        return f"not about the question ({held} its subject words: {', '.join(sorted(subject))})"
+    found = compare(question, text)
+    if found is not None and found.result == "other-time":
+        return f"its figures are of other times ({found.note})"
+    return ""
+
+
+def yielding(
+    pairs: Sequence[tuple[str, str]], readings: Sequence[StanceResult | None]
+) -> tuple[list[StanceResult | None], dict[int, str]]:
+    """The readings after the off-topic and other-time ones yield (module docstring), and, by
+    pair index, the note of each one that did."""
+    out, notes = list(readings), {}
+    by_question: dict[str, list[int]] = {}
+    for i, (question, _) in enumerate(pairs):
+        if (r := readings[i]) is not None and r.decides and not r.screened and not r.set_by:
+            by_question.setdefault(question, []).append(i)
+    for question, idx in by_question.items():
+        if len({readings[i].label for i in idx if readings[i]}) < 2:
+            continue  # one side only: nothing to yield to
+        apart = {i: _apart(question, pairs[i][1]) for i in idx}
+        best: dict[str, tuple[float, int]] = {}
+        for i in idx:
+            r = readings[i]
+            if r is not None and not apart[i] and r.confidence > best.get(r.label, (0.0, -1))[0]:
+                best[r.label] = (r.confidence, i)
+        for i in idx:
+            r = readings[i]
+            if r is None or not apart[i]:
+                continue
+            other = "refutes" if r.label == "supports" else "supports"
+            if other in best and best[other][0] >= r.confidence:
+                out[i] = StanceResult(label="nei", probs=dict(r.probs), model=r.model)
+                notes[i] = (
+                    f"{apart[i]}; the reader said {r.label} {r.confidence:.2f}, but a sentence "
+                    f"about it {other} at {best[other][0]:.2f}, so it takes no side"
+                )
     return out, notes

@@ -181,6 +181,7 @@ class EvidenceConfig:
     duplicate: float = 0.6  # share of a card's word triples in another site's card: a copy
     off_topic: bool = False  # a refuting reading of a unit not about the question takes no side
     compare: bool = True  # figures compared overrule the reader (summarize.compare)
+    yielding: bool = True  # off-topic / other-time readings yield to on-topic ones (compare)
 
     def __post_init__(self) -> None:
         if self.top_docs is not None and self.top_docs < 1:
@@ -524,10 +525,11 @@ def select_cards(
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
     compared: dict[int, str] = {}  # candidate index -> why its reading was changed
+    aside: set[int] = set()  # candidate indices whose reading a rule set aside: shown, no side
     if stances is not None:  # a screened reading (rule 10) is left as it is
         given = stances
         pairs = [(c.question, c.text) for c in candidates]
-        stances, compared = reread(pairs, stances, cfg.compare, cfg.off_topic)
+        stances, compared, aside = reread(pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding)
         stances = [g if g.screened else s for g, s in zip(given, stances, strict=True)]
         compared = {i: n for i, n in compared.items() if not given[i].screened}
     claimant = Claimant(claim.speaker)
@@ -538,17 +540,19 @@ def select_cards(
             (c, stances[i] if stances is not None else None)
         )
     chosen: list[tuple[Candidate, StanceResult | None, str]] = []  # (candidate, stance, note)
+    index = {id(c): i for i, c in enumerate(candidates)}
     for qi in sorted(by_question):
         pairs = by_question[qi]
         later = superseded(pairs[0][0].question, [(c.doc, c.text) for c, _ in pairs], documents)
         rows = []
         for (c, s), plan in zip(pairs, later, strict=True):
-            if (stances is not None and not _decides(s)) or _screened(s):
+            yielded = index[id(c)] in aside
+            if (stances is not None and not _decides(s) and not yielded) or _screened(s):
                 continue
             note = claimant.note(documents[c.doc], c.text)
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
             figs = card_figures(c.question, c.text, s.label if s is not None else "")
-            counts = not note and not genres[c.doc] and not figs.other
+            counts = not note and not genres[c.doc] and not figs.other and not yielded
             rows.append(((-counts, plan, -score, c.doc, c.start), c, s, note))
         if stances is None:
             rows.sort(key=lambda r: (-r[1].relevance, r[1].doc, r[1].start))
@@ -561,7 +565,6 @@ def select_cards(
             shown = {id(c) for _, c, _, _ in top}
             rest = [(c, s) for c, s in by_question[qi] if id(c) not in shown]
             chosen.extend(_figure_cards(rest, claimant, documents, genres, cfg))
-    index = {id(c): i for i, c in enumerate(candidates)}
     cards = [
         Evidence(
             id=f"E{n}",
@@ -577,7 +580,9 @@ def select_cards(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=(f := _figures(c, s, compared.get(index[id(c)], ""))).note,
+            figures=(
+                f := _figures(c, s, compared.get(index[id(c)], ""), index[id(c)] in aside)
+            ).note,
             figure_of_other=f.other,
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
@@ -589,10 +594,11 @@ def select_cards(
     )
 
 
-def _figures(c: Candidate, s: StanceResult | None, compared: str) -> CardFigures:
-    """A card's figures: the note of figures compared when they overruled the reader
-    (``summarize.compare``), else ``card_figures``'s (its note, or the comparison's)."""
-    if s is not None and s.model == FIGURES:
+def _figures(c: Candidate, s: StanceResult | None, compared: str, aside: bool) -> CardFigures:
+    """A card's figures: the note of figures compared when they overruled the reader, or of the
+    rule that set its reading aside (``summarize.compare``), else ``card_figures``'s (its note,
+    or the comparison's)."""
+    if aside or (s is not None and s.model == FIGURES):
         return CardFigures(compared)
     f = card_figures(c.question, c.text, s.label if s is not None else "")
     return f if f.note or not compared else CardFigures(compared, f.other)
