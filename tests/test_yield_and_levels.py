@@ -43,6 +43,10 @@ def test_an_off_topic_reading_stands_alone_or_against_a_weaker_one() -> None:
     pairs = [(GRANT, GRANT_SENTENCE), (GRANT, BUS_BRIEF)]
     weaker, notes = yielding(pairs, [reading("supports", 0.6), reading("refutes", 0.7)])
     assert weaker[1] is not None and weaker[1].label == "refutes" and not notes
+    # a letter's reading (not eligible: it does not count fully) is none to yield to
+    strong = [reading("supports", 0.88), reading("refutes", 0.65)]
+    letter, notes = yielding(pairs, strong, eligible=[False, True])
+    assert letter[1] is not None and letter[1].label == "refutes" and not notes
     # on the subject both: a real conflict, nothing yields
     both = [(GRANT, GRANT_SENTENCE), (GRANT, "The state library grant for Harlow was cut.")]
     kept, notes = yielding(both, [reading("supports", 0.88), reading("refutes", 0.7)])

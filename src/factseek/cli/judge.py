@@ -540,8 +540,8 @@ def fit_levels_(
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-validation folds.")] = 5,
     out: Annotated[Path | None, typer.Option("--out", help="Write here (default: RULES).")] = None,
 ) -> None:
-    """Lower each label's abstention level as far as its cross-validated precision on
-    labelled claims allows (judge/fit_rules.py fit_levels); the confidence maps are kept."""
+    """Lower each label's abstention level as far as its precision on labelled claims, by
+    cross validation, allows (judge/fit_rules.py fit_levels); the confidence maps are kept."""
     from factseek.judge.fit_rules import fit_levels
     from factseek.judge.rules import load_rules
 

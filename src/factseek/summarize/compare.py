@@ -33,7 +33,8 @@ another time only adds a note (they matched the gold label about half the time o
 **not about the question** (under half of its subject words, ``relevance.subject_terms``: the
 bus brief shares only "grant" of grant, library, state) or whose figures
 are **only of other times** yields to a stronger reading of the other side of a sentence that
-is about it and not of another time: it takes no side, and its note says why ("a bus brief"
+is about it and not of another time, and that counts fully (not a letter's, an opinion piece's,
+a blog's or the claimant's own words): it takes no side, and its note says why ("a bus brief"
 against the grant's own sentence; May's "rose to 3.6 percent" against June's 3.1). Alone, such
 a reading stands: setting every off-topic refutation aside also set aside right refutations on
 AVeriTeC dev (docs/verdicts.md). ``EvidenceConfig.yielding`` turns it off.
@@ -247,11 +248,12 @@ def reread(
     figures: bool = True,
     off_topic: bool = False,
     yields: bool = True,
+    eligible: Sequence[bool] | None = None,
 ) -> tuple[list[StanceResult | None], dict[int, str], set[int]]:
     """The readings of ``(question, text)`` pairs after comparing figures (``figure_reading``),
     with ``off_topic`` setting aside refutations of sentences not about the question
     (``relevance.off_topic_reading``), and with ``yields`` the off-topic and other-time
-    readings yielding (``yielding``); by pair index, the note of each one changed; and the
+    readings yielding (``yielding``, to the ``eligible`` ones); by pair index, the note of each one changed; and the
     indices of the readings set aside (off topic, or yielding), which take no side."""
     out, notes, aside = list(readings), {}, set()
     for i, (question, text) in enumerate(pairs):
@@ -264,7 +266,7 @@ def reread(
         if note:
             notes[i] = note
     if yields:
-        out, yielded = yielding(pairs, out)
+        out, yielded = yielding(pairs, out, eligible)
         notes |= yielded
         aside |= set(yielded)
     return out, notes, aside
@@ -285,10 +287,13 @@ def _apart(question: str, text: str) -> str:
 
 
 def yielding(
-    pairs: Sequence[tuple[str, str]], readings: Sequence[StanceResult | None]
+    pairs: Sequence[tuple[str, str]],
+    readings: Sequence[StanceResult | None],
+    eligible: Sequence[bool] | None = None,
 ) -> tuple[list[StanceResult | None], dict[int, str]]:
     """The readings after the off-topic and other-time ones yield (module docstring), and, by
-    pair index, the note of each one that did."""
+    pair index, the note of each one that did; only a reading ``eligible`` marks (default:
+    every one) is one to yield to."""
     out, notes = list(readings), {}
     by_question: dict[str, list[int]] = {}
     for i, (question, _) in enumerate(pairs):
@@ -301,6 +306,8 @@ def yielding(
         best: dict[str, tuple[float, int]] = {}
         for i in idx:
             r = readings[i]
+            if eligible is not None and not eligible[i]:
+                continue
             if r is not None and not apart[i] and r.confidence > best.get(r.label, (0.0, -1))[0]:
                 best[r.label] = (r.confidence, i)
         for i in idx:

@@ -114,13 +114,13 @@ the same cards with the readings they were chosen by)
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from factseek.constraints.hits import url_host_path
 from factseek.errors import ConfigError
+from factseek.summarize.asks import answer_types, states
 from factseek.summarize.claimant import Claimant
 from factseek.summarize.compare import FIGURES, reread
 from factseek.summarize.copies import (  # noqa: F401 (names tests and benches import from here)
@@ -142,7 +142,7 @@ from factseek.summarize.figures import (
 )
 from factseek.summarize.genre import genre
 from factseek.summarize.measures import CardFigures, card_figures
-from factseek.text import MONTH_NAME, STOPWORDS, WORD_RE, stem, tokenize
+from factseek.text import STOPWORDS, WORD_RE, stem, tokenize
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
 __all__ = [
@@ -305,42 +305,6 @@ def _weights(units: Sequence[_Unit]) -> dict[str, float]:
     return {t: 1.0 + math.log(1.0 + (n - f + 0.5) / (f + 0.5)) / top for t, f in df.items()}
 
 
-_MONTH = re.compile(
-    rf"\b(?:{MONTH_NAME})\b\.?\s*\d{{1,2}}\b|"
-    r"\b(?:january|february|march|april|june|july|august|september|october|november|december)\b",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"(?<![.!?:]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+")
-_ASKS_NUMBER = re.compile(
-    r"\b(how (?:many|much)|number of|amount|percent|cost|price|rate|total|million|billion)\b",
-    re.IGNORECASE,
-)
-_ASKS_DATE = re.compile(r"\b(when|what year|which year|date|since|until|before|after)\b", re.I)
-_ASKS_ACTOR = re.compile(r"^\s*(who|whom|whose)\b|\bby whom\b", re.IGNORECASE)
-
-
-def answer_types(question: str) -> frozenset[str]:
-    """What an answer to ``question`` would state (rule 3b): ``number`` (a figure), ``date``,
-    ``actor`` (a named person or body)."""
-    out = set()
-    if QUANTITY.search(question) or re.search(r"\d", question) or _ASKS_NUMBER.search(question):
-        out.add("number")
-    if YEAR.search(question) or _MONTH.search(question) or _ASKS_DATE.search(question):
-        out.add("date")
-    if _ASKS_ACTOR.search(question):
-        out.add("actor")
-    return frozenset(out)
-
-
-def _states(text: str, kinds: frozenset[str]) -> bool:
-    """Whether ``text`` states an answer of one of ``kinds``."""
-    return (
-        ("number" in kinds and re.search(r"\d", YEAR.sub("", text)) is not None)
-        or ("date" in kinds and (YEAR.search(text) or _MONTH.search(text)) is not None)
-        or ("actor" in kinds and _NAME.search(text) is not None)
-    )
-
-
 def evidence_candidates(
     claim: Claim,
     questions: Sequence[Question],
@@ -398,7 +362,7 @@ def evidence_candidates(
                 relevant.append((-rel, k))
                 if u.doc in summarised and (-rel, k) < best.get(u.doc, (1.0, 0)):
                     best[u.doc] = (-rel, k)
-            if kinds and shared & anchors and _states(u.text, kinds):
+            if kinds and shared & anchors and states(u.text, kinds):
                 typed.append((-rel, k))
             if k in cited:
                 quotes.append((-rel, k))
@@ -524,16 +488,23 @@ def select_cards(
     """``select_evidence``'s cards with the readings they were chosen by."""
     if stances is not None and len(stances) != len(candidates):
         raise ValueError(f"{len(candidates)} candidates but {len(stances)} stances")
-    compared: dict[int, str] = {}  # candidate index -> why its reading was changed
-    aside: set[int] = set()  # candidate indices whose reading a rule set aside: shown, no side
+    # candidate index -> why its reading was changed; those a rule set aside (shown, no side)
+    compared: dict[int, str] = {}
+    aside: set[int] = set()
+    claimant = Claimant(claim.speaker)
+    genres = {c.doc: genre(documents[c.doc]) for c in candidates}
     if stances is not None:  # a screened reading (rule 10) is left as it is
         given = stances
         pairs = [(c.question, c.text) for c in candidates]
-        stances, compared, aside = reread(pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding)
+        # a reading yields only to one that counts fully: not a letter's, not the claimant's
+        full = [
+            not genres[c.doc] and not claimant.note(documents[c.doc], c.text) for c in candidates
+        ]
+        stances, compared, aside = reread(
+            pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding, full
+        )
         stances = [g if g.screened else s for g, s in zip(given, stances, strict=True)]
         compared = {i: n for i, n in compared.items() if not given[i].screened}
-    claimant = Claimant(claim.speaker)
-    genres = {c.doc: genre(documents[c.doc]) for c in candidates}
     by_question: dict[int, list[tuple[Candidate, StanceResult | None]]] = {}
     for i, c in enumerate(candidates):
         by_question.setdefault(c.question_index, []).append(
@@ -580,9 +551,7 @@ def select_cards(
             independent=not note,
             note=note,
             genre=genres[c.doc],
-            figures=(
-                f := _figures(c, s, compared.get(index[id(c)], ""), index[id(c)] in aside)
-            ).note,
+            figures=(f := _figures(c, s, index[id(c)], compared, aside)).note,
             figure_of_other=f.other,
         )
         for n, (c, s, note) in enumerate(chosen, start=1)
@@ -594,14 +563,16 @@ def select_cards(
     )
 
 
-def _figures(c: Candidate, s: StanceResult | None, compared: str, aside: bool) -> CardFigures:
-    """A card's figures: the note of figures compared when they overruled the reader, or of the
-    rule that set its reading aside (``summarize.compare``), else ``card_figures``'s (its note,
-    or the comparison's)."""
-    if aside or (s is not None and s.model == FIGURES):
-        return CardFigures(compared)
+def _figures(
+    c: Candidate, s: StanceResult | None, i: int, compared: dict[int, str], aside: set[int]
+) -> CardFigures:
+    """Candidate ``i``'s figures: the note of figures compared when they overruled the reader,
+    or of the rule that set its reading ``aside`` (``summarize.compare``), else
+    ``card_figures``'s (its note, or the comparison's)."""
+    if i in aside or (s is not None and s.model == FIGURES):
+        return CardFigures(compared.get(i, ""))
     f = card_figures(c.question, c.text, s.label if s is not None else "")
-    return f if f.note or not compared else CardFigures(compared, f.other)
+    return f if f.note or i not in compared else CardFigures(compared[i], f.other)
 
 
 def _figure_cards(
