@@ -95,12 +95,6 @@ def test_the_restated_figure_supports(mpnet_reports: dict) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 50: two of the three true claims should be supported; one is (jobless): the "
-    "bridge's reopening sentence reads nei and the grant's blog gives $12 million "
-    "(docs/verdicts.md, 'Five claims of a new user')",
-)
 def test_two_true_claims_of_three_are_supported(mpnet_reports: dict) -> None:
     supported = [
         c["id"]
@@ -116,6 +110,22 @@ def test_no_false_claim_is_supported_with_confidence(mpnet_reports: dict) -> Non
         v = report.verdict
         if claim["label"] == "refuted":
             assert not (v.label == "supported" and (v.confidence or 0) >= 0.7), claim["id"]
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 50: no false claim should be supported at all; the 40 teaching jobs (12 were "
+    "teaching jobs) is supported at 0.59: the budget's sentence that gives both numbers reads "
+    "as supporting 0.79 (docs/verdicts.md, 'Five claims of a new user')",
+)
+def test_no_false_claim_is_supported(mpnet_reports: dict) -> None:
+    supported = [
+        c["id"]
+        for c, report in mpnet_reports.values()
+        if c["label"] == "refuted" and report.verdict.label == "supported"
+    ]
+    assert not supported, supported
 
 
 def test_the_bench_prints_a_verdict_per_claim_and_a_summary(capsys: pytest.CaptureFixture) -> None:
