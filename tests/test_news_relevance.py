@@ -228,3 +228,22 @@ def test_an_off_topic_refutation_takes_no_side_when_asked() -> None:
     [aside] = select_evidence(claim, cands, readings, docs, on)  # shown, taking no side
     assert aside.stance is not None and aside.stance.label == "nei"
     assert "not about the question" in aside.figures
+
+
+def test_fnc1_pairs_read_the_headline_against_the_bodys_first_sentence(tmp_path: Path) -> None:
+    from factseek.stance.data import SOURCES, build_pairs
+
+    _write_fnc1(tmp_path / "fnc1")
+    source = SOURCES["fnc1"]
+    assert not source.shareable and not source.default  # an experiment's source only
+    sides = build_pairs(tmp_path, ["fnc1"])
+    pairs = [p for v in sides.values() for p in v]
+    assert 0 < len(pairs) <= 40 and {p.source for p in pairs} == {"fnc1"}
+    by_body = {p.group: p for p in pairs}
+    for p in load_fnc1(tmp_path / "fnc1"):
+        got = by_body.get(f"fnc1-{p.body_id}")
+        if got is not None:
+            assert got.question == p.headline and got.label == p.reading
+            assert got.evidence == p.body  # a short body is one unit, read whole
+    train = {p.group for p in sides["train"]}
+    assert all(side(g.removeprefix("fnc1-")) == "train" for g in train)

@@ -58,7 +58,7 @@ from factseek.datasets.fever import (
 )
 from factseek.datasets.guard import jsonl_objects
 from factseek.errors import DataError, InputError
-from factseek.stance import realworld
+from factseek.stance import news, realworld
 from factseek.stance.pairs import StancePair, bm25_nearest
 from factseek.text import tokenize
 from factseek.types import StanceLabel
@@ -332,6 +332,13 @@ SOURCES: dict[str, Source] = {
         shareable=False,
         load=realworld.averitec_pairs,
         about="AVeriTeC train question-answers (CC BY-NC: not for shipped models)",
+    ),
+    "fnc1": Source(
+        folder="fnc1",
+        shareable=False,
+        default=False,
+        load=news.fnc1_pairs,
+        about="FNC-1 news headlines x the body's first-read sentence; experiments only (terms unclear)",
     ),
     "averitec-dev": Source(
         folder="averitec",

@@ -303,22 +303,20 @@ def yielding(
         if len({readings[i].label for i in idx if readings[i]}) < 2:
             continue  # one side only: nothing to yield to
         apart = {i: _apart(question, pairs[i][1]) for i in idx}
-        best: dict[str, tuple[float, int]] = {}
+        best: dict[str, float] = {}  # side -> its strongest reading on the question, eligible
         for i in idx:
             r = readings[i]
-            if eligible is not None and not eligible[i]:
-                continue
-            if r is not None and not apart[i] and r.confidence > best.get(r.label, (0.0, -1))[0]:
-                best[r.label] = (r.confidence, i)
+            if r is not None and not apart[i] and (eligible is None or eligible[i]):
+                best[r.label] = max(best.get(r.label, 0.0), r.confidence)
         for i in idx:
             r = readings[i]
             if r is None or not apart[i]:
                 continue
             other = "refutes" if r.label == "supports" else "supports"
-            if other in best and best[other][0] >= r.confidence:
+            if best.get(other, 0.0) >= r.confidence > 0.0:
                 out[i] = StanceResult(label="nei", probs=dict(r.probs), model=r.model)
                 notes[i] = (
                     f"{apart[i]}; the reader said {r.label} {r.confidence:.2f}, but a sentence "
-                    f"about it {other} at {best[other][0]:.2f}, so it takes no side"
+                    f"about it {other} at {best[other]:.2f}, so it takes no side"
                 )
     return out, notes
