@@ -47,8 +47,8 @@ CONFIDENT = 0.7
 
 #: The variants compared: how `check` read evidence before issue 50, and now.
 VARIANTS = {
-    "before (the reader alone)": EvidenceConfig(compare=False, off_topic=False),
-    "now (figures compared)": DEFAULT_EVIDENCE,
+    "before (the reader alone)": EvidenceConfig(compare=False, off_topic=False, yielding=False),
+    "now (figures compared, yielding)": DEFAULT_EVIDENCE,
 }
 
 
