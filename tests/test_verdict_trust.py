@@ -13,9 +13,11 @@ from factseek.errors import ConfigError
 from factseek.judge.fit_rules import RuleItem, fit_logistic, fit_rules, raw_verdicts
 from factseek.judge.rules import VerdictRules, load_rules, rules_from_dict
 from factseek.judge.verdict import aggregate, answer_questions, question_masses
-from factseek.summarize.evidence import answer_types, evidence_candidates, select_evidence
+from factseek.summarize.asks import answer_types
+from factseek.summarize.evidence import evidence_candidates, select_evidence
 from factseek.summarize.genre import genre
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
+from test_yield_and_levels import refutation_items
 
 CLAIM = Claim(text="The plant cost $62 million and opened in 2022.")
 Q = [
@@ -155,29 +157,7 @@ def test_fit_logistic_recovers_a_known_map() -> None:
 
 
 def test_fit_rules_by_cross_validation() -> None:
-    items = []
-    for i in range(120):
-        claim = Claim(text=f"claim {i}")
-        qs = (Question(text=claim.text, source="claim", kind="claim"),)
-        strong = i % 2 == 0
-        gold = "refuted" if (strong or i % 3 == 0) else "supported"
-        p = 0.95 if strong else 0.72
-        stance = StanceResult(
-            label="refutes", probs={"supports": 0.02, "refutes": p, "nei": 0.98 - p}, model="x"
-        )
-        ev = (
-            Evidence(
-                id="E1",
-                url=f"https://s{i}.example",
-                text="t",
-                start_char=0,
-                end_char=1,
-                question=claim.text,
-                domain=f"s{i}.example",
-                stance=stance,
-            ),
-        )
-        items.append(RuleItem(gold=gold, claim=claim, questions=qs, evidence=ev))
+    items = refutation_items()
     rules, report = fit_rules(
         items,
         levels={"refuted": 0.8},

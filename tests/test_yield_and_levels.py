@@ -87,7 +87,7 @@ def test_a_yielding_reading_stays_a_card_that_takes_no_side_with_its_reason() ->
     assert {c.stance.label for c in kept if c.stance} == {"supports", "refutes"}
 
 
-def _items(n: int = 120) -> list[RuleItem]:
+def refutation_items(n: int = 120) -> list[RuleItem]:
     """Strong refutations always right, weak ones right a third of the time."""
     items = []
     for i in range(n):
@@ -110,7 +110,7 @@ def _items(n: int = 120) -> list[RuleItem]:
 
 
 def test_fit_levels_lowers_a_level_as_far_as_the_wanted_precision_allows() -> None:
-    items = _items()
+    items = refutation_items()
     grid = {"decide": (0.7,), "weak": (0.5,), "genre_weight": (0.5,)}
     rules, _ = fit_rules(items, levels={"refuted": 0.9}, grid=grid, features=False)
     # every refutation together is right 2/3 of the time: wanting 0.6, the lowest level does
