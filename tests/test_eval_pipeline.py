@@ -357,3 +357,22 @@ def test_gold_pages_among_cards_count_figure_cards_apart() -> None:
     got = _recall([row], {"c1": report})
     assert got["claims_with_gold_document"] == 1.0 and got["cards"] == 0.0
     assert got["claims_with_gold_card"] == 0.0 and got["claims_with_gold_card_any"] == 1.0
+
+
+def test_fit_levels_keeps_a_level_no_level_can_replace(result, tmp_path) -> None:
+    _, out, _, _ = result
+    claims, rules, lowered = out.parent / "dev.json", tmp_path / "r.json", tmp_path / "l.json"
+    VerdictRules(abstain={"refuted": 0.8, "supported": 0.6}).save(rules)
+    runner = CliRunner()
+    args = ["judge", "fit-levels", str(rules), "--data", str(claims), "--format", "averitec"]
+    args += ["--reports", str(out), "--folds", "2"]
+    r = runner.invoke(app, [*args, "--out", str(lowered)])
+    assert r.exit_code == 0, r.output
+    assert "refuted at 0.30: right" in r.output and "<- chosen" not in r.output
+    # ten claims: no level has the 20 verdicts a choice needs
+    assert "refuted: no level reaches 0.8; it stays 0.8" in r.output
+    got = json.loads(lowered.read_text())
+    assert got["abstain"] == {"refuted": 0.8, "supported": 0.6}
+    assert "the lowest with cross-validated precision at least refuted 0.8" in got["fitted_on"]
+    r = runner.invoke(app, [*args, "--precision", "refuted=high"])
+    assert r.exit_code == 2 and "bad --precision" in r.output

@@ -122,7 +122,8 @@ def test_fit_levels_lowers_a_level_as_far_as_the_wanted_precision_allows() -> No
     level = strict.abstain["refuted"]
     assert 0.3 < level < 0.9
     chosen = next(r for r in rows if r.level == level)
-    assert chosen.precision == 1.0 and chosen.n == 60
+    assert chosen.precision == 1.0 and chosen.n == 60 and chosen.chosen
+    assert [r.level for r in rows if r.chosen] == [level]
     assert all(r.precision < 0.9 for r in rows if r.level < level)
     assert "cross-validated precision at least refuted 0.9" in strict.fitted_on
     # wanted nowhere (more than right every time is impossible here): the level stays

@@ -550,11 +550,15 @@ def fit_levels_(
         _rule_items(data, fmt.value, reports), load_rules(rules), wanted, folds=folds
     )
     for row in rows:
-        mark = "  <- chosen" if chosen.abstain.get(row.label) == row.level else ""
         typer.echo(
             f"{row.label} at {row.level:.2f}: right {100 * row.precision:.1f}% of {row.n} "
-            f"claims ({100 * row.share:.1f}%){mark}"
+            f"claims ({100 * row.share:.1f}%){'  <- chosen' if row.chosen else ''}"
         )
+    for label, p in wanted.items():
+        if not any(r.chosen for r in rows if r.label == label):
+            typer.echo(
+                f"{label}: no level reaches {p:g}; it stays {chosen.abstain.get(label, 0.0):g}"
+            )
     typer.echo(f"wrote {chosen.save(out or rules)}")
 
 

@@ -344,6 +344,7 @@ class LevelRow:
     precision: float  # of the label's verdicts (0 when none)
     n: int  # claims given the label
     share: float  # of all claims
+    chosen: bool = False  # the level fit_levels chose for the label
 
 
 def fit_levels(
@@ -366,21 +367,21 @@ def fit_levels(
         raise InputError(f"no abstention level for {', '.join(unknown)}: labels are {', '.join(COMMITTED)}")  # fmt: skip
     sets = {label: [f for f in m if f not in ("a", "b")] for label, m in rules.calibration.items()}
     raw = raw_verdicts(items, rules)
-    chosen, rows = dict(rules.abstain), []
+    levels, rows = dict(rules.abstain), []
     for label, target in wanted.items():
         found = None
         for level in sorted(grid):
             stats = summarize(items, cross_validate(items, raw, {label: level}, folds, sets))
             n = round(stats["share"][label] * len(items))
             p = stats["precision"].get(label, 0.0)
-            rows.append(LevelRow(label=label, level=level, precision=p, n=n, share=stats["share"][label]))  # fmt: skip
-            if found is None and n >= MIN_PER_LABEL and p >= target:
-                found = level
+            chosen = found is None and n >= MIN_PER_LABEL and p >= target
+            found = level if chosen else found
+            rows.append(LevelRow(label=label, level=level, precision=p, n=n, share=stats["share"][label], chosen=chosen))  # fmt: skip
         if found is not None:
-            chosen[label] = found
+            levels[label] = found
     note = ", ".join(f"{label} {p:g}" for label, p in wanted.items())
     fitted = f"{rules.fitted_on}; abstention levels: the lowest with cross-validated precision at least {note} over {len(items)} claims"  # fmt: skip
-    return replace(rules, abstain=chosen, fitted_on=fitted), rows
+    return replace(rules, abstain=levels, fitted_on=fitted), rows
 
 
 __all__ = [
