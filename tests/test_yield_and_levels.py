@@ -126,6 +126,8 @@ def test_fit_levels_lowers_a_level_as_far_as_the_wanted_precision_allows() -> No
     assert [r.level for r in rows if r.chosen] == [level]
     assert all(r.precision < 0.9 for r in rows if r.level < level)
     assert "cross-validated precision at least refuted 0.9" in strict.fitted_on
+    again = fit_levels(items, strict, {"refuted": 0.6})[0].fitted_on
+    assert again.count("abstention levels") == 1 and "at least refuted 0.6" in again
     # wanted nowhere (more than right every time is impossible here): the level stays
     assert fit_levels(items[1::2], rules, {"refuted": 0.99})[0].abstain["refuted"] == 0.9
     with pytest.raises(InputError, match="no abstention level for not-enough-evidence"):

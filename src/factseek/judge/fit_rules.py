@@ -335,6 +335,9 @@ def fit_rules(
     return chosen, report
 
 
+_LEVELS_NOTE = "; abstention levels: "
+
+
 @dataclass(frozen=True, kw_only=True)
 class LevelRow:
     """One label at one abstention level, cross-validated."""
@@ -380,7 +383,8 @@ def fit_levels(
         if found is not None:
             levels[label] = found
     note = ", ".join(f"{label} {p:g}" for label, p in wanted.items())
-    fitted = f"{rules.fitted_on}; abstention levels: the lowest with cross-validated precision at least {note} over {len(items)} claims"  # fmt: skip
+    before = rules.fitted_on.split(_LEVELS_NOTE)[0]  # an earlier choice of levels is replaced
+    fitted = f"{before}{_LEVELS_NOTE}the lowest with cross-validated precision at least {note} over {len(items)} claims"  # fmt: skip
     return replace(rules, abstain=levels, fitted_on=fitted), rows
 
 
