@@ -140,28 +140,33 @@ class GateCache:
         it stay in the CPU cache. Cached per site policy and date range (LRU)."""
         lo, hi = date_range(c)
         key = (site_key(c), lo, hi)
-        with self._lock:
-            if key in self._masks:
-                self._masks.move_to_end(key)
-                return Gate(self._masks[key], 1, 2)
-        g = self.site_gate(key[0])
-        mask = ((g >= lo) & (g < hi)).view(np.uint8)
-        with self._lock:
-            self._masks[key] = mask
-            while len(self._masks) > self.max_items:
-                self._masks.popitem(last=False)
+        mask = self._get(self._masks, key)
+        if mask is None:
+            g = self.site_gate(key[0])
+            mask = self._put(self._masks, key, ((g >= lo) & (g < hi)).view(np.uint8))
         return Gate(mask, 1, 2)
 
     def site_gate(self, key: SiteKey) -> np.ndarray:
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        excluded = site_excluded(key, self.hosts, self.host_id, self.url_flags, self.urls)
-        gate = np.array(self.days, dtype=np.int32)
-        gate[excluded] = EXCLUDED
-        with self._lock:
-            self._cache[key] = gate
-            while len(self._cache) > self.max_items:
-                self._cache.popitem(last=False)
+        gate = self._get(self._cache, key)
+        if gate is None:
+            excluded = site_excluded(key, self.hosts, self.host_id, self.url_flags, self.urls)
+            gate = np.array(self.days, dtype=np.int32)
+            gate[excluded] = EXCLUDED
+            gate = self._put(self._cache, key, gate)
         return gate
+
+    def _get(self, cache: OrderedDict, key: object) -> np.ndarray | None:
+        """``cache[key]``, marked as the most recently used, or None."""
+        with self._lock:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+        return None
+
+    def _put(self, cache: OrderedDict, key: object, value: np.ndarray) -> np.ndarray:
+        """Keep ``value`` under ``key``, dropping the least recently used past ``max_items``."""
+        with self._lock:
+            cache[key] = value
+            while len(cache) > self.max_items:
+                cache.popitem(last=False)
+        return value
