@@ -305,16 +305,23 @@ class StanceNet(nn.Module):
         bias = self.relative_bias(buckets).permute(2, 0, 1)[None]  # (1, heads, t, t)
         return bias.masked_fill(~keep, float("-inf"))  # (b, heads, t, t)
 
+    def embed(
+        self, ids: torch.Tensor, positions: torch.Tensor, token_type_ids: torch.Tensor
+    ) -> torch.Tensor:
+        """Word + position (+ token type: BERT; MPNet has none) embeddings, normalised."""
+        x = self.word(ids) + self.position(positions)
+        if self.token_type is not None:
+            x = x + self.token_type(token_type_ids)
+        return self.embed_norm(x)
+
     def lower(self, input_ids: torch.Tensor, mask: torch.Tensor, token_type_ids: torch.Tensor) -> torch.Tensor:  # fmt: skip
         """Embeddings and the frozen layers: (b, t) ids -> (b, t, hidden) states."""
         t = input_ids.shape[1]
         if self.token_type is None:  # MPNet: positions from pad + 1 on, as its tokenizer pads
             positions = mask.long().cumsum(1) * mask.long() + self.pad_id  # (b, t)
-            x = self.word(input_ids) + self.position(positions)
         else:
             positions = torch.arange(t, device=input_ids.device)[None, :]  # (1, t)
-            x = self.word(input_ids) + self.position(positions) + self.token_type(token_type_ids)
-        x = self.embed_norm(x)  # (b, t, hidden)
+        x = self.embed(input_ids, positions, token_type_ids)  # (b, t, hidden)
         m = self.attention_mask(mask)
         for layer in self.layers[: self.frozen]:
             x = layer(x, m)

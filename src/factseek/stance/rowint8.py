@@ -107,14 +107,12 @@ def packed_logits(
         spans.append((at, at + n))
         at += n
     flat = torch.tensor([t for row in ids for t in row], dtype=torch.long)
+    kinds = torch.tensor([t for row in types for t in row], dtype=torch.long)
     if net.token_type is None:  # MPNet: positions from pad + 1 on, as its tokenizer pads
         positions = torch.cat([torch.arange(1, n + 1) for n in lengths]) + net.pad_id
-        x = net.word(flat) + net.position(positions)
     else:
         positions = torch.cat([torch.arange(n) for n in lengths])
-        kinds = torch.tensor([t for row in types for t in row], dtype=torch.long)
-        x = net.word(flat) + net.position(positions) + net.token_type(kinds)
-    x = net.embed_norm(x)  # (tokens, hidden)
+    x = net.embed(flat, positions, kinds)  # (tokens, hidden)
     masks: dict[int, torch.Tensor | None] = {}
     for n in set(lengths):  # BERT: no mask (no padding); MPNet: its relative-position bias
         masks[n] = None if net.relative_bias is None else net.attention_mask(torch.ones(1, n))
