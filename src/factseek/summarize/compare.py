@@ -262,7 +262,8 @@ def reread(
             out[i], note = figure_reading(question, text, out[i])
         if off_topic and not note:
             out[i], note = off_topic_reading(question, text, out[i])
-            aside |= {i} if note else set()
+            if note:
+                aside.add(i)
         if note:
             notes[i] = note
     if yields:
@@ -300,7 +301,7 @@ def yielding(
         if (r := readings[i]) is not None and r.decides and not r.screened and not r.set_by:
             by_question.setdefault(question, []).append(i)
     for question, idx in by_question.items():
-        if len({readings[i].label for i in idx if readings[i]}) < 2:
+        if len({readings[i].label for i in idx}) < 2:  # type: ignore[union-attr]
             continue  # one side only: nothing to yield to
         apart = {i: _apart(question, pairs[i][1]) for i in idx}
         best: dict[str, float] = {}  # side -> its strongest reading on the question, eligible

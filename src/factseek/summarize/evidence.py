@@ -493,13 +493,12 @@ def select_cards(
     aside: set[int] = set()
     claimant = Claimant(claim.speaker)
     genres = {c.doc: genre(documents[c.doc]) for c in candidates}
+    own = {id(c): claimant.note(documents[c.doc], c.text) for c in candidates}  # its own words?
     if stances is not None:  # a screened reading (rule 10) is left as it is
         given = stances
         pairs = [(c.question, c.text) for c in candidates]
         # a reading yields only to one that counts fully: not a letter's, not the claimant's
-        full = [
-            not genres[c.doc] and not claimant.note(documents[c.doc], c.text) for c in candidates
-        ]
+        full = [not genres[c.doc] and not own[id(c)] for c in candidates]
         stances, compared, aside = reread(
             pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding, full
         )
@@ -520,7 +519,7 @@ def select_cards(
             yielded = index[id(c)] in aside
             if (stances is not None and not _decides(s) and not yielded) or _screened(s):
                 continue
-            note = claimant.note(documents[c.doc], c.text)
+            note = own[id(c)]
             score = cfg.stance_weight * _strength(s) + (1 - cfg.stance_weight) * c.relevance
             figs = card_figures(c.question, c.text, s.label if s is not None else "")
             counts = not note and not genres[c.doc] and not figs.other and not yielded
@@ -535,7 +534,7 @@ def select_cards(
         if stances is not None and cfg.figure_cards:
             shown = {id(c) for _, c, _, _ in top}
             rest = [(c, s) for c, s in by_question[qi] if id(c) not in shown]
-            chosen.extend(_figure_cards(rest, claimant, documents, genres, cfg))
+            chosen.extend(_figure_cards(rest, own, genres, cfg))
     cards = [
         Evidence(
             id=f"E{n}",
@@ -577,8 +576,7 @@ def _figures(
 
 def _figure_cards(
     rows: Sequence[tuple[Candidate, StanceResult | None]],
-    claimant: Claimant,
-    documents: Sequence[Document],
+    own: dict[int, str],
     genres: dict[int, str],
     cfg: EvidenceConfig,
 ) -> list[tuple[Candidate, StanceResult | None, str]]:
@@ -591,7 +589,7 @@ def _figure_cards(
             continue
         if _decides(s) and not card_figures(c.question, c.text, s.label).other:  # type: ignore[union-attr]
             continue
-        note = claimant.note(documents[c.doc], c.text)
+        note = own[id(c)]  # the claimant's own words, or ""
         ranked.append(((bool(note or genres[c.doc]), -c.relevance, c.doc, c.start), c, s, note))
     ranked.sort(key=lambda r: r[0])
     return [(c, s, note) for _, c, s, note in ranked[: cfg.figure_cards]]
