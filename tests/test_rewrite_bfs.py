@@ -122,6 +122,16 @@ def test_generate_writes_counts_and_resumes(env, tmp_path):
     assert summary["claim_reward"] == pytest.approx(sum(e["reward0"] for e in journal.values()) / 3)
     assert summary["oracle_reward"] == pytest.approx(sum(best.values()) / 3)
     assert summary["oracle_reward"] > summary["claim_reward"]  # c1 and c3 improve
+    counts = config["counts"]
+    assert (summary["claims"], summary["at_max"], summary["no_improvement"]) == (
+        counts["claims"], counts["at_max"], counts["no_improvement"]
+    )  # fmt: skip
+    assert summary["claim_seconds"] == pytest.approx(sum(e["seconds"] for e in journal.values()))
+    # a run stopped before its end has the counts of its start in config.json: the journal's count
+    path = out / "config.json"
+    stale = json.loads(path.read_text()) | {"counts": {}}
+    path.write_text(json.dumps(stale))
+    assert tj.summarize(out)["claims"] == 3 and tj.summarize(out)["at_max"] == summary["at_max"]
 
 
 def test_process_pool_matches_inline(env, tmp_path):

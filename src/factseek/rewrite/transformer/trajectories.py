@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,10 +296,15 @@ def summarize(folder: str | Path) -> dict[str, Any]:
     Gains are per claim, from its best sequence; action statistics count every edit of every
     kept positive sequence (a prefix shared by several sequences counts once per sequence).
     ``claim_reward`` is the mean reward of the claims as written (every claim of the journal)
-    and ``oracle_reward`` the same with each claim's best sequence where one improves it.
+    and ``oracle_reward`` the same with each claim's best sequence where one improves it. The
+    claim counts are the journal's, so a run stopped before its end is summarised as far as it
+    got; ``claim_seconds`` is the time spent on those claims (the journal's, summed), beside the
+    run's own ``seconds`` (its config, written when a run ends).
     """
     config = read_config(folder)
-    start = {cid: float(e.get("reward0", 0.0)) for cid, e in read_journal(folder).items()}
+    journal = read_journal(folder)
+    start = {cid: float(e.get("reward0", 0.0)) for cid, e in journal.items()}
+    status = Counter(str(e.get("status", "")) for e in journal.values())
     oracle = dict(start)
     best: list[float] = []
     lengths: list[int] = []
@@ -317,11 +323,10 @@ def summarize(folder: str | Path) -> dict[str, Any]:
             for a, r0, r1 in zip(s.actions, s.rewards, s.rewards[1:], strict=False):
                 per_action.setdefault(a.kind.value, []).append(r1 - r0)
     n_edits = sum(len(v) for v in per_action.values())
-    counts = config.get("counts", {})
     return {
-        "claims": counts.get("claims", 0),
-        "at_max": counts.get("at_max", 0),
-        "no_improvement": counts.get("no_improvement", 0),
+        "claims": len(journal),
+        "at_max": status["at_max"],
+        "no_improvement": status["no_improvement"],
         "improvable": len(best),
         "sequences": n_seq,
         "mean_gain": sum(best) / len(best) if best else None,
@@ -337,4 +342,5 @@ def summarize(folder: str | Path) -> dict[str, Any]:
             for kind, v in sorted(per_action.items())
         },
         "seconds": config.get("seconds"),
+        "claim_seconds": sum(float(e.get("seconds", 0.0)) for e in journal.values()),
     }
