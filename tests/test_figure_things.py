@@ -12,7 +12,7 @@ from factseek.judge.rules import VerdictRules
 from factseek.judge.verdict import OTHER_THING, aggregate, answer_questions
 from factseek.report.words import answer_kind
 from factseek.summarize.evidence import Candidate, EvidenceConfig, select_evidence
-from factseek.summarize.measures import elsewhere, things
+from factseek.summarize.measures import card_figures, counts, elsewhere, things
 from factseek.types import Claim, Document, Evidence, Question, StanceResult
 
 pytest.importorskip("spacy")
@@ -94,6 +94,35 @@ def test_the_same_thing_or_an_unknown_one_is_not_flagged() -> None:
     assert elsewhere(
         "Did the mayor get a 40 percent raise?", "The clerk got a 40 percent raise."
     ) == ("its 40 percent is said of the clerk, not of mayor")
+
+
+ROADS = "Did the county hire 30 road engineers in 2022?"
+
+
+def test_a_count_is_said_of_what_it_counts() -> None:
+    got = [(s[2], t.text if t else None) for s, t in counts(ROADS)]
+    assert got == [("30 road", "road engineers")]
+    assert [t.text for _, t in counts("The county added 30 staff in 2022.")] == ["staff"]
+    assert counts("Water bills have risen 40 percent.") == ()  # a measure, not a count
+
+
+def test_a_count_of_the_question_number_for_a_less_qualified_thing_is_flagged() -> None:
+    assert elsewhere(ROADS, "The county hired 30 workers in 2022; 9 are road engineers.") == (
+        "its 30 counts the workers, not road engineers"
+    )
+    assert elsewhere(ROADS, "Of the 30 engineers it hired, most work on bridges.") == (
+        "its 30 counts the engineers, not road engineers"
+    )
+    f = card_figures(ROADS, "The county hired 30 workers in 2022.", "supports")
+    assert f.other and f.note.endswith("; not counted as support")
+    # the question's qualifier kept: another name for the head is not another thing
+    assert elsewhere(ROADS, "The county took on 30 road surveyors last year.") == ""
+    assert elsewhere(ROADS, "The county hired 30 road engineers in 2022.") == ""
+    assert elsewhere(ROADS, "The county hired 12 workers.") == ""  # not the question's number
+    # an unqualified count in the question is never set apart
+    assert elsewhere("Did the county hire 30 engineers?", "It hired 30 workers.") == ""
+    # a refuting card keeps its side: counts only set support aside
+    assert not card_figures(ROADS, "The county hired 30 workers in 2022.", "refutes").other
 
 
 # ------------------------------------------------------------------- cards and the verdict

@@ -113,12 +113,6 @@ def test_no_false_claim_is_supported_with_confidence(mpnet_reports: dict) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 50: no false claim should be supported at all; the 40 teaching jobs (12 were "
-    "teaching jobs) is supported at 0.59: the budget's sentence that gives both numbers reads "
-    "as supporting 0.79 (docs/verdicts.md, 'Five claims of a new user')",
-)
 def test_no_false_claim_is_supported(mpnet_reports: dict) -> None:
     supported = [
         c["id"]

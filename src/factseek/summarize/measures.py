@@ -30,6 +30,14 @@ share no word (their head nouns against each other's words, stemmed), and are no
 percent", "$62 million", "1,768 MW"): "45 countries" counts countries, so two sentences that give
 it speak of the same kind of thing; an ordinal or a name ("16th", "5G"), a date or a span of time
 ("24 January", "75 years": said of events, not things) is not a measure either.
+
+A count is placed apart (``counts``): "cut 40 teaching jobs" counts *teaching jobs*, the noun
+its number modifies. A text's count of the question's number counts another thing when that
+noun lacks a word the question's counted noun is qualified by: "eliminates 40 positions" and
+"the 40 jobs" do not say 40 *teaching* jobs; "40 teaching positions" is not set apart (it
+keeps "teaching"; "positions" may be "jobs" by another name). Counts only ever set a card's
+support aside this way: they are never compared for agreement ("will ask to buy 4 buses"
+states a plan, not a count).
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ __all__ = [
     "CardFigures",
     "Thing",
     "card_figures",
+    "counts",
     "elsewhere",
     "measured",
     "things",
@@ -217,6 +226,45 @@ def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]
     return tuple((span, measured(doc, start, end)) for span, start, end in found)
 
 
+@lru_cache(maxsize=4096)
+def counts(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]:
+    """Each count of ``text`` ("40 teaching jobs") with the thing it counts (the noun its number
+    modifies, module docstring; None when the parse does not say); empty when ``text`` holds
+    no count or spaCy is not installed."""
+    found = [f for f in quantities(text[:MAX_CHARS], marked=True) if _count(f[0][2])]
+    if not found:
+        return ()
+    from factseek.ml.nlp import load_spacy
+
+    try:
+        doc = load_spacy()(text[:MAX_CHARS])
+    except MissingDependency as e:
+        log.debug("counts not placed: %s", e)
+        return ()
+    out = []
+    for span, start, _ in found:
+        number = doc.char_span(start, start + len(_NUMBER.match(span[2]).group(0)), "expand")  # type: ignore[union-attr]
+        tok = number.root if number is not None and len(number) else None
+        counted = tok is not None and tok.dep_ == "nummod" and tok.head.pos_ in NOUNS
+        out.append((span, _thing(tok.head) if counted else None))  # type: ignore[union-attr]
+    return tuple(out)
+
+
+_NUMBER = re.compile(r"\d[\d.,]*")
+
+
+def _count(written: str) -> bool:
+    """Whether a quantity as written counts the word after it ("40 jobs"): no currency, unit
+    of measure, ordinal, name, date or span of time."""
+    return not (_measure(written) or ORDINAL_OR_NAME.search(written) or TIME.search(written))
+
+
+def _counts_other(asked: Thing, said: Thing) -> bool:
+    """Whether a count of ``said`` is not one of ``asked``: ``said`` lacks a word that
+    qualifies ``asked`` ("positions" or "jobs" for "teaching jobs")."""
+    return not (asked.words - {asked.head}) <= said.words
+
+
 def _measure(written: str) -> bool:
     """Whether a quantity as written measures something: a currency or a unit of measure
     (``MEASURE``), not a count ("45 countries": the countries themselves), an ordinal ("16th"), a
@@ -237,10 +285,11 @@ def elsewhere(question: str, text: str) -> str:
 
     Spoken only when, for some figure of the question, the question names what it measures,
     ``text`` gives that figure (same unit, within ``FIGURE_TOLERANCE``) at least once, and every
-    time it does it names another thing."""
+    time it does it names another thing; else, the same for the question's counts, each time
+    counting another thing (module docstring: "its 40 counts the positions, not teaching jobs")."""
     asked = [(span, t) for span, t in things(question) if t is not None]
     if not asked:
-        return ""
+        return _counted_elsewhere(question, text)
     said = things(text)
     for (value, slot, written), thing in asked:
         same = [(s, t) for s, t in said if s[1] == slot and _close(s[0], value)]
@@ -254,7 +303,30 @@ def elsewhere(question: str, text: str) -> str:
         if own:
             note += f"; of the {own[0][1]} it says {', '.join(w for w, _ in own)}"
         return note
+    return _counted_elsewhere(question, text)
+
+
+def _counted_elsewhere(question: str, text: str) -> str:
+    """``elsewhere`` for the question's counts: every count of ``text`` that gives the
+    question's number counts another thing (``_counts_other``)."""
+    asked = [(span, t) for span, t in counts(question) if t is not None]
+    if not asked or not (said := counts(text)):
+        return ""
+    for (value, _, written), thing in asked:
+        same = [t for s, t in said if _close(s[0], value)]
+        if not same or any(t is None or not _counts_other(thing, t) for t in same):
+            continue
+        others = " and the ".join(dict.fromkeys(t.text for t in same if t is not None))
+        number = _NUMBER.match(written).group(0)  # type: ignore[union-attr]
+        return f"its {number} counts the {others}, not {thing.text}"
     return ""
+
+
+def gives_count(question: str, text: str) -> bool:
+    """Whether ``text`` counts something with one of the question's counts' numbers (no parse:
+    what makes ``card_figures`` look at the counts)."""
+    asked = [s[0] for s, _, _ in quantities(question) if _count(s[2])]
+    return any(_close(s[0], v) for s, _, _ in quantities(text) if _count(s[2]) for v in asked)
 
 
 def _own_figures(
@@ -281,7 +353,9 @@ def card_figures(question: str, text: str, label: str) -> CardFigures:
     taking no side (``label``) that gives the question's figure only for another thing says so
     (``elsewhere``; a supporting one adds that it is not counted); any other card gets
     ``figures.figure_note``'s note."""
-    other = label in ("supports", "nei") and gives_figure(question, text)
+    other = label in ("supports", "nei") and (
+        gives_figure(question, text) or gives_count(question, text)
+    )
     if other and (note := elsewhere(question, text)):
         return CardFigures(f"{note}{NOT_COUNTED}" if label == "supports" else note, True)
     return CardFigures(figure_note(question, text, label))
