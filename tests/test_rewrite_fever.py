@@ -160,3 +160,29 @@ def test_cli_train_edits_then_eval_on_the_test_side(
     res = CliRunner().invoke(app, ["rewrite", "train-edits", *data, "--out", str(model),
                                    "--split", "validation"])  # fmt: skip
     assert res.exit_code == 2 and "two different sides" in res.output
+
+
+def test_train_edits_on_the_knn_endpoint_for_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--retriever knn``: the scorer is fit and calibrated on the dense endpoint's feedback,
+    its rows are kept apart from the BM25 ones, and the model says which endpoint it knows."""
+    pytest.importorskip("torch")
+    import factseek.ml.encode
+    from factseek.rewrite.edits import model as edit_model
+    from test_rewrite_edits import ENC
+
+    monkeypatch.setattr(factseek.ml.encode, "encoder_from_name", lambda name="minilm": ENC)
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path / "cache"))
+    folder, fmt = write_fever(tmp_path)
+    data = ["--claims", str(folder), "--corpus", str(fmt), "--format", "fever-dev"]
+    args = ["--epochs", "1", "--hidden", "8", "--rounds", "1", "--reward", "recall@5"]
+    for name in ("bm25", "knn"):
+        res = CliRunner().invoke(app, ["rewrite", "train-edits", *data, *args, "--retriever",
+                                       name, "--out", str(tmp_path / name)])  # fmt: skip
+        assert res.exit_code == 0, res.output
+        _, policy = edit_model.load(tmp_path / name)
+        assert policy.meta["train"]["retriever"] == name
+        assert policy.meta["train"]["reward"] == "recall@5"
+    kept = sorted(p.name for p in (tmp_path / "cache" / "rewrite-edits").iterdir())
+    assert len(kept) == 2  # one set of rows per endpoint, not one overwriting the other

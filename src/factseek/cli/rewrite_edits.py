@@ -14,6 +14,8 @@ from factseek.cli.rewrite_options import (
     CorpusOpt,
     DataFormat,
     FormatOpt,
+    RetrieverName,
+    RetrieverOpt,
     SplitName,
 )
 from factseek.errors import InputError
@@ -44,6 +46,7 @@ def train_edits(
     reward: Annotated[
         str, typer.Option(help="ap@K, recall@K or rr (K: the endpoint's cut-off).")
     ] = "ap@50",
+    retriever: RetrieverOpt = RetrieverName.bm25,
     encoder: Annotated[str, typer.Option(help="Sentence encoder for the feedback.")] = "minilm",
     hidden: Annotated[int, typer.Option(min=4, help="MLP width.")] = 64,
     epochs: Annotated[int, typer.Option(min=1, help="Training passes over the single edits.")] = 20,
@@ -90,8 +93,9 @@ def train_edits(
     ] = 0,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
-    """Fit an edit scorer on single edits of the --split claims (BM25 endpoint), choose its
-    threshold on the --val-split claims, and write MODEL (abstains unless edits clearly help)."""
+    """Fit an edit scorer on single edits of the --split claims (the --retriever endpoint),
+    choose its threshold on the --val-split claims, and write MODEL (abstains unless edits
+    clearly help)."""
     import torch
 
     from factseek.datasets.retrieval import load_retrieval
@@ -129,10 +133,13 @@ def train_edits(
     _, k = parse_metric(reward)
     enc = encoder_from_name(encoder)
     vectors = KNNRetriever.build(data.pairs(), enc, cache_dir=cache_root())
-    endpoint = Endpoint.from_corpus(
-        BM25Retriever.from_docs(data.pairs()), data.pairs(), vectors.embeddings, enc, k=k
+    ranker = vectors if retriever is RetrieverName.knn else BM25Retriever.from_docs(data.pairs())
+    endpoint = Endpoint.from_corpus(ranker, data.pairs(), vectors.embeddings, enc, k=k)
+    where = corpus_info(data.pairs())["fingerprint"]  # rows kept per corpus and endpoint
+    cache = (
+        cache_root() / "rewrite-edits",
+        where if ranker.name == "bm25" else f"{where}:{ranker.name}",
     )
-    cache = (cache_root() / "rewrite-edits", corpus_info(data.pairs())["fingerprint"])
     judged = None
     if judge:
         from factseek.rewrite.edits.judge import Reader
@@ -154,7 +161,7 @@ def train_edits(
         "train": {"source": Path(claims).name, "format": data_format.value, "split": split.value,
                   "validation_source": Path(val_claims or claims).name, "validation_split": val_split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
-                  "retriever": "bm25", "hidden": hidden, "epochs": epochs, "rounds": rounds,
+                  "retriever": ranker.name, "hidden": hidden, "epochs": epochs, "rounds": rounds,
                   "seed": seed, "judge": judge,
                   "judge_claims": len(judge_side) if judge else 0,
                   "judge_reader": Path(judge_reader).name if judge else ""},

@@ -15,6 +15,8 @@ from factseek.cli.rewrite_options import (
     CorpusOpt,
     DataFormat,
     FormatOpt,
+    RetrieverName,
+    RetrieverOpt,
     SplitName,
     SplitOpt,
 )
@@ -41,14 +43,6 @@ class CalibrationMetric(StrEnum):
     map = "map"
     recall = "recall"
     mrr = "mrr"
-
-
-class RetrieverName(StrEnum):
-    bm25 = "bm25"
-    knn = "knn"
-
-
-RetrieverOpt = Annotated[RetrieverName, typer.Option(help="Search endpoint to score queries on.")]
 
 
 def register(app: typer.Typer) -> None:

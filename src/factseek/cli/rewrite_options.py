@@ -35,3 +35,13 @@ SplitOpt = Annotated[
         " (70/10/20; FEVER's group split). The corpus stays whole."
     ),
 ]
+
+
+class RetrieverName(StrEnum):
+    """The endpoints a rewriter is trained and scored on (``rewrite bfs`` adds ``backend``)."""
+
+    bm25 = "bm25"
+    knn = "knn"
+
+
+RetrieverOpt = Annotated[RetrieverName, typer.Option(help="Search endpoint to score queries on.")]
