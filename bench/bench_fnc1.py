@@ -29,6 +29,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from factseek.datasets.fnc1 import NewsPair, load_fnc1, sample
@@ -49,6 +50,7 @@ CONFIDENT = 0.7
 VARIANTS = {
     "before (the reader alone)": EvidenceConfig(compare=False, off_topic=False, yielding=False),
     "now (figures compared, yielding)": DEFAULT_EVIDENCE,
+    "now + hearsay takes no side": replace(DEFAULT_EVIDENCE, hearsay=True),
 }
 
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from factseek.summarize.figures import FIGURE_TOLERANCE, quantities
+from factseek.summarize.hearsay import hearsay_reading
 from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
 from factseek.text import MONTH_NAME, MONTHS
@@ -249,10 +250,12 @@ def reread(
     off_topic: bool = False,
     yields: bool = True,
     eligible: Sequence[bool] | None = None,
+    hearsay: bool = False,
 ) -> tuple[list[StanceResult | None], dict[int, str], set[int]]:
     """The readings of ``(question, text)`` pairs after comparing figures (``figure_reading``),
     with ``off_topic`` setting aside refutations of sentences not about the question
-    (``relevance.off_topic_reading``), and with ``yields`` the off-topic and other-time
+    (``relevance.off_topic_reading``), with ``hearsay`` a supporting reading of hearsay taking
+    no side (``summarize.hearsay``), and with ``yields`` the off-topic and other-time
     readings yielding (``yielding``, to the ``eligible`` ones); by pair index, the note of each one changed; and the
     indices of the readings set aside (off topic, or yielding), which take no side."""
     out, notes, aside = list(readings), {}, set()
@@ -262,6 +265,10 @@ def reread(
             out[i], note = figure_reading(question, text, out[i])
         if off_topic and not note:
             out[i], note = off_topic_reading(question, text, out[i])
+            if note:
+                aside.add(i)
+        if hearsay and not note:
+            out[i], note = hearsay_reading(question, text, out[i], set_by=FIGURES)
             if note:
                 aside.add(i)
         if note:

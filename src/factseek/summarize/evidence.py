@@ -182,6 +182,7 @@ class EvidenceConfig:
     off_topic: bool = False  # a refuting reading of a unit not about the question takes no side
     compare: bool = True  # figures compared overrule the reader (summarize.compare)
     yielding: bool = True  # off-topic / other-time readings yield to on-topic ones (compare)
+    hearsay: bool = True  # a supporting reading of hearsay takes no side (summarize.hearsay)
 
     def __post_init__(self) -> None:
         if self.top_docs is not None and self.top_docs < 1:
@@ -500,7 +501,7 @@ def select_cards(
         # a reading yields only to one that counts fully: not a letter's, not the claimant's
         full = [not genres[c.doc] and not own[id(c)] for c in candidates]
         stances, compared, aside = reread(
-            pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding, full
+            pairs, stances, cfg.compare, cfg.off_topic, cfg.yielding, full, cfg.hearsay
         )
         stances = [g if g.screened else s for g, s in zip(given, stances, strict=True)]
         compared = {i: n for i, n in compared.items() if not given[i].screened}

@@ -1,0 +1,82 @@
+"""Hearsay is not confirmation (``summarize.hearsay``): a supporting reading of a sentence that
+passes the claim on as hearsay takes no side, stays a card and says why; made-up sentences."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from factseek.summarize.compare import FIGURES, reread
+from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_cards
+from factseek.summarize.hearsay import hearsay, hearsay_reading
+from factseek.types import Claim, Document, Question, StanceResult
+
+CLAIM = "The Brindle Hall pool closed for repairs in June."
+RUMOUR = "The Brindle Hall pool has reportedly closed for repairs, a parent said on Monday."
+FOUND = "The Brindle Hall pool closed for repairs on June 3, the parks office said."
+
+
+def reading(label: str, p: float, model: str = "hand") -> StanceResult:
+    rest = (1 - p) / 2
+    probs = {x: (p if x == label else rest) for x in ("supports", "refutes", "nei")}
+    return StanceResult(label=label, probs=probs, model=model)  # type: ignore[arg-type]
+
+
+def test_the_words_that_mark_hearsay() -> None:
+    assert hearsay(RUMOUR) == "reportedly"
+    assert hearsay("Rumours that the pool will close spread on Monday.") == "Rumours"
+    assert hearsay("The club claims that the pool closed.") == "claims that"
+    assert hearsay("The pool is said to have closed.") == "is said to"
+    assert hearsay(FOUND) == ""
+    # citing a source is not hearsay; nor is a claim that is being checked ("claim" alone)
+    assert hearsay("According to the parks office, the pool closed in June.") == ""
+    assert hearsay("The claim about the pool is false.") == ""
+
+
+def test_a_supporting_reading_of_hearsay_takes_no_side_with_a_note() -> None:
+    out, note = hearsay_reading(CLAIM, RUMOUR, reading("supports", 0.82))
+    assert out is not None and out.label == "nei" and out.probs["supports"] == 0.82
+    assert note == (
+        'it passes the claim on as hearsay ("reportedly"); the reader said supports 0.82, '
+        "so it takes no side"
+    )
+    # what stands: a refutation, a sentence that is no hearsay, a hedged question, a reading
+    # that figures compared or a reviewer set
+    for question, text, r in [
+        (CLAIM, RUMOUR, reading("refutes", 0.8)),
+        (CLAIM, FOUND, reading("supports", 0.9)),
+        ("Did the pool reportedly close in June?", RUMOUR, reading("supports", 0.8)),
+        (CLAIM, RUMOUR, reading("supports", 0.88, model=FIGURES)),
+        (CLAIM, RUMOUR, reading("supports", 0.88, model="user:ana")),
+    ]:
+        kept, note = hearsay_reading(question, text, r, set_by=FIGURES)
+        assert kept is r and note == ""
+
+
+def test_reread_sets_hearsay_aside_only_when_asked() -> None:
+    pairs = [(CLAIM, FOUND), (CLAIM, RUMOUR)]
+    readings = [reading("supports", 0.9), reading("supports", 0.8)]
+    out, notes, aside = reread(pairs, readings, hearsay=True)
+    assert [r.label for r in out if r] == ["supports", "nei"] and aside == {1}
+    assert "hearsay" in notes[1]
+    out, notes, aside = reread(pairs, readings)
+    assert [r.label for r in out if r] == ["supports", "supports"] and not aside
+
+
+def test_the_hearsay_card_stays_a_card_after_the_ones_that_count() -> None:
+    claim = Claim(text=CLAIM)
+    docs = [
+        Document(url="https://forum.example/pool", text=RUMOUR),
+        Document(url="https://parks.example/pool", text=FOUND),
+    ]
+    q = Question(text=CLAIM, source="claim")
+    cfg = EvidenceConfig(min_relevance=0.01)
+    assert cfg.hearsay  # on by default
+    cands = evidence_candidates(claim, [q], docs, cfg)
+    readings = [reading("supports", 0.85 if c.doc == 0 else 0.8) for c in cands]
+    cards = select_cards(claim, cands, readings, docs, cfg).cards
+    assert cards[0].url == "https://parks.example/pool"  # the card that counts ranks first
+    rumour = next(c for c in cards if c.url == "https://forum.example/pool")
+    assert rumour.stance is not None and rumour.stance.label == "nei"
+    assert "hearsay" in rumour.figures
+    off = select_cards(claim, cands, readings, docs, replace(cfg, hearsay=False)).cards
+    assert {c.stance.label for c in off if c.stance} == {"supports"}
