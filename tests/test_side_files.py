@@ -234,6 +234,7 @@ UNBOUNDED = {
     "llm/llamacpp.py": "/proc/cpuinfo and factseek's own probe record",
     "demo.py": "the package's own demo data",
     "stance/readings.py": "a hash of a model's weights",
+    "stance/kept_net.py": "a hash of a model's adapter weights",
     "stance/train.py": "the training run's own checkpoint and output",
     "stance/checkpoint.py": "the training run's own checkpoint",
     "judge/train.py": "the training run's own checkpoints",

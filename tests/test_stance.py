@@ -219,7 +219,7 @@ def test_merged_adapter_equals_the_training_network(tiny_base, tiny_model):
 
 
 def test_a_network_from_its_base_holds_the_base_and_a_random_head(tiny_base):
-    """Built without a random start (model._Unstarted), every tensor but the head's is the
+    """Built without a random start (model.Unstarted), every tensor but the head's is the
     checkpoint's, the head starts at random by the seed, and torch's own starts work after."""
     from safetensors.torch import load_file
 

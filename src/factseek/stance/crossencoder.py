@@ -227,13 +227,11 @@ def quantize_int8(net: Any, mode: str = "int8") -> Any:
     import torch
     from torch.ao.quantization import per_channel_dynamic_qconfig, quantize_dynamic
 
+    from factseek.stance.kept_net import int8_maps
+
     spec: dict[Any, Any] = {torch.nn.Linear: per_channel_dynamic_qconfig}
     if mode == "int8-mixed":
-        spec = {
-            name: per_channel_dynamic_qconfig
-            for name, m in net.named_modules()
-            if isinstance(m, torch.nn.Linear) and not name.endswith("ffn_out")
-        }
+        spec = dict.fromkeys(int8_maps(net, mode), per_channel_dynamic_qconfig)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return quantize_dynamic(net, spec, dtype=torch.qint8, inplace=True)
@@ -355,7 +353,12 @@ class CrossEncoderStance:
             for module in ("torch", "safetensors"):
                 if importlib.util.find_spec(module) is None:
                     raise MissingDependency(module, "dense", "the stance model")
-            net = Deferred(partial(_torch_net, net_config, path / WEIGHTS_FILE, mode))
+            build = partial(_torch_net, net_config, path / WEIGHTS_FILE, mode)
+            if mode in INT8_MODES:  # kept on disk once built (stance.kept_net)
+                from factseek.stance.kept_net import built
+
+                build = partial(built, net_config, path / WEIGHTS_FILE, mode, build)
+            net = Deferred(build)
         tokenizer = load_tokenizer(net_config.base, int(cfg["max_length"]))
         return cls(
             net=net,

@@ -49,10 +49,10 @@ try:
 except ImportError as e:  # pragma: no cover - exercised without the extra only
     raise MissingDependency(e.name or "torch", "dense", "the stance model") from e
 
-__all__ = ["BASES", "LORA_TARGETS", "LoRALinear", "NetConfig", "StanceNet", "load_tokenizer", "resolve_base"]  # fmt: skip
+__all__ = ["BASES", "LORA_TARGETS", "LoRALinear", "NetConfig", "StanceNet", "Unstarted", "load_tokenizer", "resolve_base"]  # fmt: skip
 
 
-class _Unstarted(torch.overrides.TorchFunctionMode):
+class Unstarted(torch.overrides.TorchFunctionMode):
     """Modules built inside skip their random start (``nn.init`` and the in-place fills it
     uses return the tensor as it is): for tensors filled from a checkpoint right after, where
     starting 85 million numbers at random costs half a second of every load. A torch function
@@ -239,7 +239,7 @@ class StanceNet(nn.Module):
         from safetensors.torch import load_file
 
         base_cfg, tensors = read_base(config.base, load_file)
-        with _Unstarted():  # no random start for tensors the base fills next
+        with Unstarted():  # no random start for tensors the base fills next
             net = cls(config, base_cfg)
         net.load_base(tensors)  # every tensor but the head's, or it raises
         for module in net.head:
