@@ -91,3 +91,14 @@ def _key_args(folder: Path, mode: str):
     from factseek.stance.netconfig import NetConfig
 
     return NetConfig(**read_config(folder)["net"]), folder / WEIGHTS_FILE, mode
+
+
+def test_loading_a_kept_network_says_nothing(model: Path, tmp_path, monkeypatch):
+    import warnings
+
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
+    read(model, "int8-mixed")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        read(model, "int8-mixed")  # from the file: torch's notes on quantised tensors kept quiet
+    assert not [w for w in seen if "quantiz" in str(w.message).lower()]

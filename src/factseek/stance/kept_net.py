@@ -112,16 +112,13 @@ def _load(config: NetConfig, mode: str, path: Path) -> Any:
     if config.ffn and config.ffn != int(base["intermediate_size"]):
         for layer in net.layers:
             prune_ffn(layer, config.ffn)
-    for name in int8_maps(net, mode):
-        owner, _, attr = name.rpartition(".")
-        old = net.get_submodule(name)
-        setattr(
-            net.get_submodule(owner) if owner else net,
-            attr,
-            Int8Linear(old.in_features, old.out_features, dtype=torch.qint8),
-        )
-    with warnings.catch_warnings():  # torch's own note on quantised tensors' storage
-        warnings.simplefilter("ignore", UserWarning)
+    with warnings.catch_warnings():  # torch's own notes on quantised tensors (as quantize_int8)
+        warnings.simplefilter("ignore")
+        for name in int8_maps(net, mode):
+            owner, _, attr = name.rpartition(".")
+            old = net.get_submodule(name)
+            empty = Int8Linear(old.in_features, old.out_features, dtype=torch.qint8)
+            setattr(net.get_submodule(owner) if owner else net, attr, empty)
         state = torch.load(str(path), weights_only=True, mmap=True)
     net.load_state_dict(state, strict=True)
     for p in net.parameters():
