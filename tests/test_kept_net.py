@@ -102,3 +102,15 @@ def test_loading_a_kept_network_says_nothing(model: Path, tmp_path, monkeypatch)
         warnings.simplefilter("always")
         read(model, "int8-mixed")  # from the file: torch's notes on quantised tensors kept quiet
     assert not [w for w in seen if "quantiz" in str(w.message).lower()]
+
+
+def test_a_cache_that_cannot_be_written_leaves_the_network_in_memory(model, tmp_path, monkeypatch, caplog):  # fmt: skip
+    monkeypatch.setenv("FACTSEEK_CACHE", str(tmp_path))
+    first = read(model, "int8")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("FACTSEEK_CACHE", str(blocked))
+    with caplog.at_level(logging.WARNING, logger="factseek.stance.kept_net"):
+        again = read(model, "int8")
+    assert "not kept" in caplog.text
+    assert np.array_equal(first, again)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
 import json
 import logging
 import os
@@ -60,6 +59,8 @@ def int8_maps(net: Any, mode: str) -> list[str]:
 
 def net_key(config: NetConfig, weights: Path, mode: str) -> str:
     """What makes two builds of a stance network the same network (module docstring)."""
+    import torch
+
     h = hashlib.sha256(weights.read_bytes())
     base = resolve_base(config.base) / "model.safetensors"
     stat = base.stat() if base.exists() else None
@@ -67,7 +68,7 @@ def net_key(config: NetConfig, weights: Path, mode: str) -> str:
         "format": FORMAT,
         "net": dataclasses.asdict(config),
         "mode": mode,
-        "torch": importlib.metadata.version("torch"),
+        "torch": torch.__version__,
         "base": [str(base.resolve()), stat.st_size, stat.st_mtime_ns] if stat else str(base),
     }
     h.update(json.dumps(settings, sort_keys=True, default=str).encode("utf-8"))
@@ -93,7 +94,7 @@ def built(config: NetConfig, weights: Path, mode: str, build: Callable[[], Any])
         with atomic_path(path, suffix=".pt") as tmp:
             torch.save(net.state_dict(), str(tmp))
         _prune(folder)
-    except OSError as e:
+    except Exception as e:  # a full disk, a read-only cache (torch raises its own errors)
         log.warning("stance network not kept in %s (%s)", folder, e)
     return net
 
