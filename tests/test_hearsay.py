@@ -80,3 +80,18 @@ def test_the_hearsay_card_stays_a_card_after_the_ones_that_count() -> None:
     assert "hearsay" in rumour.figures
     off = select_cards(claim, cands, readings, docs, replace(cfg, hearsay=False)).cards
     assert {c.stance.label for c in off if c.stance} == {"supports"}
+
+
+def test_a_set_aside_card_says_so_and_is_no_figure_to_compare() -> None:
+    from factseek.judge.verdict import FIGURES_FLAG, named
+    from factseek.types import Evidence
+
+    _, note = hearsay_reading(CLAIM, RUMOUR, reading("supports", 0.82))
+    card = Evidence(id="E2", url="https://forum.example/pool", text=RUMOUR, start_char=0,
+                    end_char=len(RUMOUR), question=CLAIM, stance=reading("nei", 0.6),
+                    figures=note)  # fmt: skip
+    assert card.set_aside and not card.compare_figures
+    assert card.figures_heading == "set aside" and FIGURES_FLAG not in named(card, "supports")
+    figure = replace(card, figures="this says 18 percent; the question, 40 percent")
+    assert figure.compare_figures and figure.figures_heading == "compare the figures"
+    assert FIGURES_FLAG in named(figure, "supports")

@@ -28,6 +28,15 @@ MAX_CLAIM_CHARS = 2000
 
 
 REVIEWER_PREFIX = "user:"  # a stance or verdict a reviewer set: model / judge "user:NAME"
+#: How the note of a card whose reading was set aside ends (``summarize.compare.yielding``,
+#: ``summarize.hearsay``): "...; the reader said supports 0.82, so it takes no side".
+SET_ASIDE = "so it takes no side"
+
+
+def figures_heading(figures: str) -> str:
+    """How reports introduce a card's ``figures`` note: "set aside" when it says why the
+    reading was set aside (it ends with ``SET_ASIDE``), else "compare the figures"."""
+    return "set aside" if figures.endswith(SET_ASIDE) else "compare the figures"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,7 +252,8 @@ class Evidence:
     compare (``summarize.figures.figure_note``). ``figure_of_other`` marks a card that gives the
     question's own figure only for another thing ("the fixed charge rose 40 percent" for "have
     water bills risen 40 percent?"; ``summarize.measures.elsewhere``, which writes ``figures``):
-    it never counts as support.
+    it never counts as support. A card whose reading was set aside (it takes no side) says why
+    in ``figures`` too, ending with ``SET_ASIDE`` (``set_aside``).
     """
 
     id: str
@@ -261,6 +271,22 @@ class Evidence:
     genre: str = ""  # "" (reporting), "letter", "opinion" or "blog" (summarize.genre)
     figures: str = ""  # a figure to compare with the question's (summarize.figures.figure_note)
     figure_of_other: bool = False  # the question's figure, said of another thing
+
+    @property
+    def set_aside(self) -> bool:
+        """Whether ``figures`` says why the card's reading was set aside (it yielded, or it
+        passes the claim on as hearsay) rather than what figures to compare."""
+        return self.figures.endswith(SET_ASIDE)
+
+    @property
+    def figures_heading(self) -> str:
+        """``figures_heading`` of the card's note."""
+        return figures_heading(self.figures)
+
+    @property
+    def compare_figures(self) -> bool:
+        """Whether ``figures`` names figures for a reviewer to compare."""
+        return bool(self.figures) and not self.set_aside
 
 
 AnswerLabel = Literal["yes", "no", "unknown", "conflicting"]

@@ -160,7 +160,7 @@ def _how(e: Evidence, label: str) -> str:
 
 def _cite(cards: Sequence[Evidence], label: str) -> str:
     return ", ".join(
-        f"{e.id} ({e.domain or e.url}, {_how(e, label)}{FIGURES_FLAG if e.figures else ''})"
+        f"{e.id} ({e.domain or e.url}, {_how(e, label)}{FIGURES_FLAG if e.compare_figures else ''})"
         for e in cards
     )
 
@@ -201,7 +201,7 @@ def _answer(question: str, cards: Sequence[Evidence], rules: VerdictRules) -> An
         best = [f"support {_cite(sup.cards[:1], 'supports')}"] if sup.cards else []
         best += [f"refutation {_cite(ref.cards[:1], 'refutes')}"] if ref.cards else []
         why, ids = f"{TOO_WEAK} (best {'; best '.join(best)})", (*sup.cards[:1], *ref.cards[:1])
-    if figured := [e for e in cards if e not in deciding and e.figures]:
+    if figured := [e for e in cards if e not in deciding and e.compare_figures]:
         why += f"; figures to compare: {', '.join(e.id for e in figured)}"
         ids = (*ids, *figured)
     return Answer(
@@ -389,7 +389,7 @@ def named(e: Evidence, label: str) -> str:
     ``FIGURES_FLAG`` when its figures are to be compared; a stance a reviewer set is "set by
     NAME", not a probability."""
     kind = e.genre or ("" if e.independent else "not independent")
-    flag = FIGURES_FLAG if e.figures else ""
+    flag = FIGURES_FLAG if e.compare_figures else ""
     return f"{e.id} ({e.domain or e.url}{', ' + kind if kind else ''}, {_how(e, label)}{flag})"
 
 

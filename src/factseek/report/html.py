@@ -138,7 +138,7 @@ def _html_evidence(report: Report) -> list[str]:
             if e.genre in GENRE_NOTE:
                 flag += f"<p class='small warn'>{_e(GENRE_NOTE[e.genre])}</p>"
             if e.figures:
-                flag += f"<p class='small warn figures'>compare the figures: {_e(e.figures)}</p>"
+                flag += f"<p class='small warn figures'>{e.figures_heading}: {_e(e.figures)}</p>"
             out.append(
                 f"<div class='card'><div>{_e(e.id)} {_html_badge(e)} {_a(e.title or e.domain, e.url)}"
                 f" <span class='small'>{_e(card_meta(e))} · chars {e.start_char}–{e.end_char}</span></div>"

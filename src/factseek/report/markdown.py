@@ -109,7 +109,7 @@ def _md_evidence(report: Report) -> list[str]:
             if e.genre in GENRE_NOTE:
                 flag += f" — {GENRE_NOTE[e.genre]}"
             if e.figures:
-                flag += f" — compare the figures: {_md(e.figures)}"
+                flag += f" — {e.figures_heading}: {_md(e.figures)}"
             out.append(
                 f"- {_md(e.id)} `{badge(e)}` {_md_link(e.title or e.domain, e.url)} ({_md(card_meta(e))}): "
                 f"“{_md(clip(e.text, 400))}” [chars {e.start_char}-{e.end_char}]{flag}"

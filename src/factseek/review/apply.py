@@ -65,6 +65,7 @@ from factseek.types import (
     StanceResult,
     Summary,
     Verdict,
+    figures_heading,
 )
 
 RULES_JUDGE = "stance-rules"  # the name (prefix) of the verdicts the rules recompute
@@ -93,13 +94,18 @@ class Card:
     stance: StanceResult | None = None
     independent: bool = True
     note: str = ""
-    figures: str = ""  # figures for the reviewer to compare (Evidence.figures)
+    figures: str = ""  # figures for the reviewer to compare, or why the reading was set aside
     relevant: bool = True
     relevance_by: str = ""  # the user who marked relevance ("" = the pipeline's opinion)
     stance_by: str = ""  # the user who set the stance ("" = the model's)
     relevance_from: str = ""  # the card the relevance mark was made on, when not this one
     stance_from: str = ""  # the card the stance was set on, when not this one
     applied_to: tuple[str, ...] = ()  # the copies this card's corrections also reached
+
+    @property
+    def figures_heading(self) -> str:
+        """How the page introduces ``figures`` (``types.figures_heading``)."""
+        return figures_heading(self.figures)
 
 
 def user_stance(label: str, user: str) -> StanceResult:

@@ -52,7 +52,7 @@ from factseek.summarize.hearsay import hearsay_reading
 from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
 from factseek.text import MONTH_NAME, MONTHS
-from factseek.types import StanceResult
+from factseek.types import SET_ASIDE, StanceResult
 
 __all__ = [
     "AGREE_DATED_RIGHT",
@@ -325,6 +325,6 @@ def yielding(
                 out[i] = StanceResult(label="nei", probs=dict(r.probs), model=r.model)
                 notes[i] = (
                     f"{apart[i]}; the reader said {r.label} {r.confidence:.2f}, but a sentence "
-                    f"about it {other} at {best[other]:.2f}, so it takes no side"
+                    f"about it {other} at {best[other]:.2f}, {SET_ASIDE}"
                 )
     return out, notes

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from factseek.types import StanceResult
+from factseek.types import SET_ASIDE, StanceResult
 
 __all__ = ["HEARSAY", "hearsay", "hearsay_reading"]
 
@@ -49,5 +49,5 @@ def hearsay_reading(
         return reading, ""
     return StanceResult(label="nei", probs=dict(reading.probs), model=reading.model), (
         f'it passes the claim on as hearsay ("{word}"); the reader said supports '
-        f"{reading.confidence:.2f}, so it takes no side"
+        f"{reading.confidence:.2f}, {SET_ASIDE}"
     )
