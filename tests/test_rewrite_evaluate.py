@@ -103,6 +103,8 @@ def test_hand_checked_numbers() -> None:
     assert model.mean_steps == 1.0 and claim.mean_steps == 0.0
     # AP changes +0.5 and -1: bootstrap means of two claims lie in {-1, -0.25, +0.5}
     assert r.gain_ci == pytest.approx((-1.0, 0.5))
+    # recall changes 0 and -1: bootstrap means in {-1, -0.5, 0}
+    assert r.recall_ci == pytest.approx((-1.0, 0.0))
     assert r.outcomes["remove"] == {"better": 1, "same": 0, "worse": 1}
     assert r.mean_change["remove"] == pytest.approx((0.5 - 1.0) / 2)
     assert math.isnan(r.mean_change["swap"])

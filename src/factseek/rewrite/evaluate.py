@@ -67,6 +67,8 @@ class EvalResult:
     setting: dict[str, Any] = field(default_factory=dict)
     #: paired bootstrap 95% CI of the mean AP@k change, model minus claim, over the claims
     gain_ci: tuple[float, float] = (0.0, 0.0)
+    #: the same for recall@k
+    recall_ci: tuple[float, float] = (0.0, 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -93,8 +95,9 @@ def score_paths(
     ranker: Retriever,
     k: int,
     n_steps: int,
-) -> tuple[Scores, np.ndarray]:
-    """Scores of the final queries, and AP@k per claim per step: (n, n_steps + 1)."""
+) -> tuple[Scores, np.ndarray, np.ndarray]:
+    """Scores of the final queries, AP@k per claim per step (n, n_steps + 1), and the final
+    queries' AP@k, recall@k and RR@k per claim (n, 3)."""
     ap = np.zeros((len(claims), n_steps + 1))
     finals = None
     # rank each distinct text once
@@ -114,6 +117,7 @@ def score_paths(
             mean_steps=float(np.mean([len(p) - 1 for p in paths])) if paths else 0.0,
         ),
         ap,
+        finals,
     )
 
 
@@ -161,12 +165,13 @@ def evaluate(
     results = rewriter.rewrite(texts, **extra)
     n_steps = rewriter.cfg.max_edits
     model_paths = [list(r.path) for r in results]
-    claim_scores, claim_ap = score_paths([[t] for t in texts], claims, ranker, k, n_steps)
-    model_scores, model_ap = score_paths(model_paths, claims, ranker, k, n_steps)
+    claim_scores, claim_ap, claim_end = score_paths([[t] for t in texts], claims, ranker, k, n_steps)  # fmt: skip
+    model_scores, model_ap, model_end = score_paths(model_paths, claims, ranker, k, n_steps)
     gain_ci = paired_ci(model_ap[:, -1] - claim_ap[:, -1], seed=seed)
+    recall_ci = paired_ci(model_end[:, 1] - claim_end[:, 1], seed=seed)
     lengths = [r.steps for r in results]
     rand = random_paths(texts, lengths, rewriter.editor, seed, rewriter.cfg.max_positions)
-    rand_scores, _ = score_paths(rand, claims, ranker, k, n_steps)
+    rand_scores, _, _ = score_paths(rand, claims, ranker, k, n_steps)
     outcomes: dict[str, dict[str, int]] = {
         kind: {"better": 0, "same": 0, "worse": 0} for kind in rewriter.editor.kinds
     }
@@ -200,6 +205,7 @@ def evaluate(
         mean_change={kd: float(np.mean(v)) if v else math.nan for kd, v in changes.items()},
         setting=setting,
         gain_ci=gain_ci,
+        recall_ci=recall_ci,
     )
 
 
@@ -358,10 +364,10 @@ def ablation_table(results: Sequence[EvalResult]) -> str:
     head = (
         f"| model | eval retriever | BFS reward | returns | negatives | target R | claims "
         f"| mAP@{k} claim | mAP@{k} model | rel. | AP change 95% CI | mAP@{k} random "
-        f"| R@{k} claim | R@{k} model | R@{k} random | MRR claim | MRR model | MRR random "
-        f"| mean edits |\n"
+        f"| R@{k} claim | R@{k} model | recall change 95% CI | R@{k} random | MRR claim "
+        f"| MRR model | MRR random | mean edits |\n"
     )
-    sep = "|" + "---|" * 19 + "\n"
+    sep = "|" + "---|" * 20 + "\n"
     rows = []
     for r in results:
         c, m, x = (r.systems[s] for s in SYSTEMS)
@@ -372,7 +378,8 @@ def ablation_table(results: Sequence[EvalResult]) -> str:
             f" | {_num(st.get('target_return'))} | {r.n_claims}"
             f" | {c.map:.3f} | {m.map:.3f} | {_rel(m.map, c.map)}"
             f" | [{r.gain_ci[0]:+.3f}, {r.gain_ci[1]:+.3f}] | {x.map:.3f}"
-            f" | {c.recall:.3f} | {m.recall:.3f} | {x.recall:.3f}"
+            f" | {c.recall:.3f} | {m.recall:.3f}"
+            f" | [{r.recall_ci[0]:+.3f}, {r.recall_ci[1]:+.3f}] | {x.recall:.3f}"
             f" | {c.mrr:.3f} | {m.mrr:.3f} | {x.mrr:.3f} | {m.mean_steps:.2f} |\n"
         )
     return head + sep + "".join(rows)
