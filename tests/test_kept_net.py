@@ -81,7 +81,10 @@ def test_only_the_most_recently_used_are_kept_and_fp32_is_never(model, tmp_path,
     read(model, "none")
     assert not (tmp_path / kept_net.DIR).exists()
     read(model, "int8")
+    writing = tmp_path / kept_net.DIR / "another-process-writing.part"  # not pruned meanwhile
+    writing.write_bytes(b"")
     read(model, "int8-mixed")
+    assert writing.exists()
     (only,) = (tmp_path / kept_net.DIR).glob("*.pt")
     assert only.name.startswith(kept_net.net_key(*_key_args(model, "int8-mixed")))
 

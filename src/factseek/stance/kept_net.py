@@ -91,7 +91,7 @@ def built(config: NetConfig, weights: Path, mode: str, build: Callable[[], Any])
     try:
         import torch
 
-        with atomic_path(path, suffix=".pt") as tmp:
+        with atomic_path(path, suffix=".part") as tmp:  # not "*.pt": _prune leaves it alone
             torch.save(net.state_dict(), str(tmp))
         _prune(folder)
     except Exception as e:  # a full disk, a read-only cache (torch raises its own errors)
@@ -129,6 +129,13 @@ def _load(config: NetConfig, mode: str, path: Path) -> Any:
 
 def _prune(folder: Path) -> None:
     """Remove all but the ``KEEP`` most recently used networks."""
-    kept = sorted(folder.glob("*.pt"), key=lambda p: p.stat().st_mtime, reverse=True)
+
+    def used(p: Path) -> float:
+        try:
+            return p.stat().st_mtime
+        except OSError:  # removed meanwhile by another process
+            return 0.0
+
+    kept = sorted(folder.glob("*.pt"), key=used, reverse=True)
     for old in kept[KEEP:]:
         old.unlink(missing_ok=True)
