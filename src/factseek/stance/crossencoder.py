@@ -229,9 +229,7 @@ def quantize_int8(net: Any, mode: str = "int8") -> Any:
 
     from factseek.stance.kept_net import int8_maps
 
-    spec: dict[Any, Any] = {torch.nn.Linear: per_channel_dynamic_qconfig}
-    if mode == "int8-mixed":
-        spec = dict.fromkeys(int8_maps(net, mode), per_channel_dynamic_qconfig)
+    spec = dict.fromkeys(int8_maps(net, mode), per_channel_dynamic_qconfig)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return quantize_dynamic(net, spec, dtype=torch.qint8, inplace=True)

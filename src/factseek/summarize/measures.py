@@ -209,19 +209,25 @@ def measured(doc: Any, start: int, end: int) -> Thing | None:
     return None
 
 
+@lru_cache(maxsize=256)  # a text whose measures and counts are both placed is parsed once
+def _parse(text: str) -> Any:
+    """spaCy's parse of ``text`` (its first ``MAX_CHARS``), or None without spaCy."""
+    from factseek.ml.nlp import load_spacy  # loaded once per process
+
+    try:
+        return load_spacy()(text[:MAX_CHARS])
+    except MissingDependency as e:  # the parse is a refinement: without it, nothing is placed
+        log.debug("figures not placed: %s", e)
+        return None
+
+
 @lru_cache(maxsize=4096)
 def things(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]:
     """Each quantity of ``text`` (currency marks in the slot: ``summarize.figures``) with what
     it is said of; empty when ``text`` holds no quantity or spaCy is not installed."""
     found = [f for f in quantities(text[:MAX_CHARS], marked=True) if _measure(f[0][2])]
-    if not found:
-        return ()
-    from factseek.ml.nlp import load_spacy  # loaded once per process
-
-    try:
-        doc = load_spacy()(text[:MAX_CHARS])
-    except MissingDependency as e:  # the parse is a refinement: without it, no figure is placed
-        log.debug("figures not placed: %s", e)
+    doc = _parse(text) if found else None
+    if doc is None:
         return ()
     return tuple((span, measured(doc, start, end)) for span, start, end in found)
 
@@ -232,14 +238,8 @@ def counts(text: str) -> tuple[tuple[tuple[float, str, str], Thing | None], ...]
     modifies, module docstring; None when the parse does not say); empty when ``text`` holds
     no count or spaCy is not installed."""
     found = [f for f in quantities(text[:MAX_CHARS], marked=True) if _count(f[0][2])]
-    if not found:
-        return ()
-    from factseek.ml.nlp import load_spacy
-
-    try:
-        doc = load_spacy()(text[:MAX_CHARS])
-    except MissingDependency as e:
-        log.debug("counts not placed: %s", e)
+    doc = _parse(text) if found else None
+    if doc is None:
         return ()
     out = []
     for span, start, _ in found:
