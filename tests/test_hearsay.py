@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from factseek.summarize.compare import FIGURES, reread
+from factseek.summarize.compare import FIGURES, figure_reading, reread
 from factseek.summarize.evidence import EvidenceConfig, evidence_candidates, select_cards
 from factseek.summarize.hearsay import hearsay, hearsay_reading
 from factseek.types import Claim, Document, Question, StanceResult
@@ -40,16 +40,26 @@ def test_a_supporting_reading_of_hearsay_takes_no_side_with_a_note() -> None:
         "so it takes no side"
     )
     # what stands: a refutation, a sentence that is no hearsay, a hedged question, a reading
-    # that figures compared or a reviewer set
+    # a reviewer set
     for question, text, r in [
         (CLAIM, RUMOUR, reading("refutes", 0.8)),
         (CLAIM, FOUND, reading("supports", 0.9)),
         ("Did the pool reportedly close in June?", RUMOUR, reading("supports", 0.8)),
-        (CLAIM, RUMOUR, reading("supports", 0.88, model=FIGURES)),
         (CLAIM, RUMOUR, reading("supports", 0.88, model="user:ana")),
     ]:
-        kept, note = hearsay_reading(question, text, r, set_by=FIGURES)
+        kept, note = hearsay_reading(question, text, r)
         assert kept is r and note == ""
+
+
+def test_figures_compared_never_agree_on_hearsay() -> None:
+    question = "Did the Brindle Hall pool repairs cost $3 million in June 2023?"
+    found = "The Brindle Hall pool repairs cost $3 million in June 2023, the parks office said."
+    rumour = "The Brindle Hall pool repairs reportedly cost $3 million in June 2023."
+    agreed, note = figure_reading(question, found, reading("nei", 0.7))
+    assert agreed is not None and agreed.model == FIGURES and "supports" in note
+    out, notes, _ = reread([(question, rumour)], [reading("supports", 0.8)], hearsay=True)
+    assert out[0] is not None and out[0].label == "nei" and out[0].model != FIGURES
+    assert "hearsay" in notes[0]
 
 
 def test_reread_sets_hearsay_aside_only_when_asked() -> None:

@@ -22,8 +22,8 @@ _LOCK = threading.Lock()
 def load_spacy(ner: bool = True) -> Any:
     """The shared ``spacy.Language``; raises MissingDependency with an install hint if absent.
     ``ner=False`` (a caller that reads tags and the parse only: the query rewriter) loads it
-    without the entity recognizer, about 0.1 CPU-second less, unless the whole pipeline is
-    loaded already."""
+    without the entity recognizer (less to load), unless the whole pipeline is loaded
+    already."""
     with _LOCK:
         if True in _LOADED or (not ner and False in _LOADED):
             return _LOADED[True] if True in _LOADED else _LOADED[False]

@@ -1,13 +1,14 @@
 """Built int8 stance networks kept on disk: a torch int8 network is built once, not per process.
 
 Building the torch network of a stance model reads the whole base checkpoint (440 MB for
-all-mpnet-base-v2), folds the adapter into its maps and quantises them to int8: about 3.7
-CPU-seconds for ``mpnet`` on 2 cores, every time a process first reads a pair (a one-claim
-``check`` pays it in full). ``built(config, weights, mode, build)`` keeps the result instead:
+all-mpnet-base-v2), folds the adapter into its maps and quantises them to int8, every time a
+process first reads a pair (a one-claim ``check`` pays it in full; docs/stance.md, Speed, has
+the demo's cost with and without it). ``built(config, weights, mode, build)`` keeps the result
+instead:
 the first build writes the network's state (int8 maps with their per-channel scales, the
 fp32 embeddings, norms and the maps left fp32) to ``<cache>/stance-nets/<key>.pt``, and a later
 process builds an empty network of the same shape, puts torch's dynamic int8 maps where
-``quantize_int8`` puts them and loads the state into it (memory-mapped): about 1 CPU-second.
+``quantize_int8`` puts them and loads the state into it (memory-mapped).
 The loaded network is the built one tensor for tensor, so it reads every pair alike, bit for
 bit, and readings kept under the model's key (``stance.readings``) stay valid.
 

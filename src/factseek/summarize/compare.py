@@ -17,7 +17,8 @@ percent in June 2023" at 0.77 (the other figures in the sentence look like a con
   with no time written near it, it is comparable only for agreeing;
 - **agrees** when every figure of the question has a comparable figure equal to it (within
   ``FIGURE_TOLERANCE``), none is contradicted, and the sentence neither reports nor disputes a
-  claim (quotation marks, "claimed", "disputes", "false", ...); **disagrees** when a comparable
+  claim (quotation marks, "claimed", "disputes", "false", ...) nor passes it on as hearsay
+  (``summarize.hearsay``: "reportedly", "is said to", ...); **disagrees** when a comparable
   figure with its time written is another value (or the question's after "not"); **other
   time** when the only figures of the question's thing are of other months or years.
 
@@ -48,7 +49,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from factseek.summarize.figures import FIGURE_TOLERANCE, quantities
-from factseek.summarize.hearsay import hearsay_reading
+from factseek.summarize.hearsay import hearsay, hearsay_reading
 from factseek.summarize.measures import things
 from factseek.summarize.relevance import about, off_topic_reading, stems, subject_terms
 from factseek.text import MONTH_NAME, MONTHS
@@ -202,7 +203,7 @@ def compare(question: str, text: str) -> Comparison | None:
                 "disagrees",
                 f"states {', '.join(dict.fromkeys(dated))}, not the question's {written.strip()}",
             )
-    if agreed and len(agreed) == len(asked) and not _REPORTED.search(text):
+    if agreed and len(agreed) == len(asked) and not _REPORTED.search(text) and not hearsay(text):
         # every figure of the question, none contradicted, and not a claim reported or disputed
         shown = "; ".join(f"the question's {q} ({w})" for w, q, _ in agreed)
         return Comparison("agrees", f"states {shown}", all(d for _, _, d in agreed))
@@ -268,7 +269,7 @@ def reread(
             if note:
                 aside.add(i)
         if hearsay and not note:
-            out[i], note = hearsay_reading(question, text, out[i], set_by=FIGURES)
+            out[i], note = hearsay_reading(question, text, out[i])  # figures never agree on it
             if note:
                 aside.add(i)
         if note:

@@ -7,11 +7,12 @@ that ...". A stance reader sees the claim's words and reads such a sentence as s
 or more: docs/stance.md). ``hearsay_reading(question, text, reading)`` turns a reader's
 "supports" of a sentence that marks what it says as hearsay (``HEARSAY``: reportedly,
 allegedly, purportedly, supposedly, rumoured, unconfirmed, unverified, "is said to", "claims
-that", "may have") into "nei", with a note that names the word; refutations, readings that
-figures compared or a reviewer set, and questions that are hedged themselves ("Did X allegedly ...?") are
-left alone. "According to" is not hearsay: it cites a source ("according to the labour
-bureau, 3.1 percent") as often as it distances one. ``EvidenceConfig.hearsay`` turns it on
-(docs/verdicts.md: what it changes on AVeriTeC and FNC-1).
+that", "may have") into "nei", with a note that names the word; refutations, readings a
+reviewer set, and questions that are hedged themselves ("Did X allegedly ...?") are left
+alone. Figures compared never agree on such a sentence either (``summarize.compare``), so no
+reading they set is one to turn. "According to" is not hearsay: it cites a source ("according
+to the labour bureau, 3.1 percent") as often as it distances one. ``EvidenceConfig.hearsay``
+turns it on (docs/verdicts.md: what it changes on AVeriTeC and FNC-1).
 """
 
 from __future__ import annotations
@@ -37,12 +38,11 @@ def hearsay(text: str) -> str:
 
 
 def hearsay_reading(
-    question: str, text: str, reading: StanceResult | None, set_by: str = ""
+    question: str, text: str, reading: StanceResult | None
 ) -> tuple[StanceResult | None, str]:
     """The reading, as "nei" when it supports a sentence that passes the claim on as hearsay
-    (module docstring), and the note that says so ("" when it stands). ``set_by``: the model
-    of readings another rule set (figures compared), which stand."""
-    if reading is None or reading.label != "supports" or reading.model == set_by or reading.set_by:
+    (module docstring), and the note that says so ("" when it stands)."""
+    if reading is None or reading.label != "supports" or reading.set_by:
         return reading, ""
     word = hearsay(text)
     if not word or hearsay(question):
