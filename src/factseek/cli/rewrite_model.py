@@ -163,7 +163,10 @@ def run_cmd(
     claims: Annotated[list[str], typer.Argument(help="Claims or queries to rewrite.")],
     model: Annotated[
         str,
-        typer.Option(help="'default' (shipped), or a folder from `rewrite train`/`train-edits`."),
+        typer.Option(
+            help="'default' (the shipped scorer whose judge reads with the default stance model),"
+            " 'mpnet' or 'small' (either shipped scorer), or a folder from `rewrite train`/`train-edits`."
+        ),
     ] = "default",
     store: Annotated[
         Path | None,
@@ -177,7 +180,7 @@ def run_cmd(
         float | None,
         typer.Option(
             help="Predicted AP change an edit must exceed (edit scorers) [default: the model's,"
-            " 0.08 for the shipped one; lower edits more, see docs/rewrite-model.md]."
+            " -1 for the shipped ones: the best edit the judge backs; see docs/rewrite-model.md]."
         ),
     ] = None,
     explain: Annotated[
@@ -196,11 +199,12 @@ def run_cmd(
     """
     import dataclasses
 
-    from factseek.rewrite.edits.shipped import load_rewriter
+    from factseek.rewrite.edits.shipped import load_rewriter, preflight
 
     texts = [c.strip() for c in claims]
     if not all(texts):
         raise InputError("empty claim")
+    preflight(model)  # a missing package: one line, before the store opens
     search = None
     if store is not None:
         from factseek.search.base import make_backend

