@@ -119,10 +119,9 @@ def test_default_path_is_package_data():
 def test_without_mpnet_the_default_is_small_and_naming_mpnet_says_what_to_install(
     monkeypatch, tmp_path
 ):
-    from test_stance_default import _no_mpnet
-
     from factseek.errors import MissingDependency
     from factseek.rewrite.edits.shipped import preflight
+    from test_stance_default import _no_mpnet
 
     monkeypatch.delenv("FACTSEEK_STANCE")
     _no_mpnet(monkeypatch, tmp_path)
