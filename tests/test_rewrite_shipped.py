@@ -131,3 +131,25 @@ def test_without_mpnet_the_default_is_small_and_naming_mpnet_says_what_to_instal
         preflight("mpnet")
     r = runner.invoke(app, ["rewrite", "run", CLAIM, "--model", "mpnet", "--store", str(tmp_path)])
     assert r.exit_code == 1 and "all-mpnet-base-v2" in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.slow
+def test_the_mpnet_rewriter_runs_where_its_base_is_installed(tmp_path):
+    from factseek.ml.encode import mpnet_available
+
+    if not mpnet_available():
+        pytest.skip("all-mpnet-base-v2's five packages are not installed")
+    import test_cli_check as fixtures
+
+    from factseek.search.base import make_backend
+
+    r = runner.invoke(app, ["index", "build", str(fixtures.write_docs(tmp_path / "d.jsonl")),
+                            "--store", str(tmp_path / "s"), "-q"])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    store = make_backend("local", store=tmp_path / "s")
+    first = load_rewriter("mpnet", search=store).rewrite([CLAIM], explain=True)
+    again = load_rewriter("mpnet", search=store).rewrite([CLAIM], explain=True)
+    assert first == again  # the second reads its pairs from the readings kept the first time
+    (res,) = first
+    assert res.path[0] == CLAIM and res.stopped in ("judge", "budget", "no-edit")
+    assert all(c.backed is not None for step in res.weighed for c in step.candidates)
