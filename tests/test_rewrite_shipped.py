@@ -45,6 +45,10 @@ def test_the_default_follows_the_default_stance_model(monkeypatch):
     assert default_rewriter() == "mpnet" and model_path("default") == shipped_path("mpnet")
     monkeypatch.setenv("FACTSEEK_STANCE", "/some/trained/folder")  # not mpnet: the small one
     assert default_rewriter() == "small"
+    # beside a check's own --stance: the reader it loads anyway
+    monkeypatch.setenv("FACTSEEK_STANCE", "mpnet")
+    assert default_rewriter("small") == default_rewriter("none") == "small"
+    assert default_rewriter("mpnet") == default_rewriter("default") == "mpnet"
 
 
 def test_shipped_names_and_folders(tmp_path, monkeypatch):

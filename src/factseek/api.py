@@ -125,10 +125,15 @@ def build_parts(opts: CheckOptions) -> Parts:
         if fetcher is not None:
             fetcher = recorder.wrap_fetcher(fetcher)
 
+    rewrite_name: str | Path | None = None
     if opts.rewrite:  # a missing extra fails here, in one line, before any model loads
-        from factseek.rewrite.edits.shipped import preflight
+        from factseek.rewrite.edits.shipped import DEFAULT, default_rewriter, preflight
 
-        preflight(opts.rewrite)
+        # "default": the shipped scorer whose judge reads with this check's stance model
+        rewrite_name = opts.rewrite
+        if str(opts.rewrite) == DEFAULT:
+            rewrite_name = default_rewriter(opts.stance)
+        preflight(rewrite_name)
     # language model
     llm: Any = None
     if replayer is not None and opts.llm != "none":
@@ -195,11 +200,11 @@ def build_parts(opts: CheckOptions) -> Parts:
         names["judge"] = f"llm-scorer:{opts.llm_judge}"
     _check_scale(opts.scale, judge if judge is not None else evidence_judge)
     rewriter = None
-    if opts.rewrite:
-        from factseek.rewrite.edits.shipped import DEFAULT, default_rewriter, load_rewriter
+    if rewrite_name is not None:
+        from factseek.rewrite.edits.shipped import load_rewriter
 
-        rewriter = load_rewriter(opts.rewrite, search=search)  # "default": a shipped model
-        names["rewrite"] = default_rewriter() if str(opts.rewrite) == DEFAULT else str(opts.rewrite)
+        rewriter = load_rewriter(rewrite_name, search=search)
+        names["rewrite"] = str(rewrite_name)
 
     usage = getattr(llm, "usage", None)
     return Parts(

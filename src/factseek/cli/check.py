@@ -144,7 +144,7 @@ RewriteOpt = Annotated[
     Path | None,
     typer.Option(
         "--rewrite",
-        help="Query rewriter: 'default' (the shipped one whose judge reads with the default stance model), 'mpnet' or 'small' (either shipped one), or a model folder.",
+        help="Query rewriter: 'default' (the shipped one whose judge reads with this check's stance model: mpnet beside mpnet, else small), 'mpnet' or 'small' (either shipped one), or a model folder.",
     ),
 ]
 RecordOpt = Annotated[

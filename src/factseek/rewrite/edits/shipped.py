@@ -6,7 +6,8 @@
   train-edits`` on FEVER, see docs/rewrite-model.md), whose learned judge reads its top results
   with a stance model: ``mpnet`` (``factseek/models/rewrite-mpnet``) where the default stance model
   is ``mpnet`` (its base installed, ``$FACTSEEK_STANCE`` not naming another), else ``small``
-  (``factseek/models/rewrite-small``); both can be named (``--rewrite mpnet``);
+  (``factseek/models/rewrite-small``); in a check, the one beside its ``--stance``
+  (``default_rewriter``); both can be named (``--rewrite mpnet``);
 - a folder written by ``rewrite train-edits``: an ``EditRewriter`` whose endpoint is ``search``
   (any ``SearchBackend``: each candidate edit is one search; hits are judged by the embedding of
   their title and snippet, computed once per document);
@@ -41,12 +42,13 @@ NO_CONSTRAINTS = Constraints(
 SHIPPED = {"mpnet": "rewrite-mpnet", "small": "rewrite-small"}
 
 
-def default_rewriter() -> str:
-    """The shipped scorer ``default`` names: the one whose judge reads with the default stance
-    model (``stance.default_stance``), ``small`` where that is not ``mpnet``."""
-    from factseek.stance import default_stance
+def default_rewriter(stance: str | Path = "default") -> str:
+    """The shipped scorer ``default`` names beside the stance model ``stance`` (a check's
+    ``--stance``; ``default``: ``stance.default_stance``): ``mpnet`` where that is ``mpnet``,
+    else ``small``, so a check loads one reader for both."""
+    from factseek.stance import resolve_stance
 
-    return "mpnet" if default_stance() == "mpnet" else "small"
+    return "mpnet" if str(resolve_stance(stance)) == "mpnet" else "small"
 
 
 def shipped_path(name: str) -> Path:
@@ -62,7 +64,7 @@ def model_path(name: str | Path) -> Path:
     """The folder ``name`` means: ``default``, a shipped scorer's name, or a folder."""
     name = str(name)
     if name == DEFAULT:
-        return default_model_path()
+        return default_model_path()  # a check resolves "default" beside its --stance first
     if name in SHIPPED and not Path(name).exists():
         return shipped_path(name)
     return Path(name).expanduser()
