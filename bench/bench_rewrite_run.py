@@ -48,14 +48,22 @@ CLAIMS = (
 )
 STAGES = (  # (label, file name, function name) as cProfile records them
     ("spaCy: import and model load", "nlp.py", "load_spacy"),
+    ("tagging the queries (spaCy, WordNet, inflections)", "actions.py", "tag_many"),
     ("lemminflect: inflection tables", "InflectionLUCodec.py", "load"),
     ("WordNet lookups", "wordnet.py", "synonyms"),
     ("MiniLM: load (numpy)", "npencoder.py", "__init__"),
     ("MiniLM: encoding (after the disk cache)", "vectorcache.py", "encode"),
     ("store: open", "base.py", "make_backend"),
     ("store: searches (first one loads the BM25 kernel)", "backend.py", "search"),
-    ("edit features of all candidates (incl. searches)", "feedback.py", "step_features"),
-    ("scorer MLP", "edit_model.py", "predict"),
+    (
+        "edit features of all candidates (incl. searches and the judge)",
+        "features.py",
+        "step_features",
+    ),
+    ("the judge's reader: load and read (stance model)", "judge.py", "relevance"),
+    ("the reader's network: mpnet (torch and its kept network)", "kept_net.py", "built"),
+    ("the reader's network: small (numpy)", "npnet.py", "load"),
+    ("scorer MLP", "model.py", "predict"),
 )
 
 
