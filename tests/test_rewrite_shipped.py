@@ -144,7 +144,6 @@ def test_the_mpnet_rewriter_runs_where_its_base_is_installed(tmp_path):
     if not mpnet_available():
         pytest.skip("all-mpnet-base-v2's five packages are not installed")
     import test_cli_check as fixtures
-
     from factseek.search.base import make_backend
 
     r = runner.invoke(app, ["index", "build", str(fixtures.write_docs(tmp_path / "d.jsonl")),
