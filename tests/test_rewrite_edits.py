@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from factseek.errors import ModelError
 from factseek.ml.encode import FunctionEncoder
 from factseek.rewrite.baselines import RM3Rewriter
 from factseek.rewrite.edits.features import FEATURES, Endpoint, step_features
@@ -151,6 +152,22 @@ def test_fit_scorer_learns_a_simple_target(request):
     assert err < 0.25 * np.abs(y - y.mean()).mean()
     again = fit_scorer(data, hidden=16, epochs=40, batch_size=128, seed=0)
     assert np.array_equal(again.predict(x), scorer.predict(x))  # seeded
+
+    # several seeds averaged into one scorer (`train-edits --ensemble`): the mean of their
+    # predictions, saved and loaded as any scorer
+    from factseek.rewrite.edits import model as edit_model
+
+    fits = [scorer] + [
+        fit_scorer(data, hidden=16, epochs=5, batch_size=128, seed=s) for s in (1, 2)
+    ]
+    mean = edit_model.average(fits)
+    assert mean.arrays["w1"].shape == (len(FEATURES), 48)
+    want = np.mean([f.predict(x) for f in fits], axis=0)
+    assert np.allclose(mean.predict(x), want, atol=1e-5)
+    assert not np.allclose(fits[1].predict(x), fits[2].predict(x))  # the seeds differ
+    other = StepData(x=x * 2, y=y, claim=data.claim, reward0=data.reward0)
+    with pytest.raises(ModelError, match="same rows"):
+        edit_model.average([scorer, fit_scorer(other, hidden=16, epochs=1, seed=0)])
 
 
 def test_rm3_expansion_by_hand():

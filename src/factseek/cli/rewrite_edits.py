@@ -49,6 +49,12 @@ def train_edits(
     retriever: RetrieverOpt = RetrieverName.bm25,
     encoder: Annotated[str, typer.Option(help="Sentence encoder for the feedback.")] = "minilm",
     hidden: Annotated[int, typer.Option(min=4, help="MLP width.")] = 64,
+    ensemble: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Fit N MLPs (seeds SEED..SEED+N-1) and average them into one scorer."
+        ),
+    ] = 1,
     epochs: Annotated[int, typer.Option(min=1, help="Training passes over the single edits.")] = 20,
     rounds: Annotated[
         int,
@@ -154,7 +160,8 @@ def train_edits(
             fit_claims, endpoint, enc, reward=reward, progress=True, cache=cache,
             policy=scorer, steps=max(edit_train.BUDGETS), judge=judged,
         )  # fmt: skip
-        scorer = edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed, judge=judged)  # fmt: skip
+        fits = [edit_train.fit_scorer(rows, hidden=hidden, epochs=epochs, seed=seed + i, judge=judged) for i in range(ensemble)]  # fmt: skip
+        scorer = fits[0] if ensemble == 1 else edit_model.average(fits)
     roll = edit_train.rollout(scorer, val_side, endpoint, enc, reward=reward, judge_margin=judge_margin)  # fmt: skip
     choice = edit_train.choose(roll, seed=seed)
     meta = {
@@ -162,7 +169,7 @@ def train_edits(
                   "validation_source": Path(val_claims or claims).name, "validation_split": val_split.value,
                   "claims": len(fit_claims), "edits": len(rows.y), "reward": reward,
                   "retriever": ranker.name, "hidden": hidden, "epochs": epochs, "rounds": rounds,
-                  "seed": seed, "judge": judge,
+                  "seed": seed, "ensemble": ensemble, "judge": judge,
                   "judge_claims": len(judge_side) if judge else 0,
                   "judge_reader": Path(judge_reader).name if judge else ""},
         # what `rewrite eval` checks: never evaluate on that side of that claims set

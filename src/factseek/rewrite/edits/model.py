@@ -78,6 +78,33 @@ class EditScorer:
         return (h @ a["w3"] + a["b3"]).reshape(-1)  # (n,)
 
 
+def average(scorers: Sequence[EditScorer]) -> EditScorer:
+    """One scorer whose prediction is the mean of ``scorers``' (fit on the same rows: the same
+    features, input scaling and judge, e.g. several seeds): their MLPs side by side, hidden
+    layers block-diagonal, the last layer averaged. It is saved and loaded as any scorer."""
+    first = scorers[0]
+    for s in scorers[1:]:
+        same = s.features == first.features and s.judge is first.judge
+        if not same or not all(np.array_equal(s.arrays[a], first.arrays[a]) for a in ("mean", "std")):  # fmt: skip
+            raise ModelError("only scorers fit on the same rows (features, scaling, judge) average")
+    k = len(scorers)
+    hidden = [s.arrays["w2"].shape[0] for s in scorers]
+    w2 = np.zeros((sum(hidden), sum(hidden)), np.float32)
+    at = 0
+    for s, h in zip(scorers, hidden, strict=True):
+        w2[at : at + h, at : at + h] = s.arrays["w2"]
+        at += h
+    arrays = {
+        "mean": first.arrays["mean"], "std": first.arrays["std"],
+        "w1": np.concatenate([s.arrays["w1"] for s in scorers], axis=1),
+        "b1": np.concatenate([s.arrays["b1"] for s in scorers]),
+        "w2": w2, "b2": np.concatenate([s.arrays["b2"] for s in scorers]),
+        "w3": (np.concatenate([s.arrays["w3"] for s in scorers], axis=0) / k).astype(np.float32),
+        "b3": (sum(s.arrays["b3"] for s in scorers) / k).astype(np.float32),
+    }  # fmt: skip
+    return EditScorer(arrays=arrays, features=first.features, judge=first.judge)
+
+
 def guard_scorer() -> EditScorer:
     """The feedback guard as a scorer: its prediction is the ``dcg_d`` feature itself (the rise
     of the DCG-weighted claim/result similarity, ``guard.FeedbackGuard``), through the MLP as
