@@ -156,3 +156,14 @@ def test_the_mpnet_rewriter_runs_where_its_base_is_installed(tmp_path):
     (res,) = first
     assert res.path[0] == CLAIM and res.stopped in ("judge", "budget", "no-edit")
     assert all(c.backed is not None for step in res.weighed for c in step.candidates)
+
+
+def test_a_small_store_is_named_as_such():
+    from types import SimpleNamespace
+
+    from factseek.rewrite.edits.shipped import small_store_note
+
+    note = small_store_note(SimpleNamespace(store=range(72)), 50)
+    assert note and "72 documents" in note and "top 50" in note
+    assert small_store_note(SimpleNamespace(store=range(200)), 50) is None  # 4 x k and more
+    assert small_store_note(object(), 50) is None  # a web backend: its size is unknown

@@ -199,7 +199,7 @@ def run_cmd(
     """
     import dataclasses
 
-    from factseek.rewrite.edits.shipped import load_rewriter, preflight
+    from factseek.rewrite.edits.shipped import load_rewriter, preflight, small_store_note
 
     texts = [c.strip() for c in claims]
     if not all(texts):
@@ -231,6 +231,9 @@ def run_cmd(
         if hasattr(rewriter, "default_target"):
             raise InputError("--explain shows an edit scorer's weighing; this is a decision transformer")  # fmt: skip
         extra["explain"] = True
+    policy = getattr(rewriter, "policy", None)
+    if policy is not None and (note := small_store_note(search, policy.k)):
+        typer.echo(note, err=True)
     for r in rewriter.rewrite(texts, **extra):
         if as_json:
             typer.echo(json.dumps(dataclasses.asdict(r), ensure_ascii=False))

@@ -93,6 +93,23 @@ class SearchEndpoint:
         return self.rank(queries, k)
 
 
+def small_store_note(search: Any, k: int) -> str | None:
+    """One line when ``search`` is a local store of fewer than ``4 * k`` documents: there a
+    query's top ``k`` is much of the store, so what an edit changes says little (None
+    otherwise, and for backends whose size is unknown)."""
+    store = getattr(search, "store", None)
+    try:
+        n = len(store)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    if n >= 4 * k:
+        return None
+    return (
+        f"note: this store holds {n} documents, so a query's top {k} is much of it and the"
+        " rewriter's edits rest on little (docs/rewrite-model.md, 'On small stores')"
+    )
+
+
 #: What the edit scorers need beyond the core install, all in the ``dense`` extra:
 #: (module checked, pip package named in the error, what for).
 EDIT_SCORER_NEEDS: tuple[tuple[str, str, str], ...] = (
