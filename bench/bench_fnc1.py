@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from factseek.datasets.fnc1 import NewsPair, load_fnc1, sample
 from factseek.summarize.evidence import (
@@ -56,21 +57,34 @@ VARIANTS = {
 }
 
 
-def page_reading(pair: NewsPair, stance, cfg: EvidenceConfig) -> tuple[str, float, int]:
-    """(label, confidence, pairs read) of the body's first card for the headline."""
+def page_candidates(pair: NewsPair, cfg: EvidenceConfig) -> tuple[Claim, Document, list]:
+    """The headline as the claim and its question, the body as one page, and the body's
+    candidate sentences as ``check`` chooses them."""
     claim = Claim(text=pair.headline)
     doc = Document(url=f"fnc1://body/{pair.body_id}", text=pair.body)
     question = Question(text=pair.headline, source="claim", kind="claim")
-    cands = evidence_candidates(claim, [question], [doc], cfg)
+    return claim, doc, evidence_candidates(claim, [question], [doc], cfg)
+
+
+def first_card(pair: NewsPair, stance, cfg: EvidenceConfig) -> tuple[Any, int]:
+    """The body's first card that takes a side for the headline (None if none), and how many
+    pairs were read."""
+    claim, doc, cands = page_candidates(pair, cfg)
     if not cands:
-        return "nei", 0.0, 0
+        return None, 0
     readings = stance.classify([(c.question, c.text) for c in cands])
-    cards = [e for e in select_evidence(claim, cands, readings, [doc], cfg) if e.stance is not None]
-    cards = [e for e in cards if e.stance.decides]
-    if not cards:
-        return "nei", 0.0, len(cands)
-    s = cards[0].stance
-    return s.label, float(s.probs.get(s.label, 0.0)), len(cands)
+    cards = select_evidence(claim, cands, readings, [doc], cfg)
+    cards = [e for e in cards if e.stance is not None and e.stance.decides]
+    return (cards[0] if cards else None), len(cands)
+
+
+def page_reading(pair: NewsPair, stance, cfg: EvidenceConfig) -> tuple[str, float, int]:
+    """(label, confidence, pairs read) of the body's first card for the headline."""
+    card, read = first_card(pair, stance, cfg)
+    if card is None:
+        return "nei", 0.0, read
+    s = card.stance
+    return s.label, float(s.probs.get(s.label, 0.0)), read
 
 
 def scores(gold: Sequence[str], pred: Sequence[str], conf: Sequence[float]) -> dict[str, float]:

@@ -37,15 +37,12 @@ GRID = (0.5, 0.6, 0.7, 0.8, 0.9)
 
 def read_pages(pairs: Sequence, stance) -> list[list[dict[str, float]]]:
     """Per pair, the probabilities of each candidate sentence in ``check``'s order."""
-    from factseek.summarize.evidence import DEFAULT_EVIDENCE, evidence_candidates
-    from factseek.types import Claim, Document, Question
+    from bench_fnc1 import page_candidates
+    from factseek.summarize.evidence import DEFAULT_EVIDENCE
 
     out = []
     for i, p in enumerate(pairs):
-        claim = Claim(text=p.headline)
-        doc = Document(url=f"fnc1://body/{p.body_id}", text=p.body)
-        q = Question(text=p.headline, source="claim", kind="claim")
-        cands = evidence_candidates(claim, [q], [doc], DEFAULT_EVIDENCE)
+        _, _, cands = page_candidates(p, DEFAULT_EVIDENCE)
         got = stance.classify([(c.question, c.text) for c in cands]) if cands else []
         out.append([dict(r.probs) for r in got])
         if (i + 1) % 200 == 0:
@@ -53,7 +50,7 @@ def read_pages(pairs: Sequence, stance) -> list[list[dict[str, float]]]:
     return out
 
 
-def first_card(page: list[dict[str, float]]) -> str:
+def first_reading(page: list[dict[str, float]]) -> str:
     for probs in page:
         label = max(probs, key=probs.__getitem__)
         if label != "nei":
@@ -78,7 +75,7 @@ def net(page: list[dict[str, float]], margin: float, floor: float) -> str:
 
 
 def rules() -> dict[str, object]:
-    out: dict[str, object] = {"first reading": first_card}
+    out: dict[str, object] = {"first reading": first_reading}
     for r, s in itertools.product(GRID, GRID):
         out[f"any refutes r={r} s={s}"] = lambda page, r=r, s=s: any_refutes(page, r, s)
     for m, f in itertools.product((-0.2, -0.1, 0.0, 0.1, 0.2), GRID):
@@ -87,20 +84,12 @@ def rules() -> dict[str, object]:
 
 
 def score(gold: Sequence[str], pred: Sequence[str]) -> tuple[float, float, float]:
-    """(3-way macro-F1, disagree -> refutes recall, agree -> supports recall)."""
-    f1s = []
-    for lab in ("supports", "refutes", "nei"):
-        tp = sum(g == p == lab for g, p in zip(gold, pred, strict=True))
-        fp = sum(p == lab != g for g, p in zip(gold, pred, strict=True))
-        fn = sum(g == lab != p for g, p in zip(gold, pred, strict=True))
-        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
-    ref = [p for g, p in zip(gold, pred, strict=True) if g == "refutes"]
-    sup = [p for g, p in zip(gold, pred, strict=True) if g == "supports"]
-    return (
-        sum(f1s) / 3,
-        ref.count("refutes") / max(1, len(ref)),
-        sup.count("supports") / max(1, len(sup)),
-    )
+    """(3-way macro-F1, disagree -> refutes recall, agree -> supports recall), as the bench
+    scores them."""
+    from bench_fnc1 import scores
+
+    s = scores(gold, pred, [0.0] * len(pred))
+    return s["macro_f1"], s["disagree_recall"], s["agree_recall"]
 
 
 def main() -> None:

@@ -44,10 +44,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if folder is None or not folder.is_dir():
         print(f"skipped: no fnc1/ under {args.data or '$FACTSEEK_DATA'}")
         return 0
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from bench_fnc1 import first_card
     from factseek.datasets.fnc1 import load_fnc1, sample
     from factseek.stance import load_stance
-    from factseek.summarize.evidence import DEFAULT_EVIDENCE, evidence_candidates, select_evidence
-    from factseek.types import Claim, Document, Question
+    from factseek.summarize.evidence import DEFAULT_EVIDENCE
 
     cfg = replace(DEFAULT_EVIDENCE, hearsay=False)
     stance = load_stance(args.model)
@@ -56,19 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in pairs:
         if p.stance not in STANCES:
             continue
-        claim = Claim(text=p.headline)
-        doc = Document(url=f"fnc1://body/{p.body_id}", text=p.body)
-        q = Question(text=p.headline, source="claim", kind="claim")
-        cands = evidence_candidates(claim, [q], [doc], cfg)
-        if not cands:
-            continue
-        readings = stance.classify([(c.question, c.text) for c in cands])
-        cards = [e for e in select_evidence(claim, cands, readings, [doc], cfg) if e.stance]
-        cards = [e for e in cards if e.stance.decides]  # type: ignore[union-attr]
-        if not cards or cards[0].stance.label != "supports":  # type: ignore[union-attr]
+        card, _ = first_card(p, stance, cfg)
+        if card is None or card.stance.label != "supports":
             continue
         counts[("(supporting cards)", p.stance)] += 1
-        for word in {m.group(0).lower() for m in WORDS.finditer(cards[0].text)}:
+        for word in {m.group(0).lower() for m in WORDS.finditer(card.text)}:
             counts[(word, p.stance)] += 1
     print(f"FNC-1 {args.split}, {args.model}: words of the first supporting card, by stance")
     print("| word | " + " | ".join(STANCES) + " |\n|---|" + "---:|" * len(STANCES))
