@@ -11,6 +11,9 @@ seconds are printed beside them. Rows:
   vectors of search results); the operating system's file cache is whatever it is.
 - ``warm, same claim``: the cache the cold run left, the same claim again.
 - ``warm, new claim``: the same cache, a claim not seen before (the usual case).
+- ``warm, N new claims in one process: per claim``: the same cache, one ``rewrite run`` of the
+  claims the rows above did not use, its CPU and wall seconds divided by N (Python, the models
+  and the store load once; what a batch of claims costs each).
 - peer: ``python -m factseek index search CLAIM --store STORE -k 10`` in the same run (Python,
   the CLI, opening the store and one BM25 search: what any command on the store pays).
 
@@ -67,6 +70,10 @@ STAGES = (  # (label, file name, function name) as cProfile records them
 )
 
 
+#: The row of a warm process that rewrites several new claims, per claim.
+BATCH_ROW = "warm, {n} new claims in one process: per claim"
+
+
 def child(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     """(CPU seconds, wall seconds, stdout) of one child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -102,6 +109,10 @@ def measure(src: Path, store: Path, runs: int, tmp: Path) -> dict[str, list[tupl
         ):  # fmt: skip
             cpu, wall, _ = child(cmd, env)
             rows.setdefault(name, []).append((cpu, wall))
+        # one process, the other claims (none read before in this cache): per claim
+        rest = [c for c in CLAIMS if c not in (claim, other)]
+        cpu, wall, _ = child([*run, *rest, "--store", str(store)], env)
+        rows.setdefault(BATCH_ROW.format(n=len(rest)), []).append((cpu / len(rest), wall / len(rest)))  # fmt: skip
     return rows
 
 
