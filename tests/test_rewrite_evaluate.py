@@ -222,6 +222,18 @@ def test_cli_train_run_eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert res.exit_code == 0, res.output
     assert "| model |" in res.output and (tmp_path / "eval" / "table.md").exists()
     assert "| model +guard top-all |" in res.output
+    # an edit scorer (the feedback guard as a scorer) deciding among the model's top 3 edits
+    from factseek.rewrite.edits.model import EditPolicy, guard_scorer, save
+
+    save(tmp_path / "scorer", guard_scorer(), EditPolicy(threshold=0.0, max_edits=3, k=50))
+    res = runner.invoke(
+        app,
+        ["rewrite", "eval", "--model", str(model), "--claims", str(claims), "--corpus",
+         str(corpus), "--out", str(tmp_path / "eval2"), "--guard", "3", "--guard-scorer",
+         str(tmp_path / "scorer")],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "| model +scorer top-3 |" in res.output
     cal = ["rewrite", "calibrate", "--model", str(model), "--claims", str(claims), "--corpus",
            str(corpus)]  # fmt: skip
     res = runner.invoke(app, cal)  # 6 training claims: too few for a validation split

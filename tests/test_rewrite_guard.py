@@ -63,3 +63,42 @@ def test_guarded_rewrite_keeps_only_the_edit_that_helps(candidates: int) -> None
     assert (res.trace, res.text, res.stopped) == (("remove@1",), "a c", "guard")
     (plain,) = rw.rewrite(["a c"], target_return=0.5, guard=guard)
     assert (plain.steps, plain.stopped) == (0, "guard")
+
+
+def test_an_edit_scorer_decides_among_the_transformers_proposals() -> None:
+    """``ScorerGuard``: the transformer proposes, the edit scorer (here the feedback guard as a
+    scorer: its prediction is the rise of the DCG-weighted claim/result similarity) decides."""
+    import torch
+
+    from factseek.rewrite.edits.guard import ScorerGuard
+    from factseek.rewrite.edits.model import EditPolicy, EditRewriter, guard_scorer
+    from factseek.rewrite.transformer.editor import ActionsEditor
+    from factseek.rewrite.transformer.model import DTConfig
+    from test_rewrite_edits import ENC, endpoint
+
+    torch.manual_seed(0)
+    cfg = DTConfig(n_layer=2, n_head=2, n_embd=64, dropout=0.0, max_edits=3, max_positions=16, state_dim=26)  # fmt: skip
+    editor = ActionsEditor()
+    dt = Rewriter(DecisionTransformer(cfg).eval(), {"kinds": list(editor.kinds)}, encoder=ENC, editor=editor)  # fmt: skip
+    ep = endpoint(k=3)
+    scorer = EditRewriter(guard_scorer(), EditPolicy(threshold=0.0, max_edits=3, k=3), ep, ENC)
+    claims = ["the mayor approved cats budget", "schools close early in winter"]
+
+    def dcg(text: str, claim: str) -> float:
+        s = ep.vectors(ep.retriever.rank([text], 3)[0]) @ ENC.encode([claim])[0]
+        w = 1.0 / np.log2(np.arange(2, 2 + len(s)))
+        return float((w * s).sum() / w.sum())
+
+    alone = scorer.rewrite(claims)
+    for top in (0, 1, 3):
+        out = dt.rewrite(claims, target_return=0.5, guard=ScorerGuard(scorer, top))
+        for r, claim in zip(out, claims, strict=True):
+            assert r.stopped in ("guard", "budget") and r.steps == len(r.path) - 1
+            scores = [dcg(t, claim) for t in r.path]  # every edit taken, the scorer backed
+            assert all(b > a for a, b in zip(scores, scores[1:], strict=False))
+        if top == 0:  # every edit proposed: the scorer's own choices
+            assert [r.path for r in out] == [r.path for r in alone]
+    assert any(r.steps for r in alone)
+    strict = EditRewriter(guard_scorer(), EditPolicy(threshold=9.0, max_edits=3, k=3), ep, ENC)
+    out = dt.rewrite(claims, target_return=0.5, guard=ScorerGuard(strict, 0))
+    assert [(r.steps, r.stopped) for r in out] == [(0, "guard")] * 2

@@ -282,7 +282,11 @@ def explain_lines(r: object) -> list[str]:
 
 def eval_cmd(
     model: Annotated[
-        list[Path], typer.Option(help="Model folder(s); several make the ablation table.")
+        list[Path],
+        typer.Option(
+            help="Model folder(s), or a shipped scorer (default, mpnet, small); several make"
+            " the ablation table."
+        ),
     ],
     claims: ClaimsOpt,
     corpus: CorpusOpt = None,
@@ -310,11 +314,23 @@ def eval_cmd(
             " (0: every allowed edit).",
         ),
     ] = None,
+    guard_scorer: Annotated[
+        str | None,
+        typer.Option(
+            help="With --guard: an edit scorer (folder, or mpnet / small / default) decides among"
+            " the transformer's top N edits instead of the endpoint feedback.",
+        ),
+    ] = None,
     threads: Annotated[int, typer.Option(min=1, help="torch CPU threads.")] = 1,
 ) -> None:
     """Compare model rewrites with the claim and with random edits (mAP, recall, MRR @k)."""
+    from factseek.errors import InputError
     from factseek.rewrite.evaluate import run_eval
 
+    if guard_scorer is not None and guard is None:
+        raise InputError(
+            "--guard-scorer decides among the model's top --guard N edits: give --guard"
+        )
     _set_threads(threads)
     table = run_eval(
         models=model,
@@ -330,6 +346,7 @@ def eval_cmd(
         target_return=target_return,
         limit=limit,
         guard_candidates=guard,
+        guard_scorer=guard_scorer,
     )
     typer.echo(table, nl=False)
     typer.echo(f"results, table and figures in {out}")

@@ -432,15 +432,20 @@ def run_eval(
     limit: int | None = None,
     progress: bool = True,
     guard_candidates: int | None = None,
+    guard_scorer: str | Path | None = None,
     split: str = "all",
 ) -> str:
     """The ``factseek rewrite eval`` command: load data, build the retriever, evaluate each
-    model, write results, table and figures to ``out``; returns the Markdown table.
-    ``guard_candidates`` (None: no guard): also evaluate each model with a ``FeedbackGuard``
-    over the same retriever, picking among the model's top N edits (0: all)."""
+    model, write results, table and figures to ``out``; returns the Markdown table. A model is
+    a folder or a shipped scorer's name (``default``, ``mpnet``, ``small``).
+    ``guard_candidates`` (None: no guard): also evaluate each decision transformer with a guard
+    over the same retriever, picking among its top N edits (0: all): a ``FeedbackGuard``, or,
+    with ``guard_scorer`` (an edit scorer's folder or shipped name), that scorer and its judge
+    (``rewrite.edits.guard.ScorerGuard``)."""
     from factseek.datasets.retrieval import load_retrieval
     from factseek.errors import InputError
     from factseek.rewrite.edits.model import is_edit_scorer
+    from factseek.rewrite.edits.shipped import model_path
     from factseek.rewrite.splits import (
         check_disjoint,
         claims_fingerprint,
@@ -461,7 +466,7 @@ def run_eval(
     ranker = build_retriever(retriever, data.pairs())
     results = []
     guards: dict[str, Any] = {}  # one per encoder: the corpus is embedded (or loaded) once
-    for path in models:
+    for path in map(model_path, models):
         if is_edit_scorer(path):
             rw: Any = load_edit_rewriter(path, ranker, data.pairs(), k=k)
         else:
@@ -471,15 +476,25 @@ def run_eval(
         kw = dict(k=k, seed=seed, target_return=target_return)
         results.append(evaluate(rw, items, ranker, name=name, **kw))
         if guard_candidates is not None and not is_edit_scorer(path):
-            from factseek.rewrite.environment.guard import FeedbackGuard
+            top = f"top-{guard_candidates or 'all'}"
+            if guard_scorer is not None:
+                from factseek.rewrite.edits.guard import ScorerGuard
 
-            if rw.encoder.name not in guards:
-                guards[rw.encoder.name] = FeedbackGuard.from_docs(
-                    ranker, data.pairs(), rw.encoder, cache_dir=cache_root() / "rewrite-eval",
-                    k=k, candidates=guard_candidates,
-                )  # fmt: skip
-            guard = guards[rw.encoder.name]
-            label = f"{name} +guard top-{guard_candidates or 'all'}"
+                scorer_path = model_path(guard_scorer)
+                guard: Any = ScorerGuard(
+                    load_edit_rewriter(scorer_path, ranker, data.pairs(), k=k), guard_candidates
+                )
+                label = f"{name} +{scorer_path.name} {top}"
+            else:
+                from factseek.rewrite.environment.guard import FeedbackGuard
+
+                if rw.encoder.name not in guards:
+                    guards[rw.encoder.name] = FeedbackGuard.from_docs(
+                        ranker, data.pairs(), rw.encoder, cache_dir=cache_root() / "rewrite-eval",
+                        k=k, candidates=guard_candidates,
+                    )  # fmt: skip
+                guard = guards[rw.encoder.name]
+                label = f"{name} +guard {top}"
             results.append(evaluate(rw, items, ranker, name=label, guard=guard, **kw))
     return write_results(results, out)
 

@@ -11,7 +11,9 @@ calibrate`` chose on validation claims, else the median gain of the training seq
 each edit it drops by the observed gain when an environment is given, else by the mean per-step
 drop seen in training (dense returns; 0 for sparse ones, whose return-to-go is constant). When
 calibration found that no target clearly helps, the default is to abstain: queries come back
-unchanged (``stopped == "abstain"``) unless a target return or a guard is given.
+unchanged (``stopped == "abstain"``) unless a target return or a guard is given. A guard picks
+among the model's top edits: ``FeedbackGuard`` by how the results move toward the claim,
+an ``EditGuard`` (an edit scorer and its judge) by its own predictions.
 
 The edit actions come from an ``Editor`` (default ``ActionsEditor``: spaCy tags and WordNet,
 ``factseek.rewrite.environment.actions``); tests plug in simpler ones. Heavy imports happen on load.
@@ -22,13 +24,26 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from factseek.ml.encode import Encoder, encoder_from_name
 from factseek.rewrite.environment.guard import FeedbackGuard
 from factseek.rewrite.transformer.editor import ActionsEditor, Editor, WordVectors
+
+
+@runtime_checkable
+class EditGuard(Protocol):
+    """A guard that decides among the model's top ``candidates`` edits itself (an edit scorer:
+    ``rewrite.edits.guard.ScorerGuard``), instead of estimating each query's results."""
+
+    candidates: int
+
+    def choose(self, original: str, current: str, proposed: Sequence[str]) -> int | None:
+        """Index in ``proposed`` (edited texts of ``current``, best first) to take; None: stop."""
+        ...
+
 
 #: A reward function for inference with judgements: ``(input index, query text) -> reward``.
 RewardFn = Callable[[int, str], float]
@@ -161,7 +176,7 @@ class Rewriter:
         *,
         target_return: float | None = None,
         env: RewardFn | None = None,
-        guard: FeedbackGuard | None = None,
+        guard: FeedbackGuard | EditGuard | None = None,
         batch_size: int = 64,
     ) -> list[RewriteResult]:
         """Rewrite each query; results in input order. ``env(i, text)`` scores query ``i``;
@@ -185,7 +200,13 @@ class Rewriter:
         return out
 
     def _guarded(
-        self, guard: FeedbackGuard, claim: np.ndarray, text: str, logits: Any, best: float
+        self,
+        guard: FeedbackGuard | EditGuard,
+        claim: np.ndarray,
+        text: str,
+        logits: Any,
+        best: float,
+        original: str,
     ) -> tuple[int, float]:
         """(action id or STOP, new estimate): the guard's pick among the model's top edits."""
         cfg = self.cfg
@@ -196,6 +217,9 @@ class Rewriter:
         if not allowed:
             return cfg.stop_index, best
         edited = [self.editor.apply(text, *divmod(a, cfg.max_positions)) for a in allowed]
+        if isinstance(guard, EditGuard):  # an edit scorer decides (``rewrite.edits.guard``)
+            pick = guard.choose(original, text, edited)
+            return (cfg.stop_index, best) if pick is None else (allowed[pick], best)
         est = guard.estimate(claim, edited)
         j = int(np.argmax(est))  # ties: the model's order
         if est[j] > best + guard.margin:
@@ -207,7 +231,7 @@ class Rewriter:
         texts: list[str],
         target: float | None,
         env: RewardFn | None,
-        guard: FeedbackGuard | None = None,
+        guard: FeedbackGuard | EditGuard | None = None,
     ) -> list[RewriteResult]:
         import torch
 
@@ -262,12 +286,16 @@ class Rewriter:
             choice = logits[:, t].argmax(dim=-1).tolist()  # (b,) greedy over allowed actions
             if guard is not None and t == 0:
                 claims = states[:, 0].cpu().numpy()  # the originals' embeddings
-                estimates = [float(guard.estimate(claims[i], [texts[i]])[0]) for i in range(n)]
+                estimates = (
+                    [0.0] * n
+                    if isinstance(guard, EditGuard)
+                    else [float(guard.estimate(claims[i], [texts[i]])[0]) for i in range(n)]
+                )
             for row, i in enumerate(active):
                 a = int(choice[row])
                 if guard is not None:
                     a, estimates[i] = self._guarded(
-                        guard, claims[i], current[i], logits[row, t], estimates[i]
+                        guard, claims[i], current[i], logits[row, t], estimates[i], texts[i]
                     )
                 actions[i, t] = a
                 if a == cfg.stop_index:
