@@ -3,6 +3,7 @@ moves the results toward the claim."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -95,7 +96,7 @@ def test_an_edit_scorer_decides_among_the_transformers_proposals() -> None:
         for r, claim in zip(out, claims, strict=True):
             assert r.stopped in ("guard", "budget") and r.steps == len(r.path) - 1
             scores = [dcg(t, claim) for t in r.path]  # every edit taken, the scorer backed
-            assert all(b > a for a, b in zip(scores, scores[1:], strict=False))
+            assert all(b > a for a, b in itertools.pairwise(scores))
         if top == 0:  # every edit proposed: the scorer's own choices
             assert [r.path for r in out] == [r.path for r in alone]
     assert any(r.steps for r in alone)
