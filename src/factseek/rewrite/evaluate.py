@@ -466,6 +466,7 @@ def run_eval(
     ranker = build_retriever(retriever, data.pairs())
     results = []
     guards: dict[str, Any] = {}  # one per encoder: the corpus is embedded (or loaded) once
+    deciding: Any = None  # the --guard-scorer's rewriter
     for path in map(model_path, models):
         if is_edit_scorer(path):
             rw: Any = load_edit_rewriter(path, ranker, data.pairs(), k=k)
@@ -481,9 +482,9 @@ def run_eval(
                 from factseek.rewrite.edits.guard import ScorerGuard
 
                 scorer_path = model_path(guard_scorer)
-                guard: Any = ScorerGuard(
-                    load_edit_rewriter(scorer_path, ranker, data.pairs(), k=k), guard_candidates
-                )
+                if deciding is None:  # loaded once for every model evaluated
+                    deciding = load_edit_rewriter(scorer_path, ranker, data.pairs(), k=k)
+                guard: Any = ScorerGuard(deciding, guard_candidates)
                 label = f"{name} +{scorer_path.name} {top}"
             else:
                 from factseek.rewrite.environment.guard import FeedbackGuard
