@@ -5,7 +5,10 @@ For the claims ``--start`` to ``--stop`` of a pools file (``probe_rewrite_judge_
 dev's train side), each SUPPORTS / REFUTES claim with its evidence text (its label) and with up to
 ``--negatives`` of the documents the judge's reader would read (the pool's top 10 by the fused
 rank: MiniLM cosine and the claim's BM25 rank) that are neither its evidence nor a near-copy of
-it (``rewrite_near_copies.near_copy``) as ``nei``. Writes the JSON Lines that
+it (``rewrite_near_copies.near_copy``) as ``nei``. With ``--teacher MODEL`` instead (e.g.
+``mpnet``): every claim with each of the 10 documents the reader reads, labelled by the
+teacher's most likely reading (its readings kept in the stance readings cache are not read
+again), to teach a small reader what the teacher reads. Writes the JSON Lines that
 ``factseek stance train --extra`` reads:
 
     python experiments/probe_rewrite_judge_pools.py --claims "$FACTSEEK_DATA/fever_dev" \
@@ -45,6 +48,7 @@ def main() -> None:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--stop", type=int, default=None)
     ap.add_argument("--negatives", type=int, default=3)
+    ap.add_argument("--teacher", default="", help="label the read documents with this model")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
     d = a.data
@@ -57,11 +61,16 @@ def main() -> None:
     with a.pools.open() as f:
         rows = [json.loads(line) for line in f][a.start : a.stop]
     vectors = np.asarray(enc.encode([claim[r["id"]] for r in rows]), np.float32)
+    teacher = None
+    if a.teacher:
+        from factseek.stance import load_stance
+
+        teacher = load_stance(a.teacher, readings=cache_root())
     counts = dict.fromkeys(("supports", "refutes", "nei"), 0)
     with a.out.open("w") as f:
         for r, v in zip(rows, vectors, strict=True):
             lab = LABELS.get(label.get(r["id"], ""))
-            if lab is None:
+            if lab is None and teacher is None:
                 continue
             rel, pool = set(r["relevant"]), r["pool"]
             golds = [normal(text[x]) for x in rel]
@@ -71,6 +80,13 @@ def main() -> None:
             miss = len(r["claim_ranking"]) + 1
             fused = {x: 1 / (10 + r_cos[x]) + 1 / (10 + r_end.get(x, miss)) for x in pool}
             read = sorted(pool, key=lambda x: -fused[x])[:10]
+            if teacher is not None:
+                got = teacher.classify([(claim[r["id"]], text[x]) for x in read])
+                for x, o in zip(read, got, strict=True):
+                    y = max(o.probs, key=o.probs.get)
+                    f.write(json.dumps({"question": claim[r["id"]], "evidence": text[x], "label": y}) + "\n")  # fmt: skip
+                    counts[y] += 1
+                continue
             negatives = [
                 x for x in read
                 if x not in rel and not any(near_copy(normal(text[x]), g) for g in golds)
