@@ -29,13 +29,9 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
 from factseek.datasets.fever import load_fever_dev
-from factseek.datasets.retrieval import load_retrieval
 from factseek.files import cache_root
-from factseek.ml.encode import encoder_from_name
-from factseek.rewrite.environment.env import KNNRetriever
+from probe_rewrite_judge_reader import Pools
 from rewrite_near_copies import near_copy, normal
 
 LABELS = {"SUPPORTS": "supports", "REFUTES": "refutes"}
@@ -51,16 +47,12 @@ def main() -> None:
     ap.add_argument("--teacher", default="", help="label the read documents with this model")
     ap.add_argument("--out", type=Path, required=True)
     a = ap.parse_args()
-    d = a.data
-    label = {c.id: c.label for c in load_fever_dev(d / "fever_dev").claims}
-    ev = load_retrieval(d / "fever_dev", [d / "fever_train", d / "fool_me_twice"], "fever-dev")
-    text, claim = dict(ev.pairs()), {c.id: c.text for c in ev.claims}
-    enc = encoder_from_name("minilm")
-    knn = KNNRetriever.build(ev.pairs(), enc, cache_dir=cache_root())
-    row = {doc: i for i, doc in enumerate(knn.doc_ids)}
+    label = {c.id: c.label for c in load_fever_dev(a.data / "fever_dev").claims}
+    pools = Pools(a.data)
+    text, claim = pools.text, pools.claim
     with a.pools.open() as f:
         rows = [json.loads(line) for line in f][a.start : a.stop]
-    vectors = np.asarray(enc.encode([claim[r["id"]] for r in rows]), np.float32)
+    vectors = pools.claim_vectors(rows)
     teacher = None
     if a.teacher:
         from factseek.stance import load_stance
@@ -72,14 +64,9 @@ def main() -> None:
             lab = LABELS.get(label.get(r["id"], ""))
             if lab is None and teacher is None:
                 continue
-            rel, pool = set(r["relevant"]), r["pool"]
+            rel = set(r["relevant"])
             golds = [normal(text[x]) for x in rel]
-            cos = knn.embeddings[[row[x] for x in pool]] @ v
-            r_cos = {pool[i]: j for j, i in enumerate(np.argsort(-cos, kind="stable"), 1)}
-            r_end = {x: i for i, x in enumerate(r["claim_ranking"], 1)}
-            miss = len(r["claim_ranking"]) + 1
-            fused = {x: 1 / (10 + r_cos[x]) + 1 / (10 + r_end.get(x, miss)) for x in pool}
-            read = sorted(pool, key=lambda x: -fused[x])[:10]
+            read, _ = pools.read_order(r, v, 10)
             if teacher is not None:
                 got = teacher.classify([(claim[r["id"]], text[x]) for x in read])
                 for x, o in zip(read, got, strict=True):

@@ -3,8 +3,8 @@
 ``ScorerGuard(rewriter, candidates)`` wraps an ``EditRewriter`` (``edits.model``). At each step
 of a decision transformer's rewrite (``Rewriter.rewrite(..., guard=...)``), the transformer
 ranks its allowed edits and hands its top ``candidates`` (0: all) to ``choose``, which scores
-*every* allowed edit of the current query as the edit scorer does (one search each, the judge's
-pool and reading as at training time), keeps the scorer's predictions of the proposed ones, and
+*every* allowed edit of the current query as the edit scorer does (``EditRewriter.weigh``: one
+search each, the judge's pool and reading as at training time), keeps the scorer's predictions of the proposed ones, and
 takes the best of those that pass the scorer's threshold and judge margin (ties: the
 transformer's order); none passing stops the query (``stopped == "guard"``). With
 ``candidates=0`` it chooses as the edit scorer alone would, up to ties, so the difference
@@ -21,8 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from factseek.rewrite.edits.features import step_features
-from factseek.rewrite.edits.model import EditRewriter, gated
+from factseek.rewrite.edits.model import EditRewriter
 
 KEEP = 4096  # claims whose embedding and first ranking are kept
 
@@ -39,6 +38,8 @@ class ScorerGuard:
         take, or None to stop. ``original`` is the claim the judge reads against."""
         from factseek.rewrite.environment import actions
 
+        if not proposed:
+            return None
         r = self.rewriter
         if original not in self._claims:
             vector = np.asarray(r.encoder.encode([original]), np.float32)[0]
@@ -46,15 +47,11 @@ class ScorerGuard:
             while len(self._claims) > KEEP:
                 self._claims.popitem(last=False)
         vector, ranking = self._claims[original]
-        tq = actions.tag(current)
-        cands = actions.expand(tq)
-        if not cands or not proposed:
+        weighed = r.weigh(original, vector, actions.tag(current), ranking)
+        if weighed is None:
             return None
-        step = step_features(
-            r.endpoint, vector, tq, cands, ranking, judge=r.scorer.judge, claim=original
-        )
+        step, _, pred = weighed
         self._claims[original] = (vector, ranking or step.current)
-        pred = gated(r.scorer, step.features, r.policy.judge_margin)
         row = {text: i for i, text in enumerate(step.texts)}
         best, pick = r.policy.threshold, None
         for j, text in enumerate(proposed):

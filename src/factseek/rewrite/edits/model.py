@@ -299,6 +299,25 @@ class EditRewriter:
         self.editor = ActionsEditor()  # the same edits, for random-edit baselines
         self.abstain = math.isinf(policy.threshold)
 
+    def weigh(
+        self, claim: str, vector: np.ndarray, tq: Any, claim_ranking: Sequence[str] | None
+    ) -> tuple[Any, np.ndarray, np.ndarray] | None:
+        """One step: every allowed edit of the tagged query ``tq`` run on the endpoint, as
+        ``(step, raw, pred)``: its ``step_features``, the scorer's predictions, and the same
+        with -inf where the judge does not back the edit (``gated``); None when ``tq`` allows
+        no edit. ``claim``/``vector``: the original claim and its embedding; ``claim_ranking``:
+        its top-k (None at the first step: ``tq`` is the claim)."""
+        from factseek.rewrite.environment import actions
+
+        cands = actions.expand(tq)
+        if not cands:
+            return None
+        step = step_features(
+            self.endpoint, vector, tq, cands, claim_ranking, judge=self.scorer.judge, claim=claim
+        )
+        raw = self.scorer.predict(step.features)
+        return step, raw, gated(self.scorer, step.features, self.policy.judge_margin, raw)
+
     def rewrite(
         self, queries: Sequence[str], *, threshold: float | None = None, explain: bool = False
     ) -> list[RewriteResult]:
@@ -324,18 +343,13 @@ class EditRewriter:
             weighed: list[WeighedStep] = []
             claim_ranking = None
             for step_no in range(budget):
-                cands = actions.expand(tq)
-                if not cands:
+                weighed_step = self.weigh(text, vector, tq, claim_ranking)
+                if weighed_step is None:
                     stopped = "no-edit"
                     why = "the query allows no edit (nothing to remove, no WordNet synonym, no verb to put in the present)"  # fmt: skip
                     break
-                step = step_features(
-                    self.endpoint, vector, tq, cands, claim_ranking,
-                    judge=self.scorer.judge, claim=text,
-                )  # fmt: skip
+                step, raw, pred = weighed_step
                 claim_ranking = claim_ranking or step.current
-                raw = self.scorer.predict(step.features)
-                pred = gated(self.scorer, step.features, self.policy.judge_margin, raw)
                 best = int(np.argmax(pred))  # ties: the first in expand order
                 passed = bool(pred[best] > tau)
                 if explain:
@@ -343,14 +357,14 @@ class EditRewriter:
                 if not np.isfinite(pred[best]):
                     stopped = "judge"
                     why = (
-                        f"none of the {len(cands)} edits raises the AP@{k} the judge expects"
+                        f"none of the {len(step.texts)} edits raises the AP@{k} the judge expects"
                         f" (which result is the evidence) by more than {self.policy.judge_margin:g}"
                     )
                     break
                 if not passed:
                     stopped = "threshold"
                     why = (
-                        f"the best of {len(cands)} edits ({step.actions[best]}) is predicted to"
+                        f"the best of {len(step.texts)} edits ({step.actions[best]}) is predicted to"
                         f" change AP@{k} by {pred[best]:+.3f}, not above the threshold {tau:+.3f}"
                     )
                     break
